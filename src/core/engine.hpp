@@ -1,0 +1,66 @@
+#pragma once
+// The discrete-event engine (DESIGN.md "No global simulator"). A Simulation owns the clock and the
+// event queue; components get a reference. Events at equal times run in the order they were
+// scheduled (tie-break on a sequence number), so runs are deterministic.
+//
+// Hot path: an event is a 32-byte POD in a binary heap kept in a std::vector; scheduling allocates
+// only when the heap outgrows its capacity, never per event in steady state. A handler is an
+// object with one virtual method, and the 64-bit tag tells it which of its events fired.
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "core/units.hpp"
+
+namespace collsim::core {
+
+class EventHandler {
+ public:
+  virtual void on_event(std::uint64_t tag) = 0;
+
+ protected:
+  ~EventHandler() = default;
+};
+
+class Simulation {
+ public:
+  Time now() const { return now_; }
+
+  /// Schedule h.on_event(tag) at absolute time t. Throws std::logic_error if t < now().
+  void schedule_at(Time t, EventHandler& h, std::uint64_t tag);
+  /// Schedule h.on_event(tag) after dt (dt >= 0).
+  void schedule_in(Time dt, EventHandler& h, std::uint64_t tag) { schedule_at(now_ + dt, h, tag); }
+
+  struct RunResult {
+    bool drained = false;  ///< true if the queue emptied; false if stopped at the bound
+    Time end;              ///< time of the last event run
+    std::uint64_t events = 0;  ///< events run by this call
+  };
+  /// Run events in (time, sequence) order until the queue is empty or the next event is later than
+  /// `until`. Events at exactly `until` still run.
+  RunResult run(std::optional<Time> until = std::nullopt);
+
+  std::uint64_t events_processed() const { return events_processed_; }
+  std::size_t pending() const { return heap_.size(); }
+  void reserve(std::size_t n) { heap_.reserve(n); }
+
+ private:
+  struct Event {
+    Time time;
+    std::uint64_t seq;
+    EventHandler* handler;
+    std::uint64_t tag;
+  };
+  // Min-heap order: earlier time first, then earlier sequence number.
+  struct Later {
+    bool operator()(const Event& a, const Event& b) const {
+      return a.time != b.time ? a.time > b.time : a.seq > b.seq;
+    }
+  };
+  std::vector<Event> heap_;
+  Time now_;
+  std::uint64_t next_seq_ = 0;
+  std::uint64_t events_processed_ = 0;
+};
+
+}  // namespace collsim::core

@@ -1,0 +1,22 @@
+#pragma once
+// Errors a user can cause. Only main() turns them into one line and exit status 2.
+#include <stdexcept>
+#include <string>
+
+namespace collsim::core {
+
+/// Bad input: a scenario field, a command-line value, a unit string, an impossible combination.
+/// The message names the field and the reason, e.g. "link_bandwidth: must be > 0, got 0 GB/s".
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A simulation that could not finish: a deadlocked schedule or a run past its time bound.
+/// The message names the stuck ranks.
+class SimulationError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace collsim::core

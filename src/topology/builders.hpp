@@ -1,0 +1,36 @@
+#pragma once
+// Named topology builders, one file each (ring.cpp, fully_connected.cpp, switch.cpp, torus.cpp,
+// mesh.cpp, hierarchical.cpp), and the compact command-line form (compact.cpp).
+// All throw core::InputError naming the field for bad arguments.
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "topology/topology.hpp"
+
+namespace collsim::topology {
+
+/// N NPUs on a ring; each directed link has `bw` and `lat`. Name "ring:N" or "bidir-ring:N".
+Topology ring(std::uint32_t n, core::Bandwidth bw, core::Time lat, bool bidirectional);
+/// A direct link between every ordered pair of the N NPUs. Name "fc:N".
+Topology fully_connected(std::uint32_t n, core::Bandwidth bw, core::Time lat);
+/// N NPUs on one switch; NPU->switch and switch->NPU links each have `bw` and `lat` (so an
+/// NPU-to-NPU message crosses two links). Name "switch:N".
+Topology switch_star(std::uint32_t n, core::Bandwidth bw, core::Time lat);
+/// A torus of any number of dimensions (shape {8,8} is an 8x8 2D torus): bidirectional rings in
+/// every dimension. Name "torus:8x8".
+Topology torus(const std::vector<std::uint32_t>& shape, core::Bandwidth bw, core::Time lat);
+/// A mesh of any number of dimensions: bidirectional lines, no wrap-around. Name "mesh:4x4x4".
+Topology mesh(const std::vector<std::uint32_t>& shape, core::Bandwidth bw, core::Time lat);
+/// A hierarchical multi-dimensional network P1 x P2 x ... x PD (Themis Table 2), dimension 1 the
+/// innermost. Name like "hier:ring4xfc8xsw32".
+Topology hierarchical(const std::vector<DimSpec>& dims);
+
+/// Parse the compact command-line form and build it, every link taking `bw` and `lat`:
+///   ring:16  bidir-ring:16  fc:8  switch:1024  torus:8x8  mesh:4x4x4
+///   hier:ring4xfc8xsw32   (dimension kinds ring, uring, line, fc, sw; sizes after the kind)
+/// Throws core::InputError naming `field` and listing the valid forms.
+Topology from_compact(std::string_view spec, core::Bandwidth bw, core::Time lat,
+                      std::string_view field = "topology");
+
+}  // namespace collsim::topology

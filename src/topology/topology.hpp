@@ -1,0 +1,133 @@
+#pragma once
+// The graph of NPUs, switches and directed links, its deterministic routing and its named
+// dimensions (DESIGN.md "topology/").
+//
+// Nodes 0..num_npus()-1 are NPUs (rank r is NPU r); switches follow. A bidirectional link is two
+// directed links. Most topologies are products of dimensions (ring, line, fully connected, switch),
+// as in Themis (themis.txt Sec. 2.3, Table 2): NPU ids are mixed-radix coordinates with dimension 0
+// varying fastest, and routing is dimension-order (dimension 0 first), shortest inside each
+// dimension. A topology without dimensions (a general graph) routes on shortest paths, ties broken
+// toward the lower link id.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/units.hpp"
+
+namespace collsim::topology {
+
+using NodeId = std::uint32_t;
+using LinkId = std::uint32_t;
+
+struct Link {
+  NodeId src = 0;
+  NodeId dst = 0;
+  core::Bandwidth bandwidth;  ///< bytes/s, > 0
+  core::Time latency;         ///< propagation + switching delay of this hop, >= 0
+  std::uint32_t dim = 0;      ///< index of the dimension the link belongs to
+};
+
+/// How the NPUs of one dimension are joined.
+enum class DimKind {
+  Ring,            ///< bidirectional ring; shortest direction, a tie goes the +1 way
+  UniRing,         ///< unidirectional ring, +1 direction only
+  Line,            ///< a mesh row: bidirectional chain with no wrap-around
+  FullyConnected,  ///< a direct link between every ordered pair of the group
+  Switch,          ///< one switch per group; NPU -> switch -> NPU
+};
+
+const char* to_string(DimKind k);
+
+/// One dimension of a product topology.
+/// `bandwidth` is per physical link and `links_per_npu` physical links leave each NPU in this
+/// dimension (Themis Table 2 "#Links/NPU"); collsim aggregates parallel links into one directed
+/// link per direction:
+///   Ring: each direction carries links_per_npu/2 links (links_per_npu >= 2 and even);
+///   UniRing, Line, Switch: each NPU-facing direction carries links_per_npu links;
+///   FullyConnected: each peer link carries links_per_npu/(size-1) links (links_per_npu >= size-1).
+/// A ring of size 2 has one directed link each way (the +1 and -1 neighbours coincide).
+struct DimSpec {
+  DimKind kind = DimKind::Ring;
+  std::uint32_t size = 2;              ///< NPUs per group, >= 2
+  core::Bandwidth bandwidth;           ///< per physical link
+  core::Time latency;                  ///< per hop
+  std::uint32_t links_per_npu = 0;     ///< 0 means the natural count: Ring 2, FC size-1, else 1
+};
+
+/// A named dimension and the groups of NPUs that talk inside it: the X rings and Y rings of a
+/// torus, the per-dimension peers of a hierarchical network. Each group is ordered by the
+/// dimension's coordinate.
+struct Dimension {
+  std::string name;  ///< "dim0", "dim1", ...
+  DimSpec spec;
+  std::vector<std::vector<NodeId>> groups;
+};
+
+class Topology {
+ public:
+  /// Build a product topology. Throws core::InputError naming the dimension and field
+  /// (e.g. "dims[1].size: must be >= 2, got 1") for bad specs.
+  static Topology product(std::string name, std::vector<DimSpec> dims);
+
+  /// Build a general graph from links (nodes >= num_npus are switches). Routing is shortest
+  /// path. Throws core::InputError if the graph fails validate().
+  static Topology graph(std::string name, std::uint32_t num_npus, std::uint32_t num_nodes,
+                        std::vector<Link> links);
+
+  const std::string& name() const { return name_; }
+  std::uint32_t num_npus() const { return num_npus_; }
+  std::uint32_t num_nodes() const { return num_nodes_; }
+  std::uint32_t num_switches() const { return num_nodes_ - num_npus_; }
+  bool is_npu(NodeId n) const { return n < num_npus_; }
+
+  const std::vector<Link>& links() const { return links_; }
+  std::span<const LinkId> out_links(NodeId n) const;
+  std::span<const LinkId> in_links(NodeId n) const;
+  const std::vector<Dimension>& dimensions() const { return dims_; }
+
+  /// Coordinates of an NPU in a product topology (dimension 0 first); empty for a general graph.
+  std::vector<std::uint32_t> coords(NodeId npu) const;
+  /// NPU at the given coordinates (product topologies only).
+  NodeId npu_at(std::span<const std::uint32_t> coords) const;
+
+  /// Append the links of the deterministic route src -> dst to `out` (nothing when src == dst).
+  /// Allocation-free when `out` has capacity. Throws std::out_of_range for bad ids.
+  void route(NodeId src, NodeId dst, std::vector<LinkId>& out) const;
+  std::vector<LinkId> route(NodeId src, NodeId dst) const;
+  std::uint32_t hops(NodeId src, NodeId dst) const;
+  /// Largest hop count between two NPUs.
+  std::uint32_t diameter() const;
+
+  /// A logical ring over all NPUs for ring algorithms: a Hamiltonian cycle of the topology where
+  /// one exists (identity on rings, fully connected and switch; a snake order on tori and on meshes
+  /// with an even-sized dimension), so each step of a ring algorithm is one hop.
+  const std::vector<NodeId>& ring_order() const { return ring_order_; }
+  /// True if every consecutive pair of ring_order(), including last -> first, is one hop apart
+  /// (two hops NPU -> switch -> NPU count as one neighbour step on a switch).
+  bool ring_order_is_cycle() const { return ring_is_cycle_; }
+
+ private:
+  std::string name_;
+  std::uint32_t num_npus_ = 0;
+  std::uint32_t num_nodes_ = 0;
+  std::vector<Link> links_;
+  std::vector<std::uint32_t> out_offsets_, in_offsets_;  // CSR adjacency
+  std::vector<LinkId> out_ids_, in_ids_;
+  std::vector<Dimension> dims_;
+  // Product-routing tables, one entry per (dim, npu): the link to the +1 / -1 neighbour (ring,
+  // line), the NPU's up/down link (switch), or the first peer link (fully connected).
+  std::vector<std::uint32_t> strides_;
+  std::vector<std::vector<LinkId>> plus_link_, minus_link_, up_link_, down_link_, fc_base_;
+  // General graphs: next hop toward each destination, filled lazily per destination.
+  mutable std::vector<std::vector<LinkId>> next_hop_;
+  std::vector<NodeId> ring_order_;
+  bool ring_is_cycle_ = false;
+  friend struct TopologyAccess;
+};
+
+/// Check a topology: at least 2 NPUs, ids in range, bandwidth > 0, latency >= 0, every NPU
+/// reaches every other NPU. Throws core::InputError with the offending link or node.
+void validate(const Topology& t);
+
+}  // namespace collsim::topology
