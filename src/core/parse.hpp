@@ -13,6 +13,12 @@
 // A fractional size must come out as a whole number of bytes; a fractional time is rounded to the
 // nearest picosecond. Negative numbers, missing or unknown units, and values that overflow the
 // type are errors.
+//
+// Details of the implementation (parse.cpp): surrounding whitespace is ignored and the number and
+// unit may be separated by spaces or tabs; a fractional time rounds half up ("0.0005 ns" -> 1 ps);
+// a bandwidth is the double nearest the exact decimal value; "Zero::Reject" also rejects a
+// nonzero time that rounds to 0 ps. Messages about malformed text list the accepted units, and an
+// unknown unit that differs only in case gets a hint ("kB" -> did you mean "KB"?).
 #include <string_view>
 #include <vector>
 
@@ -28,6 +34,9 @@ Bandwidth parse_bandwidth(std::string_view text, std::string_view field);
 
 /// A list of sizes: comma-separated ("32KiB,1MiB,64MiB") or a doubling range "LO:HI" (LO, 2 LO,
 /// 4 LO, ... up to and including HI; HI must be >= LO). Sizes must be > 0. At most 64 entries.
+/// HI must be LO times a power of two (otherwise it could not be included; "3KiB:10KiB" is an
+/// error), so a range has at most 64 entries by construction (1 B .. 2^63 B). The two forms cannot
+/// be mixed. Errors inside an entry name it: `sizes: entry 2 of "1MiB,x": "x" has no unit; ...`.
 std::vector<Bytes> parse_size_list(std::string_view text, std::string_view field);
 
 }  // namespace collsim::core

@@ -51,7 +51,7 @@ struct Bandwidth {
 /// values (never from a pre-rounded per-byte rate). bw must be > 0.
 Time transfer_time(Bytes b, Bandwidth bw);
 
-/// Human-readable renderings used by reports ("1.50 us", "64 MiB", "16 GB/s").
+/// Human-readable renderings used by reports ("1.5 us", "64 MiB", "16 GB/s").
 std::string to_string(Time t);
 std::string to_string(Bytes b);
 std::string to_string(Bandwidth bw);

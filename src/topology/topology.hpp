@@ -9,6 +9,7 @@
 // dimension. A topology without dimensions (a general graph) routes on shortest paths, ties broken
 // toward the lower link id.
 #include <cstdint>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -121,9 +122,24 @@ class Topology {
   std::vector<std::vector<LinkId>> plus_link_, minus_link_, up_link_, down_link_, fc_base_;
   // General graphs: next hop toward each destination, filled lazily per destination.
   mutable std::vector<std::vector<LinkId>> next_hop_;
+  // Guards the lazy fill so that const route() may be called from several threads. Copies get
+  // a fresh mutex (a mutex is neither copyable nor movable, Topology must be both).
+  struct CacheLock {
+    std::mutex mu;
+    CacheLock() = default;
+    CacheLock(const CacheLock&) {}
+    CacheLock& operator=(const CacheLock&) { return *this; }
+  };
+  mutable CacheLock next_hop_lock_;
   std::vector<NodeId> ring_order_;
   bool ring_is_cycle_ = false;
   friend struct TopologyAccess;
+
+  // General-graph routing (also used for switch endpoints of a product).
+  void route_graph(NodeId src, NodeId dst, std::vector<LinkId>& out) const;
+  const std::vector<LinkId>& next_hops(NodeId dst) const;
+  // CSR adjacency, next-hop slots and ring order, once links_ is final.
+  void finish();
 };
 
 /// Check a topology: at least 2 NPUs, ids in range, bandwidth > 0, latency >= 0, every NPU

@@ -1,0 +1,55 @@
+# collsim: two commands on a fresh Debian machine.
+#   make run    installs missing Debian packages, builds (Release), runs examples/default.yaml
+#   make test   the same set-up, then the whole test suite through CTest
+# Other targets: build, golden (re-baseline golden outputs), sanitize (ASan/UBSan build + tests),
+# bench (benchmarks), format, clean.
+
+BUILD      ?= build
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+DEB_PACKAGES := cmake make g++ libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev \
+                libgtest-dev libgmock-dev libbenchmark-dev
+
+.PHONY: deps configure build run test golden sanitize bench format clean
+
+deps:
+	@command -v dpkg >/dev/null 2>&1 || { echo "collsim: not a Debian system; install: $(DEB_PACKAGES)" >&2; exit 1; }
+	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "collsim: installing Debian packages:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
+	  else \
+	    echo "collsim: missing Debian packages:$$missing" >&2; \
+	    echo "collsim: run as root, or: sudo apt-get install$$missing" >&2; exit 1; \
+	  fi; \
+	fi
+
+configure: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	./$(BUILD)/collsim run examples/default.yaml
+
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# Rewrite tests/golden/*.txt from the current build (review the diff before committing).
+golden: build
+	COLLSIM_UPDATE_GOLDEN=1 ./$(BUILD)/collsim_tests --gtest_filter='Golden*'
+
+sanitize: deps
+	@cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DCOLLSIM_SANITIZE=ON -DCOLLSIM_BENCH=OFF >/dev/null
+	@cmake --build build-sanitize -j $(JOBS)
+	ctest --test-dir build-sanitize --output-on-failure -j $(JOBS)
+
+bench: build
+	./$(BUILD)/collsim_bench
+
+format:
+	clang-format -i $$(git ls-files '*.cpp' '*.hpp')
+
+clean:
+	rm -rf $(BUILD) build-sanitize

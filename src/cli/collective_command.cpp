@@ -1,0 +1,49 @@
+#include <ostream>
+
+#include "cli/commands.hpp"
+#include "cli/output.hpp"
+#include "core/error.hpp"
+#include "core/parse.hpp"
+#include "report/writers.hpp"
+#include "scheduler/collective_sweep.hpp"
+#include "topology/builders.hpp"
+
+namespace collsim::cli {
+
+int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, std::ostream& out,
+                   std::ostream& err) {
+  report::parse_format(out_opt.format, "--format");
+  const auto bw = core::parse_bandwidth(opt.link_bandwidth, "--link-bandwidth");
+  const auto lat = core::parse_time(opt.link_latency, "--link-latency");
+  const topology::Topology topo = topology::from_compact(opt.topology, bw, lat, "--topology");
+  topology::validate(topo);
+  const network::BackendInfo& backend = network::find_backend(opt.backend, "--backend");
+
+  scheduler::CollectiveJob job;
+  job.collective = collective::parse_collective(opt.collective, "--collective");
+  job.sizes = core::parse_size_list(opt.sizes, "--sizes");
+  if (opt.chunks == 0) throw core::InputError("--chunks: must be >= 1, got 0");
+  job.chunks = opt.chunks;
+  if (!opt.max_time.empty()) {
+    job.max_time = core::parse_time(opt.max_time, "--max-time", core::Zero::Reject);
+  }
+  if (opt.algorithms == "all") {
+    std::vector<std::string> skipped;
+    job.algorithms = scheduler::expand_all_algorithms(topo, job.collective, job.chunks, &skipped);
+    for (const std::string& why : skipped) err << "note: skipped " << why << '\n';
+  } else {
+    std::size_t start = 0;
+    while (start <= opt.algorithms.size()) {
+      const std::size_t comma = opt.algorithms.find(',', start);
+      const std::string name = opt.algorithms.substr(start, comma - start);
+      job.algorithms.push_back(collective::parse_algorithm(name, "--algorithms"));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  const auto rows = scheduler::run_collective_job(topo.name(), topo, backend, job);
+  emit(rows, out_opt, out);
+  return 0;
+}
+
+}  // namespace collsim::cli

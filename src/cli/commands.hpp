@@ -1,0 +1,48 @@
+#pragma once
+// The subcommands of the collsim command line. Each returns the process exit status and writes
+// results to `out`; errors a user can cause are thrown as core::InputError (main prints them and
+// exits 2).
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+namespace collsim::cli {
+
+struct OutputOptions {
+  std::string format = "table";  ///< table, csv, json
+  std::string output;            ///< file path; empty for standard output
+};
+
+/// `collsim run SCENARIO.yaml`
+int run_scenario(const std::string& path, const OutputOptions& out_opt, std::ostream& out,
+                 std::ostream& err);
+
+struct CollectiveOptions {
+  std::string topology;
+  std::string link_bandwidth = "16 GB/s";  // MultiTree Table III
+  std::string link_latency = "150 ns";     // MultiTree Table III
+  std::string collective = "all-reduce";
+  std::string algorithms = "all";
+  std::string sizes = "32KiB:64MiB";  // MultiTree Sec. V-B sweep
+  std::uint32_t chunks = 1;
+  std::string backend = "analytical";
+  std::string max_time;
+};
+/// `collsim collective --topology ...`
+int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, std::ostream& out,
+                   std::ostream& err);
+
+/// `collsim list`: every topology, algorithm (with parameters), collective and backend.
+int list_everything(std::ostream& out);
+
+struct VerifyOptions {
+  std::string topology;
+  std::string algorithm;
+  std::string collective = "all-reduce";
+  std::uint32_t chunks = 1;
+};
+/// `collsim verify`: 0 when the verifier accepts the program, 1 with the reason when not.
+int verify_algorithm(const VerifyOptions& opt, std::ostream& out);
+
+}  // namespace collsim::cli

@@ -1,0 +1,111 @@
+// collsim command line. Exit status: 0 success; 1 a verification failed or an internal error;
+// 2 bad input (unknown name, bad unit, impossible combination, unreadable file); 3 the simulation
+// could not finish (deadlock or time bound).
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+
+namespace {
+
+void add_output_options(CLI::App* cmd, collsim::cli::OutputOptions& o) {
+  cmd->add_option("--format", o.format, "table (for people), csv or json (units in column names)")
+      ->capture_default_str();
+  cmd->add_option("--output,-o", o.output,
+                  "write results to FILE instead of standard output (all or nothing)");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace collsim;
+  CLI::App app{
+      "collsim: simulate collective communication algorithms on interconnect topologies for\n"
+      "distributed deep-learning training. Compare algorithms side by side (time, algbw, busbw).\n"
+      "Examples:\n"
+      "  collsim run examples/default.yaml\n"
+      "  collsim collective --topology torus:8x8 --link-bandwidth '16 GB/s' --link-latency "
+      "'150 ns' \\\n"
+      "      --collective all-reduce --algorithms ring,halving-doubling,direct --sizes "
+      "32KiB:64MiB\n"
+      "  collsim list",
+      "collsim"};
+  app.require_subcommand(1);
+
+  cli::OutputOptions out_opt;
+
+  std::string scenario;
+  auto* run = app.add_subcommand("run", "run a scenario file (YAML): platforms x jobs");
+  run->add_option("SCENARIO", scenario, "scenario file, e.g. examples/default.yaml")->required();
+  add_output_options(run, out_opt);
+
+  cli::CollectiveOptions co;
+  auto* coll = app.add_subcommand("collective", "sweep one collective over sizes and algorithms");
+  coll->add_option("--topology,-t", co.topology,
+                   "ring:16, bidir-ring:16, fc:8, switch:1024, torus:8x8, mesh:4x4x4, "
+                   "hier:ring4xfc8xsw32 (see `collsim list`)")
+      ->required();
+  coll->add_option("--link-bandwidth", co.link_bandwidth,
+                   "every link's bandwidth: GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s, GiB/s")
+      ->capture_default_str();
+  coll->add_option("--link-latency", co.link_latency, "every link's latency, e.g. 150 ns, 1.5us")
+      ->capture_default_str();
+  coll->add_option("--collective,-c", co.collective,
+                   "all-reduce, reduce-scatter, all-gather, all-to-all")
+      ->capture_default_str();
+  coll->add_option("--algorithms,-a", co.algorithms,
+                   "comma-separated (first is the speedup baseline), or all; e.g. "
+                   "ring,ring:directions=2,halving-doubling,direct")
+      ->capture_default_str();
+  coll->add_option("--sizes,-s", co.sizes,
+                   "collective sizes: a list 1MiB,64MiB or a doubling range 32KiB:64MiB")
+      ->capture_default_str();
+  coll->add_option("--chunks", co.chunks, "split each collective into C pipelined chunks")
+      ->capture_default_str();
+  coll->add_option("--backend,-b", co.backend, "network backend (see `collsim list`)")
+      ->capture_default_str();
+  coll->add_option("--max-time", co.max_time,
+                   "stop a run that has not finished after this much simulated time, e.g. 10 s");
+  add_output_options(coll, out_opt);
+
+  auto* list = app.add_subcommand("list", "list topologies, collectives, algorithms, backends");
+
+  cli::VerifyOptions vo;
+  auto* verify = app.add_subcommand(
+      "verify", "check an algorithm's program with the symbolic verifier; say why it fails");
+  verify->add_option("--topology,-t", vo.topology, "as for `collective`")->required();
+  verify->add_option("--algorithm,-a", vo.algorithm, "one algorithm, e.g. ring:directions=2")
+      ->required();
+  verify->add_option("--collective,-c", vo.collective, "collective")->capture_default_str();
+  verify->add_option("--chunks", vo.chunks, "pipelined chunks")->capture_default_str();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "collsim: error: " << e.what() << "\n(run `collsim --help` or `collsim "
+              << "SUBCOMMAND --help`)\n";
+    return 2;
+  }
+
+  try {
+    if (*run) return cli::run_scenario(scenario, out_opt, std::cout, std::cerr);
+    if (*coll) return cli::run_collective(co, out_opt, std::cout, std::cerr);
+    if (*list) return cli::list_everything(std::cout);
+    if (*verify) return cli::verify_algorithm(vo, std::cout);
+  } catch (const core::InputError& e) {
+    std::cerr << "collsim: error: " << e.what() << '\n';
+    return 2;
+  } catch (const core::SimulationError& e) {
+    std::cerr << "collsim: simulation failed: " << e.what() << '\n';
+    return 3;
+  } catch (const std::exception& e) {
+    std::cerr << "collsim: internal error: " << e.what() << '\n';
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,34 @@
+#include <fmt/format.h>
+
+#include <ostream>
+
+#include "cli/commands.hpp"
+#include "collective/algorithm.hpp"
+#include "collective/ir/verifier.hpp"
+#include "core/error.hpp"
+#include "core/units.hpp"
+#include "topology/builders.hpp"
+
+namespace collsim::cli {
+
+int verify_algorithm(const VerifyOptions& opt, std::ostream& out) {
+  // Verification is symbolic: link figures do not matter, any positive ones do.
+  const topology::Topology topo = topology::from_compact(
+      opt.topology, core::Bandwidth{1e9}, core::Time::from_ns(1), "--topology");
+  const auto choice = collective::parse_algorithm(opt.algorithm, "--algorithm");
+  const auto c = collective::parse_collective(opt.collective, "--collective");
+  if (opt.chunks == 0) throw core::InputError("--chunks: must be >= 1, got 0");
+  const auto program = collective::build_program(choice, topo, c, core::Bytes{1 << 20}, opt.chunks);
+  const auto v = collective::verify(program);
+  if (v.ok) {
+    out << fmt::format("ok: {} {} on {} ({} ranks, {} chunk{}): {} ops, {} messages verified\n",
+                       choice.label, collective::to_string(c), topo.name(), topo.num_npus(),
+                       opt.chunks, opt.chunks == 1 ? "" : "s", v.ops, v.messages);
+    return 0;
+  }
+  out << fmt::format("FAILED: {} {} on {}: {}\n", choice.label, collective::to_string(c),
+                     topo.name(), v.reason);
+  return 1;
+}
+
+}  // namespace collsim::cli

@@ -1,0 +1,100 @@
+#include "collective/algorithm.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+
+#include "core/error.hpp"
+
+namespace collsim::collective {
+
+bool AlgorithmInfo::supports(Collective c) const {
+  return std::find(collectives.begin(), collectives.end(), c) != collectives.end();
+}
+
+const AlgorithmInfo& find_algorithm(std::string_view name, std::string_view field) {
+  for (const AlgorithmInfo& a : algorithms()) {
+    if (a.name == name) return a;
+  }
+  std::string valid;
+  for (const AlgorithmInfo& a : algorithms()) valid += (valid.empty() ? "" : ", ") + a.name;
+  throw core::InputError(
+      fmt::format("{}: unknown algorithm \"{}\"; valid: {}", field, name, valid));
+}
+
+AlgorithmChoice make_choice(const AlgorithmInfo& info, std::map<std::string, std::int64_t> given,
+                            std::string label, std::string_view field) {
+  AlgorithmChoice c{&info, {}, std::move(label)};
+  for (const auto& [key, value] : given) {
+    auto spec = std::find_if(info.params.begin(), info.params.end(),
+                             [&](const ParamSpec& s) { return s.key == key; });
+    if (spec == info.params.end()) {
+      std::string valid;
+      for (const ParamSpec& s : info.params) valid += (valid.empty() ? "" : ", ") + s.key;
+      throw core::InputError(fmt::format("{}: algorithm {} has no parameter \"{}\"{}", field,
+                                         info.name, key,
+                                         valid.empty() ? "" : "; valid: " + valid));
+    }
+    if (value < spec->min || value > spec->max) {
+      throw core::InputError(fmt::format("{}: {}.{} must be in [{}, {}], got {}", field, info.name,
+                                         key, spec->min, spec->max, value));
+    }
+  }
+  for (const ParamSpec& s : info.params) {
+    auto it = given.find(s.key);
+    c.params[s.key] = it == given.end() ? s.default_value : it->second;
+  }
+  return c;
+}
+
+AlgorithmChoice parse_algorithm(std::string_view text, std::string_view field) {
+  const std::size_t colon = text.find(':');
+  const AlgorithmInfo& info = find_algorithm(text.substr(0, colon), field);
+  std::map<std::string, std::int64_t> given;
+  std::string_view rest = colon == std::string_view::npos ? "" : text.substr(colon + 1);
+  while (!rest.empty()) {
+    const std::size_t next = rest.find(':');
+    const std::string_view kv = rest.substr(0, next);
+    rest = next == std::string_view::npos ? "" : rest.substr(next + 1);
+    const std::size_t eq = kv.find('=');
+    std::int64_t value = 0;
+    const char* end = kv.data() + kv.size();
+    if (eq == std::string_view::npos ||
+        std::from_chars(kv.data() + eq + 1, end, value).ptr != end || eq + 1 == kv.size()) {
+      throw core::InputError(fmt::format(
+          "{}: \"{}\" in \"{}\" is not key=integer (e.g. ring:directions=2)", field, kv, text));
+    }
+    given[std::string(kv.substr(0, eq))] = value;
+  }
+  return make_choice(info, std::move(given), std::string(text), field);
+}
+
+Program build_program(const AlgorithmChoice& choice, const topology::Topology& topo, Collective c,
+                      core::Bytes size, std::uint32_t chunks) {
+  const AlgorithmInfo& info = *choice.info;
+  if (!info.supports(c)) {
+    std::string valid;
+    for (Collective k : info.collectives) valid += (valid.empty() ? "" : ", ") + std::string(to_string(k));
+    throw core::InputError(fmt::format("algorithm {} does not implement {}; it implements: {}",
+                                       info.name, to_string(c), valid));
+  }
+  if (chunks == 0) throw core::InputError("chunks: must be >= 1, got 0");
+  return info.build(BuildRequest{topo, c, size, chunks, choice.params});
+}
+
+void add_step(Program& p, const std::vector<Transfer>& step, bool reduce) {
+  for (const Transfer& t : step) p.ops[t.from].push_back(Op{Op::Kind::Send, t.to, t.first, t.count});
+  const Op::Kind k = reduce ? Op::Kind::RecvReduce : Op::Kind::Recv;
+  for (const Transfer& t : step) p.ops[t.to].push_back(Op{k, t.from, t.first, t.count});
+}
+
+void require_power_of_two(std::string_view algorithm, std::uint32_t n) {
+  if (n == 0 || (n & (n - 1)) != 0) {
+    throw core::InputError(fmt::format(
+        "algorithm {} needs a power-of-two number of ranks, got {}; use ring or direct", algorithm,
+        n));
+  }
+}
+
+}  // namespace collsim::collective

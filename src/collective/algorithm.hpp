@@ -1,0 +1,85 @@
+#pragma once
+// The algorithm registry (DESIGN.md "Registry"): every algorithm lives in one file under
+// algorithms/, exposes an AlgorithmInfo, and is listed once in registry.cpp. An algorithm sees the
+// topology (never the network backend) and returns a Program.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collective/collective.hpp"
+#include "collective/ir/program.hpp"
+#include "core/units.hpp"
+#include "topology/topology.hpp"
+
+namespace collsim::collective {
+
+/// An integer parameter of an algorithm, with its default and allowed range.
+struct ParamSpec {
+  std::string key;
+  std::int64_t default_value = 0;
+  std::int64_t min = 0;
+  std::int64_t max = 0;
+  std::string description;
+};
+
+struct BuildRequest {
+  const topology::Topology& topology;
+  Collective collective = Collective::AllReduce;
+  core::Bytes size;         ///< collective size (collective.hpp conventions)
+  std::uint32_t chunks = 1; ///< pipelined chunks, >= 1
+  std::map<std::string, std::int64_t> params;  ///< validated against the schema, defaults filled
+};
+
+struct AlgorithmInfo {
+  std::string name;
+  std::string description;
+  std::string source;  ///< where the algorithm comes from (paper, section)
+  std::vector<Collective> collectives;
+  std::vector<ParamSpec> params;
+  /// Builds the program. Throws core::InputError saying why when the algorithm cannot run on
+  /// this topology or rank count.
+  Program (*build)(const BuildRequest&) = nullptr;
+
+  bool supports(Collective c) const;
+};
+
+/// Every registered algorithm, in a fixed order.
+const std::vector<AlgorithmInfo>& algorithms();
+/// Throws core::InputError naming `field` and listing the valid names.
+const AlgorithmInfo& find_algorithm(std::string_view name, std::string_view field);
+
+/// An algorithm with its parameters, as written on the command line: "ring" or
+/// "ring:directions=2" (several as "name:k1=v1:k2=v2").
+struct AlgorithmChoice {
+  const AlgorithmInfo* info = nullptr;
+  std::map<std::string, std::int64_t> params;  ///< complete: defaults filled in
+  std::string label;  ///< the text the user wrote, used in reports
+};
+/// Throws core::InputError naming `field` for an unknown name, key, or out-of-range value.
+AlgorithmChoice parse_algorithm(std::string_view text, std::string_view field);
+/// Fill defaults and check ranges of explicitly given parameters.
+AlgorithmChoice make_choice(const AlgorithmInfo& info, std::map<std::string, std::int64_t> given,
+                            std::string label, std::string_view field);
+
+/// Check that the choice supports the collective and chunk count, then build the program.
+Program build_program(const AlgorithmChoice& choice, const topology::Topology& topo,
+                      Collective c, core::Bytes size, std::uint32_t chunks);
+
+// Shared building blocks for algorithms.
+
+/// One step of transfers: all sends are emitted before all receives, so that a rank's send in
+/// this step ships what it held before the step (see program.hpp).
+struct Transfer {
+  Rank from;
+  Rank to;
+  std::uint32_t first;
+  std::uint32_t count;
+};
+void add_step(Program& p, const std::vector<Transfer>& step, bool reduce);
+
+/// Throws core::InputError unless n is a power of two.
+void require_power_of_two(std::string_view algorithm, std::uint32_t n);
+
+}  // namespace collsim::collective

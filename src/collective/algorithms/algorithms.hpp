@@ -1,0 +1,12 @@
+#pragma once
+// One entry point per algorithm file, listed by registry.cpp.
+#include "collective/algorithm.hpp"
+
+namespace collsim::collective {
+
+AlgorithmInfo ring_info();                // algorithms/ring.cpp
+AlgorithmInfo direct_info();              // algorithms/direct.cpp
+AlgorithmInfo halving_doubling_info();    // algorithms/halving_doubling.cpp
+AlgorithmInfo recursive_doubling_info();  // algorithms/recursive_doubling.cpp
+
+}  // namespace collsim::collective

@@ -1,0 +1,42 @@
+#include "collective/ir/program.hpp"
+
+#include <fmt/format.h>
+
+namespace collsim::collective {
+
+std::string to_string(const Op& op) {
+  const char* k = op.kind == Op::Kind::Send ? "send to"
+                  : op.kind == Op::Kind::Recv ? "recv from"
+                                              : "recv-reduce from";
+  if (op.count == 1) return fmt::format("{} rank {} piece {}", k, op.peer, op.first);
+  return fmt::format("{} rank {} pieces {}..{}", k, op.peer, op.first, op.first + op.count - 1);
+}
+
+core::Bytes Program::bytes(std::uint32_t first, std::uint32_t count) const {
+  // 128-bit products so that 2^40-byte spaces with millions of pieces cannot overflow.
+  __extension__ typedef unsigned __int128 u128;
+  const u128 lo = static_cast<u128>(first) * space_bytes / num_pieces;
+  const u128 hi = static_cast<u128>(first + count) * space_bytes / num_pieces;
+  return core::Bytes{static_cast<std::uint64_t>(hi - lo)};
+}
+
+std::uint64_t Program::total_ops() const {
+  std::uint64_t n = 0;
+  for (const auto& r : ops) n += r.size();
+  return n;
+}
+
+Program make_program(std::string algorithm, Collective c, std::uint32_t n, core::Bytes size,
+                     std::uint32_t chunks) {
+  Program p;
+  p.algorithm = std::move(algorithm);
+  p.collective = c;
+  p.num_ranks = n;
+  p.num_chunks = chunks;
+  p.num_pieces = chunks * pieces_per_chunk(c, n);
+  p.space_bytes = space_bytes(c, n, size);
+  p.ops.resize(n);
+  return p;
+}
+
+}  // namespace collsim::collective

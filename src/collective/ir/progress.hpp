@@ -1,0 +1,78 @@
+#pragma once
+// Progress: the one implementation of the Program semantics (program.hpp), driven by the symbolic
+// verifier (no time) and by the timed executor (scheduler/executor.hpp) alike, so that what the
+// verifier proves is what the executor runs.
+//
+// The driver calls pump(r) to let rank r issue what it can, and arrive(...) when a message reaches
+// its destination; Progress calls back through Hooks when a send is issued and when a recv
+// completes. Memory is proportional to what is in flight per rank plus one sequence counter per
+// channel (ordered rank pair) in use.
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "collective/ir/program.hpp"
+
+namespace collsim::collective {
+
+class Progress {
+ public:
+  class Hooks {
+   public:
+    /// May rank r issue `op` (a send) now? The executor says no while the channel to op.peer is
+    /// still serializing the previous message.
+    virtual bool can_send(Rank r, const Op& op) = 0;
+    /// Rank r issued send op_index; `seq` is its position on the channel r -> peer.
+    virtual void on_send(Rank r, std::uint32_t op_index, std::uint32_t seq) = 0;
+    /// Rank r completed recv op_index, whose message came from send src_op of rank src.
+    virtual void on_recv_done(Rank r, std::uint32_t op_index, Rank src, std::uint32_t src_op) = 0;
+
+   protected:
+    ~Hooks() = default;
+  };
+
+  Progress(const Program& p, Hooks& hooks);
+
+  /// Issue and complete what rank r can, until it is blocked.
+  void pump(Rank r);
+  /// The message of send `src_op` of rank `src` (channel position `seq`) has arrived at its peer.
+  /// Pumps the receiving rank.
+  void arrive(Rank src, std::uint32_t src_op, std::uint32_t seq);
+
+  bool finished() const { return ranks_done_ == program_.num_ranks; }
+  bool rank_finished(Rank r) const;
+  /// Why rank r is not finished: the op it is blocked on, or the recvs it waits for.
+  std::string describe_blocked(Rank r) const;
+  /// "ranks 3, 7, 12 (and 4 more)": the unfinished ranks, each with describe_blocked, at most
+  /// `limit` of them.
+  std::string describe_stuck(std::size_t limit = 4) const;
+
+ private:
+  struct Pending {
+    std::uint32_t op;
+    Rank src;
+    std::uint32_t seq;
+    bool arrived;
+    std::uint32_t src_op;
+  };
+  struct Early {
+    Rank src;
+    std::uint32_t seq;
+    std::uint32_t src_op;
+  };
+  bool complete_ready(Rank r);
+  bool issue(Rank r);
+  static std::uint64_t channel(Rank a, Rank b) { return (std::uint64_t{a} << 32) | b; }
+
+  const Program& program_;
+  Hooks& hooks_;
+  std::vector<std::uint32_t> cursor_;
+  std::vector<std::vector<Pending>> pending_;  // posted, uncompleted recvs in posting order
+  std::vector<std::vector<Early>> early_;      // arrived before their recv was posted
+  std::vector<std::uint8_t> done_;
+  std::uint32_t ranks_done_ = 0;
+  std::unordered_map<std::uint64_t, std::uint32_t> send_seq_, recv_seq_;
+};
+
+}  // namespace collsim::collective

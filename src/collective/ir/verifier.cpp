@@ -1,0 +1,239 @@
+#include "collective/ir/verifier.hpp"
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <deque>
+#include <unordered_map>
+
+#include "collective/ir/progress.hpp"
+
+namespace collsim::collective {
+namespace {
+
+// Contribution sets: one bitset of num_ranks bits per (rank, piece).
+class Holdings {
+ public:
+  Holdings(std::uint32_t ranks, std::uint32_t pieces)
+      : words_((ranks + 63) / 64), pieces_(pieces),
+        bits_(static_cast<std::size_t>(ranks) * pieces * words_, 0) {}
+  std::uint64_t* at(Rank r, std::uint32_t piece) {
+    return bits_.data() + (static_cast<std::size_t>(r) * pieces_ + piece) * words_;
+  }
+  std::uint32_t words() const { return words_; }
+
+ private:
+  std::uint32_t words_;
+  std::uint32_t pieces_;
+  std::vector<std::uint64_t> bits_;
+};
+
+bool empty(const std::uint64_t* s, std::uint32_t w) {
+  for (std::uint32_t i = 0; i < w; ++i) {
+    if (s[i]) return false;
+  }
+  return true;
+}
+
+std::uint32_t popcount(const std::uint64_t* s, std::uint32_t w) {
+  std::uint32_t n = 0;
+  for (std::uint32_t i = 0; i < w; ++i) n += static_cast<std::uint32_t>(std::popcount(s[i]));
+  return n;
+}
+
+bool has(const std::uint64_t* s, Rank r) { return (s[r / 64] >> (r % 64)) & 1u; }
+void set(std::uint64_t* s, Rank r) { s[r / 64] |= std::uint64_t{1} << (r % 64); }
+
+class Checker final : public Progress::Hooks {
+ public:
+  explicit Checker(const Program& p) : p_(p), held_(p.num_ranks, p.num_pieces), progress_(p, *this) {}
+
+  Verdict run() {
+    Verdict v;
+    if (!structure_ok()) return fail(v);
+    initialise();
+    for (Rank r = 0; r < p_.num_ranks && error_.empty(); ++r) progress_.pump(r);
+    while (!in_flight_.empty() && error_.empty()) {
+      const Message m = in_flight_.front();
+      in_flight_.pop_front();
+      progress_.arrive(m.src, m.op, m.seq);
+    }
+    v.ops = p_.total_ops();
+    v.messages = messages_;
+    if (!error_.empty()) return fail(v);
+    if (!progress_.finished()) {
+      error_ = "deadlock: " + progress_.describe_stuck();
+      return fail(v);
+    }
+    if (!snapshots_.empty()) {
+      const auto& [key, snap] = *snapshots_.begin();
+      (void)snap;
+      const Rank src = static_cast<Rank>(key >> 32);
+      const auto op = static_cast<std::uint32_t>(key);
+      error_ = fmt::format("rank {} op {} ({}) is never received", src, op,
+                           to_string(p_.ops[src][op]));
+      return fail(v);
+    }
+    check_final();
+    if (!error_.empty()) return fail(v);
+    v.ok = true;
+    return v;
+  }
+
+  bool can_send(Rank, const Op&) override { return error_.empty(); }
+
+  void on_send(Rank r, std::uint32_t idx, std::uint32_t seq) override {
+    const Op& op = p_.ops[r][idx];
+    const std::uint32_t w = held_.words();
+    std::vector<std::uint64_t> snap(static_cast<std::size_t>(op.count) * w);
+    for (std::uint32_t i = 0; i < op.count; ++i) {
+      const std::uint64_t* s = held_.at(r, op.first + i);
+      if (empty(s, w) && error_.empty()) {
+        error_ = fmt::format("rank {} op {} ({}) sends piece {} before it holds it", r, idx,
+                             to_string(op), op.first + i);
+      }
+      std::copy(s, s + w, snap.begin() + static_cast<std::ptrdiff_t>(i) * w);
+    }
+    snapshots_.emplace((std::uint64_t{r} << 32) | idx, std::move(snap));
+    in_flight_.push_back(Message{r, idx, seq});
+    ++messages_;
+  }
+
+  void on_recv_done(Rank r, std::uint32_t idx, Rank src, std::uint32_t src_op) override {
+    if (!error_.empty()) return;
+    const Op& rv = p_.ops[r][idx];
+    const Op& sd = p_.ops[src][src_op];
+    if (rv.first != sd.first || rv.count != sd.count) {
+      error_ = fmt::format("rank {} op {} ({}) is matched by rank {} op {} ({}): pieces differ", r,
+                           idx, to_string(rv), src, src_op, to_string(sd));
+      return;
+    }
+    auto node = snapshots_.extract((std::uint64_t{src} << 32) | src_op);
+    const std::vector<std::uint64_t>& snap = node.mapped();
+    const std::uint32_t w = held_.words();
+    for (std::uint32_t i = 0; i < rv.count; ++i) {
+      std::uint64_t* dst = held_.at(r, rv.first + i);
+      const std::uint64_t* in = snap.data() + static_cast<std::size_t>(i) * w;
+      if (rv.kind == Op::Kind::RecvReduce) {
+        for (std::uint32_t k = 0; k < w; ++k) {
+          if (dst[k] & in[k]) {
+            const Rank twice = static_cast<Rank>(k * 64 + std::countr_zero(dst[k] & in[k]));
+            error_ = fmt::format(
+                "rank {} op {} ({}) reduces piece {}: rank {}'s contribution counted twice", r,
+                idx, to_string(rv), rv.first + i, twice);
+            return;
+          }
+          dst[k] |= in[k];
+        }
+      } else {
+        std::copy(in, in + w, dst);
+      }
+    }
+  }
+
+ private:
+  struct Message {
+    Rank src;
+    std::uint32_t op;
+    std::uint32_t seq;
+  };
+
+  Verdict fail(Verdict v) {
+    v.ok = false;
+    v.reason = error_;
+    return v;
+  }
+
+  bool structure_ok() {
+    if (p_.num_ranks < 2) {
+      error_ = "program has fewer than 2 ranks";
+      return false;
+    }
+    if (p_.ops.size() != p_.num_ranks) {
+      error_ = fmt::format("program lists ops for {} ranks, expected {}", p_.ops.size(),
+                           p_.num_ranks);
+      return false;
+    }
+    for (Rank r = 0; r < p_.num_ranks; ++r) {
+      for (std::uint32_t i = 0; i < p_.ops[r].size(); ++i) {
+        const Op& op = p_.ops[r][i];
+        const char* bad = op.peer >= p_.num_ranks ? "peer out of range"
+                          : op.peer == r          ? "peer is the rank itself"
+                          : op.count == 0         ? "empty piece range"
+                          : std::uint64_t{op.first} + op.count > p_.num_pieces
+                              ? "piece range beyond the piece space"
+                              : nullptr;
+        if (bad) {
+          error_ = fmt::format("rank {} op {} ({}): {}", r, i, to_string(op), bad);
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  void initialise() {
+    const std::uint32_t n = p_.num_ranks;
+    for (Rank r = 0; r < n; ++r) {
+      for (std::uint32_t piece = 0; piece < p_.num_pieces; ++piece) {
+        const bool holds = p_.collective == Collective::AllToAll
+                               ? (piece / n) % n == r
+                           : p_.collective == Collective::AllGather ? piece % n == r
+                                                                    : true;
+        if (holds) set(held_.at(r, piece), r);
+      }
+    }
+  }
+
+  void check_final() {
+    const std::uint32_t n = p_.num_ranks;
+    const std::uint32_t w = held_.words();
+    const char* name = to_string(p_.collective);
+    for (Rank r = 0; r < n; ++r) {
+      for (std::uint32_t piece = 0; piece < p_.num_pieces; ++piece) {
+        const std::uint64_t* s = held_.at(r, piece);
+        switch (p_.collective) {
+          case Collective::AllReduce:
+          case Collective::ReduceScatter: {
+            if (p_.collective == Collective::ReduceScatter && piece % n != r) continue;
+            const std::uint32_t got = popcount(s, w);
+            if (got != n) {
+              Rank missing = 0;
+              while (has(s, missing)) ++missing;
+              error_ = fmt::format(
+                  "{}: rank {} ends with piece {} reduced over {} of {} ranks (missing rank {})",
+                  name, r, piece, got, n, missing);
+              return;
+            }
+            break;
+          }
+          case Collective::AllGather:
+          case Collective::AllToAll: {
+            if (p_.collective == Collective::AllToAll && piece % n != r) continue;
+            const Rank origin = p_.collective == Collective::AllToAll ? (piece / n) % n : piece % n;
+            if (popcount(s, w) != 1 || !has(s, origin)) {
+              error_ = fmt::format("{}: rank {} ends without rank {}'s piece {}", name, r, origin,
+                                   piece);
+              return;
+            }
+            break;
+          }
+        }
+      }
+    }
+  }
+
+  const Program& p_;
+  Holdings held_;
+  Progress progress_;
+  std::deque<Message> in_flight_;
+  std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> snapshots_;
+  std::uint64_t messages_ = 0;
+  std::string error_;
+};
+
+}  // namespace
+
+Verdict verify(const Program& p) { return Checker(p).run(); }
+
+}  // namespace collsim::collective

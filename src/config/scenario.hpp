@@ -1,0 +1,61 @@
+#pragma once
+// Scenario files (YAML; JSON is YAML too) parsed once into typed specs (DESIGN.md "Config parsed
+// once"). Unknown keys are errors; every error names the file, line, key path and constraint:
+//   examples/x.yaml:7: platforms[1].link_bandwidth: "16" has no unit; ...
+//
+// Schema (see README "Scenario files"):
+//   name: text                       optional
+//   backend: analytical              optional, default analytical
+//   platforms:                       list (or `platform:` for one)
+//     - name: text                   optional, default the topology name
+//       topology: torus:8x8          compact form, every link at link_bandwidth/link_latency
+//       link_bandwidth: 16 GB/s
+//       link_latency: 150 ns
+//     - topology:                    or a map: hierarchical dimensions, each with its own links
+//         dims:
+//           - {kind: ring|uring|line|fc|sw, size: 4, bandwidth: 1000 Gb/s, latency: 20 ns,
+//              links_per_npu: 2}
+//   jobs:                            list (or `job:` for one)
+//     - collective: all-reduce
+//       sizes: ["32 KiB:64 MiB", 102228128 B]   sizes and doubling ranges
+//       algorithms: [ring, halving-doubling]     or "all" (every algorithm that applies)
+//       chunks: 1                                optional, default 1
+//       max_time: 10 s                           optional bound per run
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collective/algorithm.hpp"
+#include "network/backend.hpp"
+#include "topology/topology.hpp"
+
+namespace collsim::config {
+
+struct Platform {
+  std::string name;
+  topology::Topology topology;
+};
+
+struct JobSpec {
+  collective::Collective collective = collective::Collective::AllReduce;
+  std::vector<core::Bytes> sizes;
+  bool all_algorithms = false;                          ///< "all"
+  std::vector<collective::AlgorithmChoice> algorithms;  ///< when not "all"
+  std::uint32_t chunks = 1;
+  std::optional<core::Time> max_time;
+};
+
+struct Scenario {
+  std::string name;
+  const network::BackendInfo* backend = nullptr;
+  std::vector<Platform> platforms;
+  std::vector<JobSpec> jobs;
+};
+
+/// Throws core::InputError (file, line, key path, reason) for any problem, including an
+/// unreadable file.
+Scenario load_scenario(const std::string& path);
+/// Parse scenario text; `source` names it in errors.
+Scenario parse_scenario(const std::string& text, const std::string& source);
+
+}  // namespace collsim::config

@@ -1,0 +1,53 @@
+#include "network/analytical.hpp"
+
+#include <algorithm>
+
+namespace collsim::network {
+
+AnalyticalBackend::AnalyticalBackend(core::Simulation& sim, const topology::Topology& topo)
+    : sim_(sim), topo_(topo), link_bytes_(topo.links().size(), 0) {
+  route_.reserve(64);
+}
+
+void AnalyticalBackend::send(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
+                             DeliveryHandler& handler, std::uint64_t tag) {
+  route_.clear();
+  topo_.route(src, dst, route_);
+  core::Time latency;
+  double bottleneck = 0;
+  for (topology::LinkId l : route_) {
+    const topology::Link& link = topo_.links()[l];
+    latency += link.latency;
+    bottleneck = bottleneck == 0 ? link.bandwidth.bytes_per_s
+                                 : std::min(bottleneck, link.bandwidth.bytes_per_s);
+    link_bytes_[l] += bytes.count;
+  }
+  const core::Time serialize = core::transfer_time(bytes, core::Bandwidth{bottleneck});
+
+  std::uint32_t slot;
+  if (free_.empty()) {
+    slot = static_cast<std::uint32_t>(slots_.size());
+    slots_.push_back(Slot{&handler, tag});
+  } else {
+    slot = free_.back();
+    free_.pop_back();
+    slots_[slot] = Slot{&handler, tag};
+  }
+  // Event tag: slot * 2 + (0 injected, 1 delivered). Injection is never later than delivery, and
+  // equal times run in scheduling order, so the slot is freed only after both.
+  sim_.schedule_in(serialize, *this, std::uint64_t{slot} * 2);
+  sim_.schedule_in(serialize + latency, *this, std::uint64_t{slot} * 2 + 1);
+}
+
+void AnalyticalBackend::on_event(std::uint64_t event) {
+  const auto slot = static_cast<std::uint32_t>(event / 2);
+  const Slot s = slots_[slot];
+  if (event % 2 == 0) {
+    s.handler->on_injected(s.tag);
+  } else {
+    free_.push_back(slot);
+    s.handler->on_delivered(s.tag);
+  }
+}
+
+}  // namespace collsim::network

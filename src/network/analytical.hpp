@@ -1,0 +1,38 @@
+#pragma once
+// The analytical backend: congestion-unaware alpha-beta with cut-through forwarding.
+//   delivered = now + sum of link latencies on the route + ceil(bytes / bottleneck bandwidth)
+//   injected  = now + ceil(bytes / bottleneck bandwidth)
+// Messages never wait for each other: two messages on the same link at the same time both get the
+// full bandwidth. This is the congestion-unaware model of ASTRA-sim's analytical backend; use the
+// congestion-aware backends when links are shared.
+#include <vector>
+
+#include "network/backend.hpp"
+
+namespace collsim::network {
+
+class AnalyticalBackend final : public Backend, private core::EventHandler {
+ public:
+  AnalyticalBackend(core::Simulation& sim, const topology::Topology& topo);
+
+  std::string_view name() const override { return "analytical"; }
+  void send(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
+            DeliveryHandler& handler, std::uint64_t tag) override;
+  const std::vector<std::uint64_t>& link_bytes() const override { return link_bytes_; }
+
+ private:
+  void on_event(std::uint64_t event) override;
+
+  struct Slot {
+    DeliveryHandler* handler;
+    std::uint64_t tag;
+  };
+  core::Simulation& sim_;
+  const topology::Topology& topo_;
+  std::vector<Slot> slots_;  // in-flight messages; freed slots are reused
+  std::vector<std::uint32_t> free_;
+  std::vector<topology::LinkId> route_;  // scratch, reused for every message
+  std::vector<std::uint64_t> link_bytes_;
+};
+
+}  // namespace collsim::network

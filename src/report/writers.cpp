@@ -1,0 +1,134 @@
+#include "report/writers.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+
+namespace collsim::report {
+
+Format parse_format(std::string_view text, std::string_view field) {
+  if (text == "table") return Format::Table;
+  if (text == "csv") return Format::Csv;
+  if (text == "json") return Format::Json;
+  throw core::InputError(
+      fmt::format("{}: unknown format \"{}\"; valid: table, csv, json", field, text));
+}
+
+std::string render(const std::vector<ResultRow>& rows, Format f) {
+  switch (f) {
+    case Format::Table: return render_table(rows);
+    case Format::Csv: return render_csv(rows);
+    case Format::Json: return render_json(rows);
+  }
+  return {};
+}
+
+std::string render_table(const std::vector<ResultRow>& rows) {
+  std::string out;
+  bool oversubscribed = false;
+  std::size_t name_w = 9;
+  for (const ResultRow& r : rows) name_w = std::max(name_w, r.algorithm.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const ResultRow& r = rows[i];
+    const bool new_block = i == 0 || rows[i - 1].platform != r.platform ||
+                           rows[i - 1].collective != r.collective ||
+                           rows[i - 1].chunks != r.chunks || rows[i - 1].backend != r.backend;
+    if (new_block) {
+      if (i) out += '\n';
+      out += fmt::format("{} ({}, {} NPUs) {} on the {} backend, {} chunk{}\n", r.platform,
+                         r.topology, r.npus, collective::to_string(r.collective), r.backend,
+                         r.chunks, r.chunks == 1 ? "" : "s");
+      out += fmt::format("{:>11}  {:<{}}  {:>11}  {:>10}  {:>10}  {:>7}  {:>9}\n", "size",
+                         "algorithm", name_w, "time", "algbw GB/s", "busbw GB/s", "speedup",
+                         "max link");
+    }
+    // A link asked to carry more than its bandwidth allows can only happen on a backend that
+    // ignores contention; mark it so nobody mistakes the row for a feasible time.
+    const bool over = r.max_link_utilization > 1.0 + 1e-9;
+    oversubscribed = oversubscribed || over;
+    out += fmt::format("{:>11}  {:<{}}  {:>11}  {:>10.3f}  {:>10.3f}  {:>6.2f}x  {:>8.0f}%{}\n",
+                       core::to_string(r.size), r.algorithm, name_w, core::to_string(r.time),
+                       r.algbw_GBps, r.busbw_GBps, r.speedup, 100 * r.max_link_utilization,
+                       over ? " !" : "");
+  }
+  if (oversubscribed) {
+    out += "\n! the busiest link carried more than its bandwidth allows in that time: the "
+           "analytical\n  backend ignores contention, so those times are lower bounds.\n";
+  }
+  return out;
+}
+
+std::string render_csv(const std::vector<ResultRow>& rows) {
+  std::string out =
+      "platform,topology,npus,backend,collective,algorithm,chunks,size_bytes,time_ns,algbw_GBps,"
+      "busbw_GBps,speedup,messages,bytes_sent,max_link_utilization\n";
+  for (const ResultRow& r : rows) {
+    out += fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.6f},{:.6f},{:.6f},{},{},{:.6f}\n",
+                       r.platform, r.topology, r.npus, r.backend,
+                       collective::to_string(r.collective), r.algorithm, r.chunks, r.size.count,
+                       r.time.ns(), r.algbw_GBps, r.busbw_GBps, r.speedup, r.messages,
+                       r.bytes_sent, r.max_link_utilization);
+  }
+  return out;
+}
+
+std::string render_json(const std::vector<ResultRow>& rows) {
+  nlohmann::ordered_json results = nlohmann::ordered_json::array();
+  for (const ResultRow& r : rows) {
+    nlohmann::ordered_json j;
+    j["platform"] = r.platform;
+    j["topology"] = r.topology;
+    j["npus"] = r.npus;
+    j["backend"] = r.backend;
+    j["collective"] = collective::to_string(r.collective);
+    j["algorithm"] = r.algorithm;
+    j["chunks"] = r.chunks;
+    j["size_bytes"] = r.size.count;
+    j["time_ps"] = r.time.ps;
+    j["time_ns"] = r.time.ns();
+    j["algbw_GBps"] = r.algbw_GBps;
+    j["busbw_GBps"] = r.busbw_GBps;
+    j["speedup"] = r.speedup;
+    j["messages"] = r.messages;
+    j["bytes_sent"] = r.bytes_sent;
+    j["max_link_utilization"] = r.max_link_utilization;
+    results.push_back(std::move(j));
+  }
+  nlohmann::ordered_json doc;
+  doc["units"] = {{"time_ps", "picoseconds"}, {"time_ns", "nanoseconds"},
+                  {"algbw_GBps", "10^9 bytes/s"}, {"busbw_GBps", "10^9 bytes/s"},
+                  {"size_bytes", "bytes"}};
+  doc["results"] = std::move(results);
+  return doc.dump(2) + "\n";
+}
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) {
+      throw core::InputError(
+          fmt::format("--output: cannot write \"{}\": {}", path, std::strerror(errno)));
+    }
+    f << content;
+    f.flush();
+    if (!f) {
+      std::remove(tmp.c_str());
+      throw core::InputError(fmt::format("--output: writing \"{}\" failed", path));
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    std::remove(tmp.c_str());
+    throw core::InputError(
+        fmt::format("--output: cannot write \"{}\": {}", path, std::strerror(err)));
+  }
+}
+
+}  // namespace collsim::report

@@ -1,0 +1,26 @@
+#pragma once
+// Writers for result rows: an aligned table for people, CSV and JSON for programs. CSV and JSON
+// name every unit in the column name (time_ns, algbw_GBps with GB = 10^9 bytes).
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "report/result.hpp"
+
+namespace collsim::report {
+
+enum class Format { Table, Csv, Json };
+
+/// "table", "csv" or "json"; throws core::InputError naming `field` otherwise.
+Format parse_format(std::string_view text, std::string_view field);
+
+std::string render(const std::vector<ResultRow>& rows, Format f);
+std::string render_table(const std::vector<ResultRow>& rows);
+std::string render_csv(const std::vector<ResultRow>& rows);
+std::string render_json(const std::vector<ResultRow>& rows);
+
+/// Write `content` to `path` via a temporary file and a rename, so a failure leaves no
+/// half-written file. Throws core::InputError naming the path if it cannot be written.
+void write_file_atomically(const std::string& path, const std::string& content);
+
+}  // namespace collsim::report

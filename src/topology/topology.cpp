@@ -1,0 +1,573 @@
+#include "topology/topology.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "core/error.hpp"
+#include "topology/ring_order.hpp"
+
+namespace collsim::topology {
+namespace {
+
+using core::InputError;
+
+constexpr LinkId kNoLink = std::numeric_limits<LinkId>::max();
+constexpr std::uint32_t kUnreached = std::numeric_limits<std::uint32_t>::max();
+// Node ids and link ids are 32-bit with the top value reserved as "none". Links are also capped
+// well below that so that an over-large spec (fc:60000 has 3.6e9 links) fails with a message
+// instead of exhausting memory.
+constexpr std::uint64_t kMaxNodes = std::numeric_limits<std::uint32_t>::max() - 1;
+constexpr std::uint64_t kMaxLinks = std::uint64_t{1} << 27;
+
+std::uint32_t natural_links_per_npu(const DimSpec& s) {
+  switch (s.kind) {
+    case DimKind::Ring:
+      return 2;
+    case DimKind::FullyConnected:
+      return s.size - 1;
+    default:
+      return 1;
+  }
+}
+
+bool bad_bandwidth(core::Bandwidth bw) {
+  return !(bw.bytes_per_s > 0.0) || !std::isfinite(bw.bytes_per_s);
+}
+
+// Checks one dimension spec and returns it with links_per_npu resolved.
+DimSpec checked_dim(DimSpec s, std::size_t i) {
+  if (s.size < 2) {
+    throw InputError(fmt::format("dims[{}].size: must be >= 2, got {}", i, s.size));
+  }
+  if (bad_bandwidth(s.bandwidth)) {
+    throw InputError(
+        fmt::format("dims[{}].bandwidth: must be > 0, got {} B/s", i, s.bandwidth.bytes_per_s));
+  }
+  if (s.latency.ps < 0) {
+    throw InputError(fmt::format("dims[{}].latency: must be >= 0, got {} ps", i, s.latency.ps));
+  }
+  if (s.links_per_npu == 0) s.links_per_npu = natural_links_per_npu(s);
+  if (s.kind == DimKind::Ring && s.links_per_npu % 2 != 0) {
+    throw InputError(
+        fmt::format("dims[{}].links_per_npu: must be even for a ring (half go each way), got {}", i,
+                    s.links_per_npu));
+  }
+  if (s.kind == DimKind::FullyConnected && s.links_per_npu < s.size - 1) {
+    throw InputError(fmt::format(
+        "dims[{}].links_per_npu: must be >= size - 1 = {} for fully connected (one per peer), "
+        "got {}",
+        i, s.size - 1, s.links_per_npu));
+  }
+  return s;
+}
+
+// Bandwidth of one aggregated directed link (DimSpec comment; Themis Table 2 "#Links/NPU").
+core::Bandwidth directed_bandwidth(const DimSpec& s) {
+  const double bw = s.bandwidth.bytes_per_s;
+  const double k = s.links_per_npu;
+  switch (s.kind) {
+    case DimKind::Ring:
+      // Also for size 2, where the +1 and -1 neighbours coincide and there is one link each
+      // way: the header fixes "each direction carries links_per_npu/2 links".
+      return core::Bandwidth{bw * k / 2.0};
+    case DimKind::FullyConnected:
+      return core::Bandwidth{bw * k / static_cast<double>(s.size - 1)};
+    default:
+      return core::Bandwidth{bw * k};
+  }
+}
+
+std::uint64_t directed_links(const DimSpec& s, std::uint64_t npus) {
+  const std::uint64_t groups = npus / s.size;
+  switch (s.kind) {
+    case DimKind::Ring:
+      return s.size == 2 ? npus : 2 * npus;
+    case DimKind::UniRing:
+      return npus;
+    case DimKind::Line:
+      return 2 * std::uint64_t{s.size - 1} * groups;
+    case DimKind::FullyConnected:
+      return npus * std::uint64_t{s.size - 1};
+    case DimKind::Switch:
+      return 2 * npus;
+  }
+  return 0;
+}
+
+// Counting sort of link ids by endpoint; ids within a node stay ascending, which the
+// lowest-link-id tie-break of graph routing relies on.
+void build_csr(std::uint32_t num_nodes, const std::vector<Link>& links, bool by_src,
+               std::vector<std::uint32_t>& offsets, std::vector<LinkId>& ids) {
+  offsets.assign(num_nodes + 1, 0);
+  for (const Link& l : links) ++offsets[(by_src ? l.src : l.dst) + 1];
+  for (std::uint32_t n = 0; n < num_nodes; ++n) offsets[n + 1] += offsets[n];
+  ids.assign(links.size(), 0);
+  std::vector<std::uint32_t> fill(offsets.begin(), offsets.end() - 1);
+  for (LinkId id = 0; id < links.size(); ++id) {
+    const Link& l = links[id];
+    ids[fill[by_src ? l.src : l.dst]++] = id;
+  }
+}
+
+void check_node(const Topology& t, NodeId n, const char* what) {
+  if (n >= t.num_nodes()) {
+    throw std::out_of_range(fmt::format("topology {}: {} node {} out of range (num_nodes {})",
+                                        t.name(), what, n, t.num_nodes()));
+  }
+}
+
+// Counts and per-link checks of validate(), usable before the adjacency exists.
+void check_links(std::uint32_t num_npus, std::uint32_t num_nodes, const std::vector<Link>& links) {
+  if (num_npus < 2) throw InputError(fmt::format("num_npus: must be >= 2, got {}", num_npus));
+  if (num_nodes < num_npus) {
+    throw InputError(
+        fmt::format("num_nodes: must be >= num_npus ({}), got {}", num_npus, num_nodes));
+  }
+  if (links.size() > kMaxLinks) {
+    throw InputError(
+        fmt::format("links: at most {} links are supported, got {}", kMaxLinks, links.size()));
+  }
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    const Link& l = links[i];
+    if (l.src >= num_nodes) {
+      throw InputError(
+          fmt::format("links[{}].src: node {} out of range (num_nodes {})", i, l.src, num_nodes));
+    }
+    if (l.dst >= num_nodes) {
+      throw InputError(
+          fmt::format("links[{}].dst: node {} out of range (num_nodes {})", i, l.dst, num_nodes));
+    }
+    if (l.src == l.dst) {
+      throw InputError(fmt::format("links[{}]: src and dst are both node {}", i, l.src));
+    }
+    if (bad_bandwidth(l.bandwidth)) {
+      throw InputError(
+          fmt::format("links[{}].bandwidth: must be > 0, got {} B/s", i, l.bandwidth.bytes_per_s));
+    }
+    if (l.latency.ps < 0) {
+      throw InputError(fmt::format("links[{}].latency: must be >= 0, got {} ps", i, l.latency.ps));
+    }
+  }
+}
+
+// BFS distances in hops from `from` along out-links (forward) or in-links (backward).
+std::vector<std::uint32_t> bfs(const Topology& t, NodeId from, bool forward) {
+  std::vector<std::uint32_t> dist(t.num_nodes(), kUnreached);
+  std::vector<NodeId> queue;
+  queue.reserve(t.num_nodes());
+  dist[from] = 0;
+  queue.push_back(from);
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    const NodeId v = queue[head];
+    for (LinkId id : forward ? t.out_links(v) : t.in_links(v)) {
+      const NodeId u = forward ? t.links()[id].dst : t.links()[id].src;
+      if (dist[u] == kUnreached) {
+        dist[u] = dist[v] + 1;
+        queue.push_back(u);
+      }
+    }
+  }
+  return dist;
+}
+
+// Every NPU reaches every other iff all reach NPU 0 and NPU 0 reaches all: two BFS, O(links).
+void check_connected(const Topology& t) {
+  const auto from0 = bfs(t, 0, true);
+  const auto to0 = bfs(t, 0, false);
+  for (NodeId n = 1; n < t.num_npus(); ++n) {
+    if (from0[n] == kUnreached) {
+      throw InputError(fmt::format(
+          "links: NPU {} is not reachable from NPU 0 (every NPU must reach every other)", n));
+    }
+    if (to0[n] == kUnreached) {
+      throw InputError(fmt::format(
+          "links: NPU 0 is not reachable from NPU {} (every NPU must reach every other)", n));
+    }
+  }
+}
+
+std::uint32_t dim_diameter(const DimSpec& s) {
+  switch (s.kind) {
+    case DimKind::Ring:
+      return s.size / 2;
+    case DimKind::UniRing:
+    case DimKind::Line:
+      return s.size - 1;
+    case DimKind::FullyConnected:
+      return 1;
+    case DimKind::Switch:
+      return 2;
+  }
+  return 0;
+}
+
+// Hops inside one dimension from coordinate s to t, as route() takes them.
+std::uint32_t dim_hops(const DimSpec& spec, std::uint32_t s, std::uint32_t t) {
+  if (s == t) return 0;
+  const std::uint32_t n = spec.size;
+  const std::uint32_t fwd = (t + n - s) % n;
+  switch (spec.kind) {
+    case DimKind::Ring:
+      return std::min(fwd, n - fwd);
+    case DimKind::UniRing:
+      return fwd;
+    case DimKind::Line:
+      return t > s ? t - s : s - t;
+    case DimKind::FullyConnected:
+      return 1;
+    case DimKind::Switch:
+      return 2;
+  }
+  return 0;
+}
+
+}  // namespace
+
+const char* to_string(DimKind k) {
+  // The kind tokens of the compact form (builders.hpp), so names round-trip.
+  switch (k) {
+    case DimKind::Ring:
+      return "ring";
+    case DimKind::UniRing:
+      return "uring";
+    case DimKind::Line:
+      return "line";
+    case DimKind::FullyConnected:
+      return "fc";
+    case DimKind::Switch:
+      return "sw";
+  }
+  return "?";
+}
+
+Topology Topology::product(std::string name, std::vector<DimSpec> dims) {
+  if (dims.empty()) throw InputError("dims: must have at least one dimension, got 0");
+  std::uint64_t npus = 1;
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    dims[i] = checked_dim(dims[i], i);
+    npus *= dims[i].size;
+    if (npus > kMaxNodes) {
+      throw InputError(fmt::format("dims: the product of the sizes must be <= {}", kMaxNodes));
+    }
+  }
+  std::uint64_t num_links = 0;
+  std::uint64_t num_switches = 0;
+  for (const DimSpec& s : dims) {
+    num_links += directed_links(s, npus);  // each term < 2^64 as npus and size are < 2^32
+    if (num_links > kMaxLinks) {
+      throw InputError(
+          fmt::format("dims: more than {} directed links are not supported", kMaxLinks));
+    }
+    if (s.kind == DimKind::Switch) num_switches += npus / s.size;
+  }
+  if (npus + num_switches > kMaxNodes) {
+    throw InputError(
+        fmt::format("dims: {} nodes, at most {} are supported", npus + num_switches, kMaxNodes));
+  }
+
+  Topology t;
+  t.name_ = std::move(name);
+  t.num_npus_ = static_cast<std::uint32_t>(npus);
+  t.num_nodes_ = static_cast<std::uint32_t>(npus + num_switches);
+  t.links_.reserve(num_links);
+  const std::size_t nd = dims.size();
+  t.strides_.resize(nd);
+  t.plus_link_.resize(nd);
+  t.minus_link_.resize(nd);
+  t.up_link_.resize(nd);
+  t.down_link_.resize(nd);
+  t.fc_base_.resize(nd);
+  std::uint32_t stride = 1;
+  NodeId next_switch = t.num_npus_;
+  for (std::uint32_t d = 0; d < nd; ++d) {
+    const DimSpec& s = dims[d];
+    const std::uint32_t n = s.size;
+    t.strides_[d] = stride;
+    const core::Bandwidth bw = directed_bandwidth(s);
+    auto add = [&](NodeId from, NodeId to) {
+      t.links_.push_back(Link{from, to, bw, s.latency, d});
+      return static_cast<LinkId>(t.links_.size() - 1);
+    };
+    switch (s.kind) {
+      case DimKind::Ring:
+      case DimKind::UniRing:
+      case DimKind::Line:
+        t.plus_link_[d].assign(npus, kNoLink);
+        if (s.kind != DimKind::UniRing) t.minus_link_[d].assign(npus, kNoLink);
+        break;
+      case DimKind::FullyConnected:
+        t.fc_base_[d].assign(npus, kNoLink);
+        break;
+      case DimKind::Switch:
+        t.up_link_[d].assign(npus, kNoLink);
+        t.down_link_[d].assign(npus, kNoLink);
+        break;
+    }
+
+    Dimension dim;
+    dim.name = "dim" + std::to_string(d);
+    dim.spec = s;
+    const std::uint32_t num_groups = t.num_npus_ / n;
+    dim.groups.reserve(num_groups);
+    // Group g holds the NPUs whose other coordinates are the mixed-radix digits of g (lower
+    // dimensions fastest), so groups come out ordered by their first NPU.
+    for (std::uint32_t g = 0; g < num_groups; ++g) {
+      const NodeId base = g % stride + (g / stride) * stride * n;
+      std::vector<NodeId> m(n);
+      for (std::uint32_t i = 0; i < n; ++i) m[i] = base + i * stride;
+      for (std::uint32_t i = 0; i < n; ++i) {
+        const NodeId a = m[i];
+        switch (s.kind) {
+          case DimKind::Ring:
+            if (n == 2) {
+              t.plus_link_[d][a] = t.minus_link_[d][a] = add(a, m[1 - i]);
+            } else {
+              t.plus_link_[d][a] = add(a, m[(i + 1) % n]);
+              t.minus_link_[d][a] = add(a, m[(i + n - 1) % n]);
+            }
+            break;
+          case DimKind::UniRing:
+            t.plus_link_[d][a] = add(a, m[(i + 1) % n]);
+            break;
+          case DimKind::Line:
+            if (i + 1 < n) t.plus_link_[d][a] = add(a, m[i + 1]);
+            if (i > 0) t.minus_link_[d][a] = add(a, m[i - 1]);
+            break;
+          case DimKind::FullyConnected:
+            // Peers in coordinate order, skipping self: the link to peer j is base + j - (j > i).
+            t.fc_base_[d][a] = static_cast<LinkId>(t.links_.size());
+            for (std::uint32_t j = 0; j < n; ++j) {
+              if (j != i) add(a, m[j]);
+            }
+            break;
+          case DimKind::Switch:
+            t.up_link_[d][a] = add(a, next_switch);
+            t.down_link_[d][a] = add(next_switch, a);
+            break;
+        }
+      }
+      if (s.kind == DimKind::Switch) ++next_switch;
+      dim.groups.push_back(std::move(m));
+    }
+    t.dims_.push_back(std::move(dim));
+    stride *= n;
+  }
+  t.finish();
+  return t;
+}
+
+Topology Topology::graph(std::string name, std::uint32_t num_npus, std::uint32_t num_nodes,
+                         std::vector<Link> links) {
+  check_links(num_npus, num_nodes, links);
+  Topology t;
+  t.name_ = std::move(name);
+  t.num_npus_ = num_npus;
+  t.num_nodes_ = num_nodes;
+  t.links_ = std::move(links);
+  t.finish();
+  check_connected(t);
+  return t;
+}
+
+void Topology::finish() {
+  build_csr(num_nodes_, links_, true, out_offsets_, out_ids_);
+  build_csr(num_nodes_, links_, false, in_offsets_, in_ids_);
+  next_hop_.assign(num_nodes_, {});
+  detail::RingOrder r = detail::compute_ring_order(*this);
+  ring_order_ = std::move(r.order);
+  ring_is_cycle_ = r.is_cycle;
+}
+
+std::span<const LinkId> Topology::out_links(NodeId n) const {
+  check_node(*this, n, "out_links:");
+  return {out_ids_.data() + out_offsets_[n], out_offsets_[n + 1] - out_offsets_[n]};
+}
+
+std::span<const LinkId> Topology::in_links(NodeId n) const {
+  check_node(*this, n, "in_links:");
+  return {in_ids_.data() + in_offsets_[n], in_offsets_[n + 1] - in_offsets_[n]};
+}
+
+std::vector<std::uint32_t> Topology::coords(NodeId npu) const {
+  if (npu >= num_npus_) {
+    throw std::out_of_range(
+        fmt::format("topology {}: coords: {} is not an NPU (num_npus {})", name_, npu, num_npus_));
+  }
+  std::vector<std::uint32_t> c;
+  c.reserve(dims_.size());
+  for (std::size_t d = 0; d < dims_.size(); ++d) {
+    c.push_back(npu / strides_[d] % dims_[d].spec.size);
+  }
+  return c;
+}
+
+NodeId Topology::npu_at(std::span<const std::uint32_t> coords) const {
+  if (dims_.empty() || coords.size() != dims_.size()) {
+    throw std::out_of_range(fmt::format("topology {}: npu_at: {} coordinates for {} dimensions",
+                                        name_, coords.size(), dims_.size()));
+  }
+  NodeId id = 0;
+  for (std::size_t d = 0; d < dims_.size(); ++d) {
+    if (coords[d] >= dims_[d].spec.size) {
+      throw std::out_of_range(fmt::format("topology {}: npu_at: coordinate {} is {}, size {}",
+                                          name_, d, coords[d], dims_[d].spec.size));
+    }
+    id += coords[d] * strides_[d];
+  }
+  return id;
+}
+
+void Topology::route(NodeId src, NodeId dst, std::vector<LinkId>& out) const {
+  check_node(*this, src, "route: source");
+  check_node(*this, dst, "route: destination");
+  if (src == dst) return;
+  if (dims_.empty() || !is_npu(src) || !is_npu(dst)) {
+    route_graph(src, dst, out);
+    return;
+  }
+  // Dimension-order routing: earlier dimensions are already corrected, so the current node's
+  // coordinate in dimension d is still src's.
+  NodeId cur = src;
+  for (std::size_t d = 0; d < dims_.size(); ++d) {
+    const DimSpec& spec = dims_[d].spec;
+    const std::uint32_t stride = strides_[d];
+    const std::uint32_t n = spec.size;
+    const std::uint32_t s = cur / stride % n;
+    const std::uint32_t t = dst / stride % n;
+    if (s == t) continue;
+    auto walk = [&](const std::vector<LinkId>& table, std::uint32_t steps) {
+      for (std::uint32_t k = 0; k < steps; ++k) {
+        const LinkId l = table[cur];
+        out.push_back(l);
+        cur = links_[l].dst;
+      }
+    };
+    const std::uint32_t fwd = (t + n - s) % n;
+    switch (spec.kind) {
+      case DimKind::Ring:
+        if (2 * fwd <= n) {  // a tie at half way goes the +1 way
+          walk(plus_link_[d], fwd);
+        } else {
+          walk(minus_link_[d], n - fwd);
+        }
+        break;
+      case DimKind::UniRing:
+        walk(plus_link_[d], fwd);
+        break;
+      case DimKind::Line:
+        if (t > s) {
+          walk(plus_link_[d], t - s);
+        } else {
+          walk(minus_link_[d], s - t);
+        }
+        break;
+      case DimKind::FullyConnected: {
+        const LinkId l = fc_base_[d][cur] + (t < s ? t : t - 1);
+        out.push_back(l);
+        cur = links_[l].dst;
+        break;
+      }
+      case DimKind::Switch: {
+        const NodeId next = cur - s * stride + t * stride;
+        out.push_back(up_link_[d][cur]);
+        out.push_back(down_link_[d][next]);
+        cur = next;
+        break;
+      }
+    }
+  }
+}
+
+std::vector<LinkId> Topology::route(NodeId src, NodeId dst) const {
+  std::vector<LinkId> out;
+  route(src, dst, out);
+  return out;
+}
+
+const std::vector<LinkId>& Topology::next_hops(NodeId dst) const {
+  std::lock_guard<std::mutex> lock(next_hop_lock_.mu);
+  std::vector<LinkId>& nh = next_hop_[dst];
+  if (!nh.empty()) return nh;  // filled once, never changed after, so safe to read unlocked
+  // BFS toward dst on reversed links, then each node takes its lowest-id link that gets one
+  // hop closer (out_ids_ is ascending per node), so ties break toward the lower link id.
+  const auto dist = bfs(*this, dst, false);
+  nh.assign(num_nodes_, kNoLink);
+  for (NodeId u = 0; u < num_nodes_; ++u) {
+    if (u == dst || dist[u] == kUnreached) continue;
+    for (LinkId id : out_links(u)) {
+      if (dist[links_[id].dst] + 1 == dist[u]) {
+        nh[u] = id;
+        break;
+      }
+    }
+  }
+  return nh;
+}
+
+void Topology::route_graph(NodeId src, NodeId dst, std::vector<LinkId>& out) const {
+  const std::vector<LinkId>& nh = next_hops(dst);
+  for (NodeId cur = src; cur != dst;) {
+    const LinkId l = nh[cur];
+    if (l == kNoLink) {
+      throw std::out_of_range(
+          fmt::format("topology {}: route: node {} cannot reach node {}", name_, src, dst));
+    }
+    out.push_back(l);
+    cur = links_[l].dst;
+  }
+}
+
+std::uint32_t Topology::hops(NodeId src, NodeId dst) const {
+  check_node(*this, src, "hops: source");
+  check_node(*this, dst, "hops: destination");
+  if (src == dst) return 0;
+  if (dims_.empty() || !is_npu(src) || !is_npu(dst)) {
+    const std::vector<LinkId>& nh = next_hops(dst);
+    std::uint32_t h = 0;
+    for (NodeId cur = src; cur != dst; ++h) {
+      if (nh[cur] == kNoLink) {
+        throw std::out_of_range(
+            fmt::format("topology {}: hops: node {} cannot reach node {}", name_, src, dst));
+      }
+      cur = links_[nh[cur]].dst;
+    }
+    return h;
+  }
+  std::uint32_t h = 0;
+  for (std::size_t d = 0; d < dims_.size(); ++d) {
+    const std::uint32_t n = dims_[d].spec.size;
+    h += dim_hops(dims_[d].spec, src / strides_[d] % n, dst / strides_[d] % n);
+  }
+  return h;
+}
+
+std::uint32_t Topology::diameter() const {
+  // Dimension-order routes add up per dimension and each dimension's worst case is reachable
+  // independently, so a product's diameter is the sum of its dimensions' diameters.
+  if (!dims_.empty()) {
+    std::uint32_t h = 0;
+    for (const Dimension& d : dims_) h += dim_diameter(d.spec);
+    return h;
+  }
+  std::uint32_t h = 0;
+  for (NodeId a = 0; a < num_npus_; ++a) {
+    const auto dist = bfs(*this, a, true);
+    for (NodeId b = 0; b < num_npus_; ++b) {
+      if (dist[b] != kUnreached) h = std::max(h, dist[b]);
+    }
+  }
+  return h;
+}
+
+void validate(const Topology& t) {
+  check_links(t.num_npus(), t.num_nodes(), t.links());
+  check_connected(t);
+}
+
+}  // namespace collsim::topology

@@ -1,0 +1,19 @@
+#include <string>
+#include <utility>
+
+#include "topology/builders.hpp"
+
+namespace collsim::topology {
+
+Topology torus(const std::vector<std::uint32_t>& shape, core::Bandwidth bw, core::Time lat) {
+  // Two links per NPU per dimension, one each way, so each direction carries `bw`.
+  std::vector<DimSpec> dims;
+  std::string name = "torus:";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    dims.push_back(DimSpec{DimKind::Ring, shape[i], bw, lat, 2});
+    name += (i ? "x" : "") + std::to_string(shape[i]);
+  }
+  return Topology::product(std::move(name), std::move(dims));
+}
+
+}  // namespace collsim::topology

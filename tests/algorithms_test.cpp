@@ -1,0 +1,118 @@
+// Every algorithm passes the verifier on every topology and rank count it claims, and refuses
+// the ones it cannot run with a reason.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "collective/algorithm.hpp"
+#include "collective/ir/verifier.hpp"
+#include "core/error.hpp"
+#include "topology/builders.hpp"
+
+namespace collsim::collective {
+namespace {
+
+const core::Bandwidth kBw{16e9};
+const core::Time kLat = core::Time::from_ns(150);
+
+std::vector<std::string> topologies() {
+  std::vector<std::string> t;
+  for (int n = 2; n <= 17; ++n) {
+    for (const char* kind : {"ring", "bidir-ring", "fc", "switch"}) t.push_back(fmt::format("{}:{}", kind, n));
+  }
+  for (const char* s : {"ring:64", "bidir-ring:64", "fc:64", "switch:64", "torus:4x4", "torus:8x8",
+                        "torus:2x3", "torus:3x3", "torus:4x4x4", "torus:2x2x2", "mesh:4x4",
+                        "mesh:8x8", "mesh:3x3", "mesh:2x5", "mesh:4x4x4", "hier:ring4xfc2xsw2",
+                        "hier:fc3xring3", "hier:sw4xsw4xsw4"}) {
+    t.emplace_back(s);
+  }
+  return t;
+}
+
+bool power_of_two(std::uint32_t n) { return (n & (n - 1)) == 0; }
+
+TEST(Algorithms, VerifierAcceptsEveryAlgorithmOnEveryTopology) {
+  int verified = 0;
+  for (const std::string& spec : topologies()) {
+    const auto topo = topology::from_compact(spec, kBw, kLat);
+    for (const AlgorithmInfo& info : algorithms()) {
+      for (Collective c : info.collectives) {
+        for (std::uint32_t chunks : {1u, 3u}) {
+          std::vector<std::map<std::string, std::int64_t>> variants{{}};
+          if (info.name == "ring" && c != Collective::AllToAll && spec.rfind("ring:", 0) != 0) {
+            variants.push_back({{"directions", 2}});
+          }
+          for (const auto& given : variants) {
+            const auto choice = make_choice(info, given, info.name, "test");
+            const std::string what =
+                fmt::format("{} {} on {} chunks {} variants {}", info.name, to_string(c), spec,
+                            chunks, given.size());
+            if (!power_of_two(topo.num_npus()) &&
+                (info.name == "halving-doubling" || info.name == "recursive-doubling")) {
+              try {
+                build_program(choice, topo, c, core::Bytes{1 << 20}, chunks);
+                ADD_FAILURE() << what << ": should be refused";
+              } catch (const core::InputError& e) {
+                EXPECT_NE(std::string(e.what()).find("power-of-two"), std::string::npos) << e.what();
+              }
+              continue;
+            }
+            const Program p = build_program(choice, topo, c, core::Bytes{1 << 20}, chunks);
+            const Verdict v = verify(p);
+            EXPECT_TRUE(v.ok) << what << ": " << v.reason;
+            ++verified;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(verified, 900);
+}
+
+TEST(Algorithms, RingFollowsOneHopStepsOnTorusAndMesh) {
+  // The logical ring is a Hamiltonian cycle: every ring message crosses exactly one link.
+  for (const char* spec : {"torus:8x8", "torus:4x4x4", "mesh:4x4", "mesh:8x8", "bidir-ring:16"}) {
+    const auto topo = topology::from_compact(spec, kBw, kLat);
+    const auto p = build_program(parse_algorithm("ring", "t"), topo, Collective::AllReduce,
+                                 core::Bytes{1 << 20}, 1);
+    for (Rank r = 0; r < p.num_ranks; ++r) {
+      for (const Op& op : p.ops[r]) {
+        if (op.is_send()) {
+          ASSERT_EQ(topo.hops(r, op.peer), 1u) << spec << " rank " << r;
+        }
+      }
+    }
+  }
+}
+
+TEST(Algorithms, BidirectionalRingRefusedOnUnidirectionalRing) {
+  const auto topo = topology::from_compact("ring:8", kBw, kLat);
+  try {
+    build_program(parse_algorithm("ring:directions=2", "t"), topo, Collective::AllReduce,
+                  core::Bytes{1024}, 1);
+    FAIL() << "expected refusal";
+  } catch (const core::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("unidirectional"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Algorithms, UnsupportedCollectiveAndBadParametersAreRefused) {
+  const auto topo = topology::from_compact("fc:4", kBw, kLat);
+  EXPECT_THROW(build_program(parse_algorithm("recursive-doubling", "t"), topo,
+                             Collective::AllToAll, core::Bytes{64}, 1),
+               core::InputError);
+  EXPECT_THROW(parse_algorithm("ring:directions=3", "t"), core::InputError);
+  EXPECT_THROW(parse_algorithm("ring:speed=3", "t"), core::InputError);
+  EXPECT_THROW(parse_algorithm("ring:directions", "t"), core::InputError);
+  try {
+    parse_algorithm("rign", "--algorithms");
+    FAIL();
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--algorithms: unknown algorithm \"rign\"; valid: ring, direct, halving-doubling, "
+              "recursive-doubling");
+  }
+}
+
+}  // namespace
+}  // namespace collsim::collective

@@ -1,0 +1,191 @@
+// The command line as a user drives it: golden output of every examples/ scenario, and error
+// paths (message and exit status 2, nothing written).
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+// Run collsim with `args` (shell words) from the source directory.
+Result collsim(const std::string& args) {
+  const auto dir = std::filesystem::temp_directory_path() / "collsim_cli_test";
+  std::filesystem::create_directories(dir);
+  const std::string err_file = (dir / ("stderr_" + std::to_string(::getpid()))).string();
+  const std::string cmd = std::string("cd '") + COLLSIM_SOURCE_DIR + "' && '" + COLLSIM_BINARY +
+                          "' " + args + " 2>'" + err_file + "'";
+  Result r;
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf{};
+  std::size_t n = 0;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  const int raw = ::pclose(pipe);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  std::ifstream e(err_file);
+  std::stringstream ss;
+  ss << e.rdbuf();
+  r.err = ss.str();
+  std::filesystem::remove(err_file);
+  return r;
+}
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream f(p);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Golden test: compare with tests/golden/NAME, or rewrite it when COLLSIM_UPDATE_GOLDEN is set
+// (`make golden`).
+void expect_golden(const std::string& name, const std::string& actual) {
+  const auto path = std::filesystem::path(COLLSIM_SOURCE_DIR) / "tests" / "golden" / name;
+  if (std::getenv("COLLSIM_UPDATE_GOLDEN")) {
+    std::ofstream(path) << actual;
+    return;
+  }
+  ASSERT_TRUE(std::filesystem::exists(path)) << path << " missing; run `make golden`";
+  EXPECT_EQ(read_file(path), actual) << "output of " << name
+                                     << " changed; if intended, run `make golden`";
+}
+
+TEST(GoldenExamples, EveryScenarioMatchesItsGoldenOutput) {
+  const auto dir = std::filesystem::path(COLLSIM_SOURCE_DIR) / "examples";
+  int count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".yaml") continue;
+    const std::string stem = entry.path().stem().string();
+    const Result r = collsim("run examples/" + stem + ".yaml");
+    ASSERT_EQ(r.status, 0) << stem << ": " << r.err;
+    expect_golden(stem + ".txt", r.out);
+    // Determinism: a second run gives the same bytes.
+    EXPECT_EQ(collsim("run examples/" + stem + ".yaml").out, r.out) << stem;
+    ++count;
+  }
+  EXPECT_GE(count, 1);
+}
+
+TEST(GoldenExamples, DefaultScenarioAsCsvAndJson) {
+  const Result csv = collsim("run examples/default.yaml --format csv");
+  ASSERT_EQ(csv.status, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("platform,topology,npus,backend,collective,algorithm,chunks,size_bytes,"
+                          "time_ns,algbw_GBps,busbw_GBps",
+                          0),
+            0u);
+  const Result json = collsim("run examples/default.yaml --format json");
+  ASSERT_EQ(json.status, 0) << json.err;
+  EXPECT_NE(json.out.find("\"time_ps\""), std::string::npos);
+}
+
+TEST(Cli, CollectiveCommandPrintsOneRowPerAlgorithmAndSize) {
+  const Result r = collsim(
+      "collective --topology torus:8x8 --link-bandwidth '16 GB/s' --link-latency '150 ns' "
+      "--collective all-reduce --algorithms ring,halving-doubling,direct --sizes 32KiB:64MiB "
+      "--format csv");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::size_t lines = 0;
+  for (char c : r.out) lines += c == '\n';
+  EXPECT_EQ(lines, 1u + 12u * 3u);  // header + 12 sizes x 3 algorithms
+  // Ring on the 8x8 torus at 64 MiB: 2*63*(150 ns + 64 MiB/(64*16 GB/s)) = 126 * 65686 ns.
+  EXPECT_NE(r.out.find("ring,1,67108864,8276436.000"), std::string::npos) << r.out;
+}
+
+TEST(Cli, BadUnitIsAnErrorNamingTheField) {
+  const Result r = collsim("collective --topology ring:8 --link-bandwidth 16 --sizes 1MiB");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--link-bandwidth"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no unit"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(Cli, UnknownAlgorithmListsTheValidOnes) {
+  const Result r = collsim("collective --topology ring:8 --algorithms ring,tree --sizes 1MiB");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("unknown algorithm \"tree\"; valid: ring, direct"), std::string::npos)
+      << r.err;
+}
+
+TEST(Cli, ImpossibleCombinationSaysWhy) {
+  const Result r =
+      collsim("collective --topology torus:3x4 --algorithms halving-doubling --sizes 1MiB");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("power-of-two number of ranks, got 12"), std::string::npos) << r.err;
+  const Result a2a = collsim(
+      "collective --topology fc:8 --collective all-to-all --algorithms halving-doubling "
+      "--sizes 1MiB");
+  EXPECT_EQ(a2a.status, 2);
+  EXPECT_NE(a2a.err.find("does not implement all-to-all"), std::string::npos) << a2a.err;
+}
+
+TEST(Cli, UnknownTopologyAndBackendAndFormat) {
+  EXPECT_EQ(collsim("collective --topology tourus:8x8 --sizes 1MiB").status, 2);
+  const Result b = collsim("collective --topology ring:4 --sizes 1MiB --backend booksim");
+  EXPECT_EQ(b.status, 2);
+  EXPECT_NE(b.err.find("unknown backend \"booksim\"; valid: analytical"), std::string::npos);
+  const Result f = collsim("collective --topology ring:4 --sizes 1MiB --format xml");
+  EXPECT_EQ(f.status, 2);
+  EXPECT_NE(f.err.find("--format"), std::string::npos);
+  EXPECT_EQ(collsim("collective --sizes 1MiB").status, 2);  // missing --topology
+  EXPECT_EQ(collsim("frobnicate").status, 2);
+}
+
+TEST(Cli, FailedRunWritesNoOutputFile) {
+  const auto out = std::filesystem::temp_directory_path() / "collsim_cli_test" / "never.csv";
+  std::filesystem::remove(out);
+  const Result r = collsim("collective --topology torus:3x3 --algorithms ring,halving-doubling "
+                           "--sizes 1MiB --format csv --output '" + out.string() + "'");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_FALSE(std::filesystem::exists(out.string() + ".tmp"));
+  const Result ok = collsim("collective --topology torus:3x3 --algorithms ring --sizes 1MiB "
+                            "--format csv --output '" + out.string() + "'");
+  EXPECT_EQ(ok.status, 0) << ok.err;
+  EXPECT_TRUE(ok.out.empty());
+  EXPECT_NE(read_file(out).find("torus:3x3"), std::string::npos);
+}
+
+TEST(Cli, TimeBoundEndsARunWithTheStuckRanks) {
+  const Result r = collsim("collective --topology ring:8 --algorithms ring --sizes 64MiB "
+                           "--max-time '1 us'");
+  EXPECT_EQ(r.status, 3);
+  EXPECT_NE(r.err.find("time bound"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("rank 0"), std::string::npos) << r.err;
+}
+
+TEST(Cli, VerifyAndList) {
+  const Result v = collsim("verify --topology torus:4x4 --algorithm ring:directions=2");
+  EXPECT_EQ(v.status, 0) << v.err;
+  EXPECT_EQ(v.out.rfind("ok: ring:directions=2 all-reduce on torus:4x4 (16 ranks", 0), 0u) << v.out;
+  const Result l = collsim("list");
+  EXPECT_EQ(l.status, 0);
+  for (const char* name : {"torus:AxB", "halving-doubling", "recursive-doubling", "analytical",
+                           "all-to-all", "directions"}) {
+    EXPECT_NE(l.out.find(name), std::string::npos) << name;
+  }
+}
+
+TEST(Cli, ScenarioErrorsNameFileLineAndKey) {
+  const auto dir = std::filesystem::temp_directory_path() / "collsim_cli_test";
+  const auto bad = dir / "bad.yaml";
+  std::ofstream(bad) << "platforms:\n  - topology: ring:4\n    link_bandwidth: 0 GB/s\n"
+                        "    link_latency: 1 ns\njobs:\n  - {collective: all-reduce, sizes: 1MiB, "
+                        "algorithms: ring}\n";
+  const Result r = collsim("run '" + bad.string() + "'");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("bad.yaml:3: platforms[0].link_bandwidth"), std::string::npos) << r.err;
+  EXPECT_EQ(collsim("run /nonexistent.yaml").status, 2);
+}
+
+}  // namespace
