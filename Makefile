@@ -4,6 +4,7 @@
 # Other targets: build, golden (re-baseline golden outputs), sanitize (ASan/UBSan build + tests),
 # bench (benchmarks), format, clean.
 
+MAKEFLAGS  += --no-print-directory
 BUILD      ?= build
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PACKAGES := cmake make g++ libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev \
