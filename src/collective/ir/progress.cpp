@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 
 namespace collsim::collective {
 
@@ -11,11 +12,16 @@ Progress::Progress(const Program& p, Hooks& hooks)
       hooks_(hooks),
       cursor_(p.num_ranks, 0),
       pending_(p.num_ranks),
+      head_(p.num_ranks, 0),
+      open_(p.num_ranks, 0),
+      arrived_open_(p.num_ranks, 0),
       early_(p.num_ranks),
-      done_(p.num_ranks, 0) {}
+      done_(p.num_ranks, 0),
+      completions_(p.num_ranks, 0),
+      blocked_at_(p.num_ranks, UINT64_MAX) {}
 
 bool Progress::rank_finished(Rank r) const {
-  return cursor_[r] == program_.ops[r].size() && pending_[r].empty();
+  return cursor_[r] == program_.ops[r].size() && open_[r] == 0;
 }
 
 void Progress::pump(Rank r) {
@@ -37,9 +43,15 @@ bool Progress::issue(Rank r) {
     const std::uint32_t idx = cursor_[r];
     const Op& op = ops[idx];
     if (op.is_send()) {
-      for (const Pending& p : pending_[r]) {
-        if (ops[p.op].overlaps(op)) return moved;  // data not here yet
+      if (blocked_at_[r] == completions_[r]) return moved;  // nothing completed since last look
+      const auto& pend = pending_[r];
+      for (std::size_t i = head_[r]; i < pend.size(); ++i) {
+        if (!pend[i].done && ops[pend[i].op].overlaps(op)) {
+          blocked_at_[r] = completions_[r];  // data not here yet
+          return moved;
+        }
       }
+      blocked_at_[r] = UINT64_MAX;
       if (!hooks_.can_send(r, op)) return moved;
       const std::uint32_t seq = send_seq_[channel(r, op.peer)]++;
       ++cursor_[r];
@@ -58,6 +70,8 @@ bool Progress::issue(Rank r) {
         }
       }
       pending_[r].push_back(p);
+      ++open_[r];
+      arrived_open_[r] += p.arrived ? 1 : 0;
       ++cursor_[r];
       moved = true;
     }
@@ -69,19 +83,33 @@ bool Progress::complete_ready(Rank r) {
   const auto& ops = program_.ops[r];
   auto& pend = pending_[r];
   bool moved = false;
-  for (std::size_t i = 0; i < pend.size();) {
-    bool ready = pend[i].arrived;
-    for (std::size_t j = 0; ready && j < i; ++j) {
-      if (ops[pend[j].op].overlaps(ops[pend[i].op])) ready = false;  // in-order per piece
+  // Visit only as far as the last arrived entry; an arrived recv completes when no earlier open
+  // recv overlaps it (in-order per piece).
+  std::uint32_t arrived_left = arrived_open_[r];
+  for (std::size_t i = head_[r]; i < pend.size() && arrived_left > 0; ++i) {
+    if (pend[i].done || !pend[i].arrived) continue;
+    --arrived_left;
+    bool ready = true;
+    for (std::size_t j = head_[r]; ready && j < i; ++j) {
+      if (!pend[j].done && ops[pend[j].op].overlaps(ops[pend[i].op])) ready = false;
     }
-    if (!ready) {
-      ++i;
-      continue;
-    }
-    const Pending done = pend[i];
-    pend.erase(pend.begin() + static_cast<std::ptrdiff_t>(i));
+    if (!ready) continue;
+    pend[i].done = true;
+    --open_[r];
+    --arrived_open_[r];
+    ++completions_[r];
     moved = true;
+    const Pending done = pend[i];
     hooks_.on_recv_done(r, done.op, done.src, done.src_op);
+  }
+  // Drop the completed prefix; compact when the tombstones dominate.
+  while (head_[r] < pend.size() && pend[head_[r]].done) ++head_[r];
+  if (head_[r] == pend.size()) {
+    pend.clear();
+    head_[r] = 0;
+  } else if (head_[r] > 64 && head_[r] * 2 > pend.size()) {
+    pend.erase(pend.begin(), pend.begin() + head_[r]);
+    head_[r] = 0;
   }
   return moved;
 }
@@ -89,10 +117,13 @@ bool Progress::complete_ready(Rank r) {
 void Progress::arrive(Rank src, std::uint32_t src_op, std::uint32_t seq) {
   const Rank dst = program_.ops[src][src_op].peer;
   bool matched = false;
-  for (Pending& p : pending_[dst]) {
-    if (!p.arrived && p.src == src && p.seq == seq) {
+  auto& pend = pending_[dst];
+  for (std::size_t i = head_[dst]; i < pend.size(); ++i) {
+    Pending& p = pend[i];
+    if (!p.done && !p.arrived && p.src == src && p.seq == seq) {
       p.arrived = true;
       p.src_op = src_op;
+      ++arrived_open_[dst];
       matched = true;
       break;
     }
@@ -106,9 +137,11 @@ std::string Progress::describe_blocked(Rank r) const {
   if (rank_finished(r)) return fmt::format("rank {} finished", r);
   std::string s = fmt::format("rank {} at op {}/{}", r, cursor_[r], ops.size());
   if (cursor_[r] < ops.size()) s += fmt::format(" ({})", to_string(ops[cursor_[r]]));
-  if (!pending_[r].empty()) {
-    const Op& w = ops[pending_[r].front().op];
-    s += fmt::format(", waiting for {} recv(s), first: {}", pending_[r].size(), to_string(w));
+  if (open_[r] > 0) {
+    std::size_t first = head_[r];
+    while (pending_[r][first].done) ++first;
+    const Op& w = ops[pending_[r][first].op];
+    s += fmt::format(", waiting for {} recv(s), first: {}", open_[r], to_string(w));
   }
   return s;
 }

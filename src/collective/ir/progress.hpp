@@ -55,6 +55,7 @@ class Progress {
     std::uint32_t seq;
     bool arrived;
     std::uint32_t src_op;
+    bool done = false;
   };
   struct Early {
     Rank src;
@@ -68,9 +69,19 @@ class Progress {
   const Program& program_;
   Hooks& hooks_;
   std::vector<std::uint32_t> cursor_;
-  std::vector<std::vector<Pending>> pending_;  // posted, uncompleted recvs in posting order
+  // Posted recvs in posting order from head_[r] on; completed ones stay as tombstones (done) until
+  // the vector is compacted, so completing the oldest recv is O(1). Arrivals mostly come in
+  // posting order, so the scans below stop near the head.
+  std::vector<std::vector<Pending>> pending_;
+  std::vector<std::uint32_t> head_;          // first entry that may be open
+  std::vector<std::uint32_t> open_;          // entries not done
+  std::vector<std::uint32_t> arrived_open_;  // entries arrived and not done
   std::vector<std::vector<Early>> early_;      // arrived before their recv was posted
   std::vector<std::uint8_t> done_;
+  // A send blocked by an overlapping pending recv stays blocked until some recv of that rank
+  // completes: remember the completion count at which it was found blocked, so pump() does not
+  // rescan the pending list on every arrival (direct algorithms keep N-1 recvs pending).
+  std::vector<std::uint64_t> completions_, blocked_at_;
   std::uint32_t ranks_done_ = 0;
   std::unordered_map<std::uint64_t, std::uint32_t> send_seq_, recv_seq_;
 };
