@@ -17,13 +17,23 @@ int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, s
   const auto lat = core::parse_time(opt.link_latency, "--link-latency");
   const topology::Topology topo = topology::from_compact(opt.topology, bw, lat, "--topology");
   topology::validate(topo);
-  const network::BackendInfo& backend = network::find_backend(opt.backend, "--backend");
+  const network::BackendInfo& backend = network::find_backend(
+      opt.backend.empty() ? network::kDefaultBackend : opt.backend, "--backend");
 
   scheduler::CollectiveJob job;
   job.collective = collective::parse_collective(opt.collective, "--collective");
   job.sizes = core::parse_size_list(opt.sizes, "--sizes");
   if (opt.chunks == 0) throw core::InputError("--chunks: must be >= 1, got 0");
   job.chunks = opt.chunks;
+  if (!opt.npu_injection_bandwidth.empty()) {
+    job.backend_options.npu_injection_bandwidth =
+        core::parse_bandwidth(opt.npu_injection_bandwidth, "--npu-injection-bandwidth");
+  }
+  if (!opt.npu_ejection_bandwidth.empty()) {
+    job.backend_options.npu_ejection_bandwidth =
+        core::parse_bandwidth(opt.npu_ejection_bandwidth, "--npu-ejection-bandwidth");
+  }
+  job.busiest_links = opt.busiest_links;
   if (!opt.max_time.empty()) {
     job.max_time = core::parse_time(opt.max_time, "--max-time", core::Zero::Reject);
   }

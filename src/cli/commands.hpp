@@ -26,7 +26,10 @@ struct CollectiveOptions {
   std::string algorithms = "all";
   std::string sizes = "32KiB:64MiB";  // MultiTree Sec. V-B sweep
   std::uint32_t chunks = 1;
-  std::string backend = "analytical";
+  std::string backend;  ///< empty: network::kDefaultBackend
+  std::string npu_injection_bandwidth;
+  std::string npu_ejection_bandwidth;
+  std::uint32_t busiest_links = 3;
   std::string max_time;
 };
 /// `collsim collective --topology ...`

@@ -63,7 +63,16 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   coll->add_option("--chunks", co.chunks, "split each collective into C pipelined chunks")
       ->capture_default_str();
-  coll->add_option("--backend,-b", co.backend, "network backend (see `collsim list`)")
+  coll->add_option("--backend,-b", co.backend,
+                   "network backend: analytical, queue, flow (default), packet; see `collsim list`");
+  coll->add_option("--npu-injection-bandwidth", co.npu_injection_bandwidth,
+                   "cap each NPU's total injection bandwidth (a NIC slower than its links); "
+                   "flow backend");
+  coll->add_option("--npu-ejection-bandwidth", co.npu_ejection_bandwidth,
+                   "cap each NPU's total ejection bandwidth; flow backend");
+  coll->add_option("--busiest-links", co.busiest_links,
+                   "list this many of the busiest links per run (JSON; the table prints them "
+                   "when > 0 is given explicitly)")
       ->capture_default_str();
   coll->add_option("--max-time", co.max_time,
                    "stop a run that has not finished after this much simulated time, e.g. 10 s");

@@ -15,7 +15,13 @@ int run_scenario(const std::string& path, const OutputOptions& out_opt, std::ost
   std::vector<report::ResultRow> rows;
   for (const config::Platform& p : s.platforms) {
     for (const config::JobSpec& j : s.jobs) {
-      scheduler::CollectiveJob job{j.collective, j.sizes, j.algorithms, j.chunks, j.max_time};
+      scheduler::CollectiveJob job;
+      job.collective = j.collective;
+      job.sizes = j.sizes;
+      job.algorithms = j.algorithms;
+      job.chunks = j.chunks;
+      job.max_time = j.max_time;
+      job.backend_options = s.backend_options;
       if (j.all_algorithms) {
         std::vector<std::string> skipped;
         job.algorithms = scheduler::expand_all_algorithms(p.topology, j.collective, j.chunks, &skipped);

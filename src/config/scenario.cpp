@@ -16,6 +16,8 @@ namespace {
 
 using core::InputError;
 
+constexpr std::string_view kDefaultBackend = network::kDefaultBackend;
+
 // Parsing context: the source name for error messages.
 class Reader {
  public:
@@ -180,15 +182,38 @@ class Reader {
     return j;
   }
 
+  void backend(const YAML::Node& root, Scenario& s) const {
+    const YAML::Node b = root["backend"];
+    std::string name = std::string(kDefaultBackend);
+    if (b && b.IsMap()) {
+      check_keys(b, "backend", {"name", "npu_injection_bandwidth", "npu_ejection_bandwidth"});
+      if (b["name"]) name = scalar(b["name"], "backend.name");
+      auto limit = [&](const char* key, std::optional<core::Bandwidth>& out) {
+        if (!b[key]) return;
+        const std::string path = std::string("backend.") + key;
+        out = with_line(b[key], [&] { return core::parse_bandwidth(scalar(b[key], path), path); });
+      };
+      limit("npu_injection_bandwidth", s.backend_options.npu_injection_bandwidth);
+      limit("npu_ejection_bandwidth", s.backend_options.npu_ejection_bandwidth);
+    } else if (b) {
+      name = scalar(b, "backend");
+    }
+    const YAML::Node at = b ? b : root;
+    s.backend = &with_line(at, [&]() -> const network::BackendInfo& {
+      return network::find_backend(name, "backend");
+    });
+    if ((s.backend_options.npu_injection_bandwidth || s.backend_options.npu_ejection_bandwidth) &&
+        !s.backend->supports_npu_limits) {
+      fail(at, "backend", fmt::format("the {} backend does not model NPU injection/ejection limits",
+                                      name));
+    }
+  }
+
   Scenario scenario(const YAML::Node& root) const {
     check_keys(root, "", {"name", "backend", "platforms", "platform", "jobs", "job"});
     Scenario s;
     s.name = root["name"] ? scalar(root["name"], "name") : "scenario";
-    s.backend = &with_line(root["backend"], [&]() -> const network::BackendInfo& {
-      return network::find_backend(root["backend"] ? scalar(root["backend"], "backend")
-                                                   : "analytical",
-                                   "backend");
-    });
+    backend(root, s);
     const char* pkey = root["platforms"] ? "platforms" : "platform";
     if (!root[pkey]) fail(root, "platforms", "missing: give at least one platform");
     const auto plats = items(root[pkey]);

@@ -5,7 +5,8 @@
 //
 // Schema (see README "Scenario files"):
 //   name: text                       optional
-//   backend: analytical              optional, default analytical
+//   backend: flow                    optional, default flow; or a map:
+//   backend: {name: flow, npu_injection_bandwidth: 100 GB/s, npu_ejection_bandwidth: 100 GB/s}
 //   platforms:                       list (or `platform:` for one)
 //     - name: text                   optional, default the topology name
 //       topology: torus:8x8          compact form, every link at link_bandwidth/link_latency
@@ -48,6 +49,7 @@ struct JobSpec {
 struct Scenario {
   std::string name;
   const network::BackendInfo* backend = nullptr;
+  network::BackendOptions backend_options;
   std::vector<Platform> platforms;
   std::vector<JobSpec> jobs;
 };

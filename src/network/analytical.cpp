@@ -5,7 +5,7 @@
 namespace collsim::network {
 
 AnalyticalBackend::AnalyticalBackend(core::Simulation& sim, const topology::Topology& topo)
-    : sim_(sim), topo_(topo), link_bytes_(topo.links().size(), 0) {
+    : sim_(sim), topo_(topo), link_stats_(topo.links().size()) {
   route_.reserve(64);
 }
 
@@ -20,9 +20,14 @@ void AnalyticalBackend::send(topology::NodeId src, topology::NodeId dst, core::B
     latency += link.latency;
     bottleneck = bottleneck == 0 ? link.bandwidth.bytes_per_s
                                  : std::min(bottleneck, link.bandwidth.bytes_per_s);
-    link_bytes_[l] += bytes.count;
   }
   const core::Time serialize = core::transfer_time(bytes, core::Bandwidth{bottleneck});
+  // Busy time adds up each message's serialization, overlaps included: above the run time it
+  // shows how far the congestion-unaware model oversubscribed the link.
+  for (topology::LinkId l : route_) {
+    link_stats_[l].bytes += bytes.count;
+    link_stats_[l].busy += serialize;
+  }
 
   std::uint32_t slot;
   if (free_.empty()) {

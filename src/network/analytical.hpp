@@ -18,7 +18,7 @@ class AnalyticalBackend final : public Backend, private core::EventHandler {
   std::string_view name() const override { return "analytical"; }
   void send(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
             DeliveryHandler& handler, std::uint64_t tag) override;
-  const std::vector<std::uint64_t>& link_bytes() const override { return link_bytes_; }
+  const std::vector<LinkStats>& link_stats() const override { return link_stats_; }
 
  private:
   void on_event(std::uint64_t event) override;
@@ -32,7 +32,7 @@ class AnalyticalBackend final : public Backend, private core::EventHandler {
   std::vector<Slot> slots_;  // in-flight messages; freed slots are reused
   std::vector<std::uint32_t> free_;
   std::vector<topology::LinkId> route_;  // scratch, reused for every message
-  std::vector<std::uint64_t> link_bytes_;
+  std::vector<LinkStats> link_stats_;
 };
 
 }  // namespace collsim::network

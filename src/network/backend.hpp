@@ -5,6 +5,7 @@
 // It owns everything about links, routes, contention and flow control.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,12 @@
 #include "topology/topology.hpp"
 
 namespace collsim::network {
+
+/// Traffic a directed link (or modelled resource) has carried.
+struct LinkStats {
+  std::uint64_t bytes = 0;  ///< payload bytes that crossed it
+  core::Time busy;          ///< time it was serializing (flow backend: carrying any flow)
+};
 
 class DeliveryHandler {
  public:
@@ -35,15 +42,34 @@ class Backend {
   /// from inside send().
   virtual void send(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
                     DeliveryHandler& handler, std::uint64_t tag) = 0;
-  /// Bytes carried by each directed link so far (indexed by LinkId).
-  virtual const std::vector<std::uint64_t>& link_bytes() const = 0;
+  /// What each directed link has carried so far, indexed by LinkId (topology links first; a
+  /// backend that models extra resources, such as NPU injection limits, appends them after).
+  virtual const std::vector<LinkStats>& link_stats() const = 0;
+};
+
+/// Options that apply to the congestion-aware backends.
+struct BackendOptions {
+  /// Cap on an NPU's total injection (ejection) bandwidth across all its links: a NIC slower
+  /// than the sum of its links (ACE's NPU-NIC bus, MultiTree's NI). Unset: no cap.
+  std::optional<core::Bandwidth> npu_injection_bandwidth;
+  std::optional<core::Bandwidth> npu_ejection_bandwidth;
 };
 
 struct BackendInfo {
   std::string name;
   std::string description;
-  std::unique_ptr<Backend> (*make)(core::Simulation& sim, const topology::Topology& topo) = nullptr;
+  bool supports_npu_limits = false;  ///< honours BackendOptions' injection/ejection caps
+  std::unique_ptr<Backend> (*make)(core::Simulation& sim, const topology::Topology& topo,
+                                   const BackendOptions& options) = nullptr;
 };
+
+/// Build a backend; throws core::InputError naming `field` when options are not supported.
+std::unique_ptr<Backend> make_backend(const BackendInfo& info, core::Simulation& sim,
+                                      const topology::Topology& topo,
+                                      const BackendOptions& options, std::string_view field);
+
+/// The backend used when a scenario or command line names none.
+inline constexpr std::string_view kDefaultBackend = "analytical";
 
 /// Every registered backend, in a fixed order.
 const std::vector<BackendInfo>& backends();

@@ -12,7 +12,9 @@ const std::vector<BackendInfo>& backends() {
       {"analytical",
        "congestion-unaware alpha-beta: route latency + bytes / bottleneck bandwidth, cut-through; "
        "messages never contend",
-       [](core::Simulation& sim, const topology::Topology& topo) -> std::unique_ptr<Backend> {
+       false,
+       [](core::Simulation& sim, const topology::Topology& topo,
+          const BackendOptions&) -> std::unique_ptr<Backend> {
          return std::make_unique<AnalyticalBackend>(sim, topo);
        }},
   };
@@ -26,6 +28,31 @@ const BackendInfo& find_backend(std::string_view name, std::string_view field) {
   std::string valid;
   for (const BackendInfo& b : backends()) valid += (valid.empty() ? "" : ", ") + b.name;
   throw core::InputError(fmt::format("{}: unknown backend \"{}\"; valid: {}", field, name, valid));
+}
+
+}  // namespace collsim::network
+
+namespace collsim::network {
+
+std::unique_ptr<Backend> make_backend(const BackendInfo& info, core::Simulation& sim,
+                                      const topology::Topology& topo,
+                                      const BackendOptions& options, std::string_view field) {
+  if ((options.npu_injection_bandwidth || options.npu_ejection_bandwidth) &&
+      !info.supports_npu_limits) {
+    std::string valid;
+    for (const BackendInfo& b : backends()) {
+      if (b.supports_npu_limits) valid += (valid.empty() ? "" : ", ") + b.name;
+    }
+    throw core::InputError(fmt::format(
+        "{}: the {} backend does not model NPU injection/ejection limits; use {}", field,
+        info.name, valid.empty() ? "no backend yet" : valid));
+  }
+  for (const auto* bw : {&options.npu_injection_bandwidth, &options.npu_ejection_bandwidth}) {
+    if (*bw && bw->value().bytes_per_s <= 0) {
+      throw core::InputError(fmt::format("{}: NPU bandwidth limits must be > 0", field));
+    }
+  }
+  return info.make(sim, topo, options);
 }
 
 }  // namespace collsim::network

@@ -1,11 +1,45 @@
 #include "report/result.hpp"
 
+#include <algorithm>
+
 namespace collsim::report {
 
 void derive_bandwidths(ResultRow& row) {
   const double seconds = row.time.seconds();
   row.algbw_GBps = seconds > 0 ? static_cast<double>(row.size.count) / seconds / 1e9 : 0.0;
   row.busbw_GBps = row.algbw_GBps * collective::busbw_factor(row.collective, row.npus);
+}
+
+void fill_link_metrics(ResultRow& row, const topology::Topology& topo,
+                       const std::vector<network::LinkStats>& stats, std::uint32_t busiest) {
+  const double seconds = row.time.seconds();
+  const auto& links = topo.links();
+  row.dim_utilization.assign(topo.dimensions().empty() ? 1 : topo.dimensions().size(), 0.0);
+  if (seconds <= 0) return;
+  std::vector<double> dim_bytes(row.dim_utilization.size(), 0), dim_capacity(dim_bytes.size(), 0);
+  std::vector<LinkUse> uses;
+  uses.reserve(links.size());
+  for (std::size_t l = 0; l < links.size() && l < stats.size(); ++l) {
+    const double capacity = links[l].bandwidth.bytes_per_s * seconds;
+    const double u = static_cast<double>(stats[l].bytes) / capacity;
+    const std::uint32_t d = std::min<std::uint32_t>(links[l].dim, dim_bytes.size() - 1);
+    dim_bytes[d] += static_cast<double>(stats[l].bytes);
+    dim_capacity[d] += capacity;
+    row.max_link_utilization = std::max(row.max_link_utilization, u);
+    uses.push_back(LinkUse{static_cast<topology::LinkId>(l), links[l].src, links[l].dst,
+                           links[l].dim, stats[l].bytes, u});
+  }
+  for (std::size_t d = 0; d < dim_bytes.size(); ++d) {
+    row.dim_utilization[d] = dim_capacity[d] > 0 ? dim_bytes[d] / dim_capacity[d] : 0.0;
+  }
+  const std::size_t k = std::min<std::size_t>(busiest, uses.size());
+  std::partial_sort(uses.begin(), uses.begin() + static_cast<std::ptrdiff_t>(k), uses.end(),
+                    [](const LinkUse& a, const LinkUse& b) {
+                      return a.utilization != b.utilization ? a.utilization > b.utilization
+                                                            : a.link < b.link;
+                    });
+  uses.resize(k);
+  row.busiest_links = std::move(uses);
 }
 
 }  // namespace collsim::report

@@ -3,11 +3,24 @@
 // (DESIGN.md "Outputs and metrics"): algbw = size / time; busbw = algbw * NCCL factor.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "collective/collective.hpp"
 #include "core/units.hpp"
+#include "network/backend.hpp"
+#include "topology/topology.hpp"
 
 namespace collsim::report {
+
+/// One directed link's share of a run: utilization = bytes / (bandwidth x collective time).
+struct LinkUse {
+  topology::LinkId link = 0;
+  topology::NodeId src = 0;
+  topology::NodeId dst = 0;
+  std::uint32_t dim = 0;
+  std::uint64_t bytes = 0;
+  double utilization = 0;
+};
 
 struct ResultRow {
   std::string platform;   ///< scenario's platform name
@@ -25,9 +38,18 @@ struct ResultRow {
   std::uint64_t messages = 0;
   std::uint64_t bytes_sent = 0;  ///< bytes injected by all NPUs
   double max_link_utilization = 0;  ///< busiest link's bytes / (bandwidth * time)
+  /// Per dimension: bytes over its links / (sum of their bandwidths x time).
+  std::vector<double> dim_utilization;
+  std::vector<LinkUse> busiest_links;  ///< most utilized first, ties to the lower link id
 };
 
 /// Fill algbw, busbw from size, time, collective and npus.
 void derive_bandwidths(ResultRow& row);
+
+/// Fill max_link_utilization, dim_utilization and the `busiest` most utilized links from a
+/// backend's per-link statistics (entries past the topology's links are ignored). row.time must
+/// be set.
+void fill_link_metrics(ResultRow& row, const topology::Topology& topo,
+                       const std::vector<network::LinkStats>& stats, std::uint32_t busiest);
 
 }  // namespace collsim::report

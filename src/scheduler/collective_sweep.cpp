@@ -36,7 +36,7 @@ std::vector<report::ResultRow> run_collective_job(const std::string& platform,
       const collective::Program program =
           collective::build_program(choice, topo, job.collective, size, job.chunks);
       core::Simulation sim;
-      auto net = backend.make(sim, topo);
+      auto net = network::make_backend(backend, sim, topo, job.backend_options, "backend");
       const ExecutionResult res = execute(program, *net, sim, ExecuteOptions{job.max_time});
 
       report::ResultRow row;
@@ -52,12 +52,7 @@ std::vector<report::ResultRow> run_collective_job(const std::string& platform,
       row.messages = res.messages;
       row.bytes_sent = res.bytes;
       report::derive_bandwidths(row);
-      const auto& lb = net->link_bytes();
-      for (std::size_t l = 0; l < lb.size() && res.time.ps > 0; ++l) {
-        const double capacity = topo.links()[l].bandwidth.bytes_per_s * res.time.seconds();
-        row.max_link_utilization =
-            std::max(row.max_link_utilization, static_cast<double>(lb[l]) / capacity);
-      }
+      report::fill_link_metrics(row, topo, net->link_stats(), job.busiest_links);
       const core::Time base = rows.size() > first ? rows[first].time : res.time;
       row.speedup = res.time.ps > 0 ? static_cast<double>(base.ps) / static_cast<double>(res.time.ps)
                                     : 1.0;

@@ -19,6 +19,8 @@ struct CollectiveJob {
   std::vector<collective::AlgorithmChoice> algorithms;  ///< the first is the speedup baseline
   std::uint32_t chunks = 1;
   std::optional<core::Time> max_time;  ///< per run; exceeding it is a core::SimulationError
+  network::BackendOptions backend_options;
+  std::uint32_t busiest_links = 3;  ///< how many of the busiest links each row lists
 };
 
 /// Algorithms from `names` ("all" expands to every registered algorithm that supports the
