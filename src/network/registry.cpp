@@ -4,6 +4,8 @@
 #include "core/error.hpp"
 #include "network/analytical.hpp"
 #include "network/backend.hpp"
+#include "network/flow.hpp"
+#include "network/queue.hpp"
 
 namespace collsim::network {
 
@@ -16,6 +18,22 @@ const std::vector<BackendInfo>& backends() {
        [](core::Simulation& sim, const topology::Topology& topo,
           const BackendOptions&) -> std::unique_ptr<Backend> {
          return std::make_unique<AnalyticalBackend>(sim, topo);
+       }},
+      {"queue",
+       "congestion-aware per-link FIFO, store-and-forward: each hop latency + bytes / bandwidth "
+       "after the messages ahead (ASTRA-sim's congestion-aware analytical model, any topology)",
+       false,
+       [](core::Simulation& sim, const topology::Topology& topo,
+          const BackendOptions&) -> std::unique_ptr<Backend> {
+         return std::make_unique<QueueBackend>(sim, topo);
+       }},
+      {"flow",
+       "congestion-aware fluid model: messages are flows sharing every link max-min fairly, "
+       "latency added once per message; NPU injection/ejection caps",
+       true,
+       [](core::Simulation& sim, const topology::Topology& topo,
+          const BackendOptions& opt) -> std::unique_ptr<Backend> {
+         return std::make_unique<FlowBackend>(sim, topo, opt);
        }},
   };
   return all;

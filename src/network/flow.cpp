@@ -1,0 +1,242 @@
+#include "network/flow.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace collsim::network {
+namespace {
+
+// Picoseconds to move `bytes` at `rate`, rounded up (never early).
+core::Time time_for(double bytes, double rate) {
+  if (bytes <= 0) return core::Time{0};
+  return core::Time{static_cast<std::int64_t>(std::ceil(static_cast<long double>(bytes) * 1e12L /
+                                                        static_cast<long double>(rate)))};
+}
+
+}  // namespace
+
+FlowBackend::FlowBackend(core::Simulation& sim, const topology::Topology& topo,
+                         const BackendOptions& opt)
+    : sim_(sim), topo_(topo), num_links_(static_cast<std::uint32_t>(topo.links().size())) {
+  for (const topology::Link& l : topo.links()) capacity_.push_back(l.bandwidth.bytes_per_s);
+  inject_cap_ = opt.npu_injection_bandwidth.has_value();
+  eject_cap_ = opt.npu_ejection_bandwidth.has_value();
+  if (inject_cap_) capacity_.resize(capacity_.size() + topo.num_npus(), opt.npu_injection_bandwidth->bytes_per_s);
+  if (eject_cap_) capacity_.resize(capacity_.size() + topo.num_npus(), opt.npu_ejection_bandwidth->bytes_per_s);
+  const std::size_t n = capacity_.size();
+  stats_.resize(n);
+  on_res_.resize(n);
+  busy_since_.resize(n);
+  is_dirty_.resize(n, 0);
+  res_seen_.resize(n, 0);
+  rem_cap_.resize(n, 0);
+  unfrozen_.resize(n, 0);
+  stamp_.resize(n, 0);
+  route_.reserve(64);
+}
+
+void FlowBackend::send(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
+                       DeliveryHandler& handler, std::uint64_t tag) {
+  std::uint32_t f;
+  if (free_.empty()) {
+    f = static_cast<std::uint32_t>(flows_.size());
+    flows_.emplace_back();
+  } else {
+    f = free_.back();
+    free_.pop_back();
+  }
+  Flow& fl = flows_[f];
+  fl.handler = &handler;
+  fl.tag = tag;
+  fl.bytes = bytes.count;
+  fl.remaining = static_cast<double>(bytes.count);
+  fl.rate = 0;
+  fl.updated = sim_.now();
+  fl.res.clear();
+  fl.pos.clear();
+  route_.clear();
+  topo_.route(src, dst, route_);
+  fl.latency = core::Time{0};
+  for (topology::LinkId l : route_) {
+    fl.res.push_back(l);
+    fl.latency += topo_.links()[l].latency;
+  }
+  std::uint32_t extra = num_links_;
+  if (inject_cap_) {
+    fl.res.push_back(extra + src);
+    extra += topo_.num_npus();
+  }
+  if (eject_cap_) fl.res.push_back(extra + dst);
+
+  if (bytes.count == 0) {
+    // Nothing to share: free at once, arrive after the latency.
+    fl.active = false;
+    ++fl.version;
+    sim_.schedule_in(core::Time{0}, *this, event_tag(f, fl.version, kFinish));
+    return;
+  }
+  fl.active = true;
+  for (std::uint32_t i = 0; i < fl.res.size(); ++i) {
+    const std::uint32_t r = fl.res[i];
+    if (on_res_[r].empty()) busy_since_[r] = sim_.now();
+    fl.pos.push_back(static_cast<std::uint32_t>(on_res_[r].size()));
+    on_res_[r].push_back(Entry{f, i});
+    mark_dirty(r);
+  }
+}
+
+void FlowBackend::mark_dirty(std::uint32_t r) {
+  if (!is_dirty_[r]) {
+    is_dirty_[r] = 1;
+    dirty_.push_back(r);
+  }
+  if (!recompute_scheduled_) {
+    recompute_scheduled_ = true;
+    // Runs after every event already queued for this instant: one recomputation per batch.
+    sim_.schedule_in(core::Time{0}, *this, kRecompute);
+  }
+}
+
+void FlowBackend::on_event(std::uint64_t event) {
+  const auto kind = static_cast<Kind>(event & 3u);
+  if (kind == kRecompute) {
+    recompute_scheduled_ = false;
+    recompute();
+    return;
+  }
+  const auto f = static_cast<std::uint32_t>((event >> 2) & 0xffffffffu);
+  const auto version = static_cast<std::uint32_t>(event >> 34);
+  Flow& fl = flows_[f];
+  if (kind == kDelivered) {
+    DeliveryHandler* h = fl.handler;
+    const std::uint64_t tag = fl.tag;
+    free_.push_back(f);
+    h->on_delivered(tag);
+    return;
+  }
+  if (version != (fl.version & 0x3fffffffu)) return;  // the rate changed since: stale
+  finish(f);
+}
+
+void FlowBackend::finish(std::uint32_t f) {
+  Flow& fl = flows_[f];
+  if (fl.active) detach(f);
+  ++fl.version;  // no later finish event for this flow is valid
+  sim_.schedule_in(flows_[f].latency, *this, event_tag(f, 0, kDelivered));
+  // The callback may send() and grow flows_: copy what it needs first.
+  DeliveryHandler* h = flows_[f].handler;
+  const std::uint64_t tag = flows_[f].tag;
+  h->on_injected(tag);
+}
+
+void FlowBackend::detach(std::uint32_t f) {
+  Flow& fl = flows_[f];
+  fl.active = false;
+  fl.remaining = 0;
+  const core::Time now = sim_.now();
+  for (std::uint32_t i = 0; i < fl.res.size(); ++i) {
+    const std::uint32_t r = fl.res[i];
+    auto& list = on_res_[r];
+    const std::uint32_t p = fl.pos[i];
+    list[p] = list.back();
+    flows_[list[p].flow].pos[list[p].index] = p;
+    list.pop_back();
+    stats_[r].bytes += fl.bytes;
+    if (list.empty()) {
+      stats_[r].busy += now - busy_since_[r];
+    } else {
+      mark_dirty(r);  // the others may speed up
+    }
+  }
+}
+
+void FlowBackend::recompute() {
+  const core::Time now = sim_.now();
+  ++epoch_;
+  comp_res_.clear();
+  comp_flows_.clear();
+  // The component touched by the change: dirty links, their flows, those flows' links, ...
+  for (std::uint32_t r : dirty_) {
+    is_dirty_[r] = 0;
+    if (res_seen_[r] != epoch_) {
+      res_seen_[r] = epoch_;
+      comp_res_.push_back(r);
+    }
+  }
+  dirty_.clear();
+  for (std::size_t i = 0; i < comp_res_.size(); ++i) {
+    for (const Entry& e : on_res_[comp_res_[i]]) {
+      Flow& fl = flows_[e.flow];
+      if (fl.seen == epoch_) continue;
+      fl.seen = epoch_;
+      comp_flows_.push_back(e.flow);
+      for (std::uint32_t q : fl.res) {
+        if (res_seen_[q] != epoch_) {
+          res_seen_[q] = epoch_;
+          comp_res_.push_back(q);
+        }
+      }
+    }
+  }
+  // Bring the component's flows up to date at their old rates.
+  old_rate_.clear();
+  for (std::uint32_t f : comp_flows_) {
+    Flow& fl = flows_[f];
+    fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now - fl.updated).seconds());
+    fl.updated = now;
+    fl.frozen = false;
+    old_rate_.push_back(fl.rate);
+  }
+  // Progressive filling with a lazy min-heap of (fair share, link).
+  heap_.clear();
+  auto later = [](const HeapItem& a, const HeapItem& b) {
+    return a.share != b.share ? a.share > b.share : a.res > b.res;
+  };
+  for (std::uint32_t r : comp_res_) {
+    rem_cap_[r] = capacity_[r];
+    unfrozen_[r] = static_cast<std::uint32_t>(on_res_[r].size());
+    ++stamp_[r];
+    if (unfrozen_[r] > 0) heap_.push_back(HeapItem{rem_cap_[r] / unfrozen_[r], r, stamp_[r]});
+  }
+  std::make_heap(heap_.begin(), heap_.end(), later);
+  while (!heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end(), later);
+    const HeapItem top = heap_.back();
+    heap_.pop_back();
+    if (top.stamp != stamp_[top.res] || unfrozen_[top.res] == 0) continue;
+    const double share = top.share;
+    for (const Entry& e : on_res_[top.res]) {
+      Flow& fl = flows_[e.flow];
+      if (fl.frozen) continue;
+      fl.frozen = true;
+      fl.rate = share;
+      for (std::uint32_t q : fl.res) {
+        rem_cap_[q] = std::max(0.0, rem_cap_[q] - share);
+        --unfrozen_[q];
+        if (q != top.res && unfrozen_[q] > 0) {
+          ++stamp_[q];
+          heap_.push_back(HeapItem{rem_cap_[q] / unfrozen_[q], q, stamp_[q]});
+          std::push_heap(heap_.begin(), heap_.end(), later);
+        }
+      }
+    }
+  }
+  // New finish times for flows whose rate changed; the others' pending events stay valid.
+  for (std::size_t i = 0; i < comp_flows_.size(); ++i) {
+    const std::uint32_t f = comp_flows_[i];
+    Flow& fl = flows_[f];
+    if (fl.rate == old_rate_[i]) continue;
+    ++fl.version;
+    sim_.schedule_at(now + time_for(fl.remaining, fl.rate), *this,
+                     event_tag(f, fl.version, kFinish));
+  }
+}
+
+double FlowBackend::rate_of(std::uint64_t tag) const {
+  for (const Flow& fl : flows_) {
+    if (fl.active && fl.tag == tag) return fl.rate;
+  }
+  return -1;
+}
+
+}  // namespace collsim::network

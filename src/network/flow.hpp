@@ -1,0 +1,101 @@
+#pragma once
+// The flow backend: a fluid model with max-min fair bandwidth sharing.
+//
+// Each message is a flow over its route. Active flows share every directed link max-min fairly,
+// computed by progressive filling: repeatedly find the link whose remaining capacity divided by
+// its unfrozen flows is smallest, give those flows that rate, and remove it from the other links
+// they cross. Rates are recomputed once per simulated instant at which flows start or end, and
+// only over the connected component of links and flows that the change touches. A message's last
+// byte leaves the source when its flow has moved all its bytes (the source's channel is free
+// again then) and arrives after the sum of the route's link latencies, added once per message.
+//
+// NPU injection / ejection limits (BackendOptions) are extra links in the same computation: every
+// flow from NPU u also crosses u's injection link, every flow to v crosses v's ejection link
+// (a NIC slower than the sum of its network links: ACE Sec. 3, MultiTree Sec. V-A).
+//
+// Left out, by design: packets, headers, buffers and back-pressure (switches forward with no
+// buffering limit), store-and-forward delay, and TCP-like rate dynamics. Use `packet` for those.
+// Cost: a recomputation is O((F + L) log L) in the component it touches; traffic where every flow
+// shares links with every other (all-to-all through one switch) makes each recomputation global.
+#include <cstdint>
+#include <vector>
+
+#include "network/backend.hpp"
+
+namespace collsim::network {
+
+class FlowBackend final : public Backend, private core::EventHandler {
+ public:
+  FlowBackend(core::Simulation& sim, const topology::Topology& topo, const BackendOptions& opt);
+
+  std::string_view name() const override { return "flow"; }
+  void send(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
+            DeliveryHandler& handler, std::uint64_t tag) override;
+  const std::vector<LinkStats>& link_stats() const override { return stats_; }
+
+  /// Current rate of the flow carrying message `tag` (bytes/s; for tests), or -1 if none.
+  double rate_of(std::uint64_t tag) const;
+
+ private:
+  enum Kind : std::uint64_t { kFinish = 0, kDelivered = 1, kRecompute = 2 };
+  struct Entry {
+    std::uint32_t flow;
+    std::uint32_t index;  // position of this resource in the flow's route
+  };
+  struct Flow {
+    DeliveryHandler* handler = nullptr;
+    std::uint64_t tag = 0;
+    std::vector<std::uint32_t> res;  // links crossed (capacity reused across messages)
+    std::vector<std::uint32_t> pos;  // index of this flow in each link's entry list
+    double remaining = 0;            // bytes not yet sent
+    double rate = 0;                 // bytes/s
+    core::Time updated;              // when `remaining` was last brought up to date
+    core::Time latency;              // sum of route latencies
+    std::uint64_t bytes = 0;
+    std::uint32_t version = 0;       // finish events carry it; a rate change makes old ones stale
+    std::uint32_t seen = 0;          // component-search epoch
+    bool active = false;
+    bool frozen = false;
+  };
+
+  void on_event(std::uint64_t event) override;
+  void mark_dirty(std::uint32_t res);
+  void recompute();
+  void finish(std::uint32_t f);
+  void detach(std::uint32_t f);
+  static std::uint64_t event_tag(std::uint32_t flow, std::uint32_t version, Kind k) {
+    return (std::uint64_t{version & 0x3fffffffu} << 34) | (std::uint64_t{flow} << 2) | k;
+  }
+
+  core::Simulation& sim_;
+  const topology::Topology& topo_;
+  std::uint32_t num_links_ = 0;
+  bool inject_cap_ = false, eject_cap_ = false;
+  std::vector<double> capacity_;  // per resource: topology links, then injection, then ejection
+  std::vector<LinkStats> stats_;
+  std::vector<std::vector<Entry>> on_res_;  // active flows per resource
+  std::vector<core::Time> busy_since_;
+  std::vector<Flow> flows_;
+  std::vector<std::uint32_t> free_;
+  std::vector<topology::LinkId> route_;  // scratch
+
+  // Recomputation state, kept between calls so that it allocates nothing in steady state.
+  std::vector<std::uint32_t> dirty_;
+  std::vector<std::uint8_t> is_dirty_;
+  bool recompute_scheduled_ = false;
+  std::uint32_t epoch_ = 0;
+  std::vector<std::uint32_t> res_seen_;
+  std::vector<std::uint32_t> comp_res_, comp_flows_;
+  std::vector<double> rem_cap_;
+  std::vector<std::uint32_t> unfrozen_;
+  std::vector<std::uint32_t> stamp_;
+  struct HeapItem {
+    double share;
+    std::uint32_t res;
+    std::uint32_t stamp;
+  };
+  std::vector<HeapItem> heap_;
+  std::vector<double> old_rate_;
+};
+
+}  // namespace collsim::network
