@@ -8,7 +8,7 @@ MAKEFLAGS  += --no-print-directory
 BUILD      ?= build
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PACKAGES := cmake make g++ libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev \
-                libgtest-dev libgmock-dev libbenchmark-dev
+                libgtest-dev libgmock-dev libbenchmark-dev libabsl-dev
 
 .PHONY: deps configure build run test golden sanitize bench format clean
 

@@ -2,8 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <unordered_map>
 #include <vector>
+
+#include <absl/container/flat_hash_map.h>
 
 #include "collective/ir/progress.hpp"
 #include "core/error.hpp"
@@ -49,7 +50,7 @@ class Executor final : public collective::Progress::Hooks, public network::Deliv
   }
 
   void on_send(Rank r, std::uint32_t op_index, std::uint32_t seq) override {
-    const Op& op = p_.ops[r][op_index];
+    const Op op = p_.op(r, op_index);
     const core::Bytes bytes = p_.bytes(op.first, op.count);
     std::uint32_t slot;
     if (free_.empty()) {
@@ -77,7 +78,7 @@ class Executor final : public collective::Progress::Hooks, public network::Deliv
   void on_delivered(std::uint64_t tag) override {
     const InFlight f = flight_[tag];
     free_.push_back(static_cast<std::uint32_t>(tag));
-    progress_.arrive(f.src, f.op, f.seq);
+    progress_.arrive(f.src, f.dst, f.op, f.seq);
   }
 
  private:
@@ -93,7 +94,7 @@ class Executor final : public collective::Progress::Hooks, public network::Deliv
   network::Backend& backend_;
   core::Simulation& sim_;
   collective::Progress progress_;
-  std::unordered_map<std::uint64_t, bool> busy_;
+  absl::flat_hash_map<std::uint64_t, bool> busy_;  // channel (src, dst) -> serializing
   std::vector<InFlight> flight_;
   std::vector<std::uint32_t> free_;
   core::Time last_;

@@ -14,34 +14,52 @@
 namespace collsim::collective {
 namespace {
 
-// Reduce-scatter and/or all-gather of `lanes` independent rings. Lane v uses order `orders[v % 2]`
-// and pieces [v*N, (v+1)*N); logical block j of a lane is the piece owned by rank order[j-1], so
-// position k ends the reduce-scatter holding its own rank's piece (collective.hpp convention).
-void ring_phases(Program& p, const std::vector<std::vector<Rank>>& orders, std::uint32_t lanes,
-                 bool reduce_scatter, bool all_gather) {
-  const std::uint32_t n = p.num_ranks;
-  auto piece = [&](std::uint32_t lane, std::uint32_t block) {
-    const auto& o = orders[lane % orders.size()];
-    return lane * n + o[(block + n - 1) % n];
-  };
-  std::vector<Transfer> step;
-  step.reserve(static_cast<std::size_t>(n) * lanes);
-  for (int phase = 0; phase < 2; ++phase) {
-    if ((phase == 0 && !reduce_scatter) || (phase == 1 && !all_gather)) continue;
-    for (std::uint32_t s = 0; s + 1 < n; ++s) {
-      step.clear();
-      for (std::uint32_t lane = 0; lane < lanes; ++lane) {
-        const auto& o = orders[lane % orders.size()];
-        for (std::uint32_t k = 0; k < n; ++k) {
-          // Reduce-scatter sends block k-s; all-gather sends block k+1-s (its finished block).
-          const std::uint32_t block = (k + n - s + (phase == 1 ? 1 : 0)) % n;
-          step.push_back(Transfer{o[k], o[(k + 1) % n], piece(lane, block), 1});
-        }
-      }
-      add_step(p, step, phase == 0);
+// Reduce-scatter and/or all-gather of `lanes` independent rings, generated on demand (a stored
+// 1024-rank ring program in 4 chunks would hold 16.8 M ops). Lane v goes round orders[v % 2]
+// (the second order, when present, is the first reversed) over pieces [v*N, (v+1)*N); logical
+// block j of a lane is the piece owned by rank order[j-1], so position k ends the reduce-scatter
+// holding its own rank's piece (collective.hpp convention). Per rank, each step is its sends for
+// lanes 0..L-1, then its receives for lanes 0..L-1 (the order add_step would store).
+class RingGenerator final : public OpGenerator {
+ public:
+  RingGenerator(std::vector<std::vector<Rank>> orders, std::uint32_t lanes, bool reduce_scatter,
+                bool all_gather)
+      : orders_(std::move(orders)),
+        n_(static_cast<std::uint32_t>(orders_[0].size())),
+        lanes_(lanes),
+        first_phase_(reduce_scatter ? 0 : 1),
+        steps_((n_ - 1) * ((reduce_scatter ? 1 : 0) + (all_gather ? 1 : 0))) {
+    for (const auto& o : orders_) {
+      std::vector<std::uint32_t> pos(n_);
+      for (std::uint32_t k = 0; k < n_; ++k) pos[o[k]] = k;
+      position_.push_back(std::move(pos));
     }
   }
-}
+
+  std::uint32_t size(Rank) const override { return steps_ * 2 * lanes_; }
+
+  Op at(Rank r, std::uint32_t i) const override {
+    const std::uint32_t n = n_;
+    const std::uint32_t g = i / (2 * lanes_), j = i % (2 * lanes_);
+    const std::uint32_t phase = first_phase_ + g / (n - 1), s = g % (n - 1);
+    const std::uint32_t lane = j % lanes_;
+    const auto& o = orders_[lane % orders_.size()];
+    const std::uint32_t k = position_[lane % orders_.size()][r];
+    // Reduce-scatter step s sends block k-s; all-gather sends block k+1-s (a finished block).
+    auto piece = [&](std::uint32_t pos) {
+      const std::uint32_t block = (pos + n - s + phase) % n;
+      return lane * n + o[(block + n - 1) % n];
+    };
+    if (j < lanes_) return Op{Op::Kind::Send, o[(k + 1) % n], piece(k), 1};
+    const std::uint32_t pred = (k + n - 1) % n;
+    return Op{phase == 0 ? Op::Kind::RecvReduce : Op::Kind::Recv, o[pred], piece(pred), 1};
+  }
+
+ private:
+  std::vector<std::vector<Rank>> orders_;
+  std::vector<std::vector<std::uint32_t>> position_;
+  std::uint32_t n_, lanes_, first_phase_, steps_;
+};
 
 void ring_all_to_all(Program& p, const std::vector<Rank>& o, std::uint32_t chunks) {
   const std::uint32_t n = p.num_ranks;
@@ -83,9 +101,10 @@ Program build(const BuildRequest& req) {
   // Each chunk becomes `directions` lanes of N pieces.
   Program p = make_program("ring", req.collective, n, req.size, req.chunks * directions);
   p.num_chunks = req.chunks;
-  const bool rs = req.collective != Collective::AllGather;
-  const bool ag = req.collective != Collective::ReduceScatter;
-  ring_phases(p, orders, req.chunks * directions, rs, ag);
+  p.ops.clear();
+  p.generator = std::make_shared<RingGenerator>(std::move(orders), req.chunks * directions,
+                                                req.collective != Collective::AllGather,
+                                                req.collective != Collective::ReduceScatter);
   return p;
 }
 

@@ -22,7 +22,7 @@ core::Bytes Program::bytes(std::uint32_t first, std::uint32_t count) const {
 
 std::uint64_t Program::total_ops() const {
   std::uint64_t n = 0;
-  for (const auto& r : ops) n += r.size();
+  for (Rank r = 0; r < num_ranks; ++r) n += num_ops(r);
   return n;
 }
 

@@ -13,6 +13,7 @@
 //     Recv overwrites them.
 // Dependencies are therefore data dependencies; chunks pipeline by interleaving their ops.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,15 @@ struct Op {
 
 std::string to_string(const Op& op);
 
+/// Ops computed on demand instead of stored: for 1024+ ranks a stored ring program has tens of
+/// millions of ops (DESIGN.md "Large programs are generated, not stored").
+class OpGenerator {
+ public:
+  virtual ~OpGenerator() = default;
+  virtual std::uint32_t size(Rank r) const = 0;
+  virtual Op at(Rank r, std::uint32_t i) const = 0;
+};
+
 struct Program {
   std::string algorithm;
   Collective collective = Collective::AllReduce;
@@ -41,7 +51,13 @@ struct Program {
   std::uint32_t num_chunks = 1;
   std::uint32_t num_pieces = 0;
   std::uint64_t space_bytes = 0;  ///< bytes of the whole piece space
-  std::vector<std::vector<Op>> ops;  ///< ops[rank]
+  std::vector<std::vector<Op>> ops;  ///< ops[rank], when stored
+  std::shared_ptr<const OpGenerator> generator;  ///< when set, ops are generated instead
+
+  std::uint32_t num_ops(Rank r) const {
+    return generator ? generator->size(r) : static_cast<std::uint32_t>(ops[r].size());
+  }
+  Op op(Rank r, std::uint32_t i) const { return generator ? generator->at(r, i) : ops[r][i]; }
 
   /// Bytes of pieces [first, first+count): piece i spans [i*space/P, (i+1)*space/P).
   core::Bytes bytes(std::uint32_t first, std::uint32_t count) const;

@@ -6,6 +6,13 @@
 #include <cstdint>
 
 namespace collsim::collective {
+namespace {
+
+bool overlaps(const auto& pending, std::uint32_t first, std::uint32_t count) {
+  return pending.first < first + count && first < pending.first + pending.count;
+}
+
+}  // namespace
 
 Progress::Progress(const Program& p, Hooks& hooks)
     : program_(p),
@@ -17,11 +24,14 @@ Progress::Progress(const Program& p, Hooks& hooks)
       arrived_open_(p.num_ranks, 0),
       early_(p.num_ranks),
       done_(p.num_ranks, 0),
+
       completions_(p.num_ranks, 0),
-      blocked_at_(p.num_ranks, UINT64_MAX) {}
+      blocked_at_(p.num_ranks, UINT64_MAX),
+      cursor_op_(p.num_ranks),
+      cursor_op_valid_(p.num_ranks, 0) {}
 
 bool Progress::rank_finished(Rank r) const {
-  return cursor_[r] == program_.ops[r].size() && open_[r] == 0;
+  return cursor_[r] == program_.num_ops(r) && open_[r] == 0;
 }
 
 void Progress::pump(Rank r) {
@@ -37,16 +47,20 @@ void Progress::pump(Rank r) {
 }
 
 bool Progress::issue(Rank r) {
-  const auto& ops = program_.ops[r];
+  const std::uint32_t end = program_.num_ops(r);
   bool moved = false;
-  while (cursor_[r] < ops.size()) {
+  while (cursor_[r] < end) {
     const std::uint32_t idx = cursor_[r];
-    const Op& op = ops[idx];
+    if (!cursor_op_valid_[r]) {
+      cursor_op_[r] = program_.op(r, idx);
+      cursor_op_valid_[r] = 1;
+    }
+    const Op op = cursor_op_[r];
     if (op.is_send()) {
       if (blocked_at_[r] == completions_[r]) return moved;  // nothing completed since last look
       const auto& pend = pending_[r];
       for (std::size_t i = head_[r]; i < pend.size(); ++i) {
-        if (!pend[i].done && ops[pend[i].op].overlaps(op)) {
+        if (!pend[i].done && overlaps(pend[i], op.first, op.count)) {
           blocked_at_[r] = completions_[r];  // data not here yet
           return moved;
         }
@@ -55,11 +69,12 @@ bool Progress::issue(Rank r) {
       if (!hooks_.can_send(r, op)) return moved;
       const std::uint32_t seq = send_seq_[channel(r, op.peer)]++;
       ++cursor_[r];
+      cursor_op_valid_[r] = 0;
       moved = true;
       hooks_.on_send(r, idx, seq);
     } else {
       const std::uint32_t seq = recv_seq_[channel(op.peer, r)]++;
-      Pending p{idx, op.peer, seq, false, 0};
+      Pending p{idx, op.first, op.count, op.peer, seq, false, 0};
       auto& early = early_[r];
       for (auto it = early.begin(); it != early.end(); ++it) {
         if (it->src == op.peer && it->seq == seq) {
@@ -73,6 +88,7 @@ bool Progress::issue(Rank r) {
       ++open_[r];
       arrived_open_[r] += p.arrived ? 1 : 0;
       ++cursor_[r];
+      cursor_op_valid_[r] = 0;
       moved = true;
     }
   }
@@ -80,7 +96,6 @@ bool Progress::issue(Rank r) {
 }
 
 bool Progress::complete_ready(Rank r) {
-  const auto& ops = program_.ops[r];
   auto& pend = pending_[r];
   bool moved = false;
   // Visit only as far as the last arrived entry; an arrived recv completes when no earlier open
@@ -91,7 +106,7 @@ bool Progress::complete_ready(Rank r) {
     --arrived_left;
     bool ready = true;
     for (std::size_t j = head_[r]; ready && j < i; ++j) {
-      if (!pend[j].done && ops[pend[j].op].overlaps(ops[pend[i].op])) ready = false;
+      if (!pend[j].done && overlaps(pend[j], pend[i].first, pend[i].count)) ready = false;
     }
     if (!ready) continue;
     pend[i].done = true;
@@ -114,8 +129,7 @@ bool Progress::complete_ready(Rank r) {
   return moved;
 }
 
-void Progress::arrive(Rank src, std::uint32_t src_op, std::uint32_t seq) {
-  const Rank dst = program_.ops[src][src_op].peer;
+void Progress::arrive(Rank src, Rank dst, std::uint32_t src_op, std::uint32_t seq) {
   bool matched = false;
   auto& pend = pending_[dst];
   for (std::size_t i = head_[dst]; i < pend.size(); ++i) {
@@ -133,14 +147,14 @@ void Progress::arrive(Rank src, std::uint32_t src_op, std::uint32_t seq) {
 }
 
 std::string Progress::describe_blocked(Rank r) const {
-  const auto& ops = program_.ops[r];
   if (rank_finished(r)) return fmt::format("rank {} finished", r);
-  std::string s = fmt::format("rank {} at op {}/{}", r, cursor_[r], ops.size());
-  if (cursor_[r] < ops.size()) s += fmt::format(" ({})", to_string(ops[cursor_[r]]));
+  const std::uint32_t n = program_.num_ops(r);
+  std::string s = fmt::format("rank {} at op {}/{}", r, cursor_[r], n);
+  if (cursor_[r] < n) s += fmt::format(" ({})", to_string(program_.op(r, cursor_[r])));
   if (open_[r] > 0) {
     std::size_t first = head_[r];
     while (pending_[r][first].done) ++first;
-    const Op& w = ops[pending_[r][first].op];
+    const Op w = program_.op(r, pending_[r][first].op);
     s += fmt::format(", waiting for {} recv(s), first: {}", open_[r], to_string(w));
   }
   return s;

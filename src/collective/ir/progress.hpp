@@ -9,8 +9,9 @@
 // channel (ordered rank pair) in use.
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <vector>
+
+#include <absl/container/flat_hash_map.h>
 
 #include "collective/ir/program.hpp"
 
@@ -36,9 +37,9 @@ class Progress {
 
   /// Issue and complete what rank r can, until it is blocked.
   void pump(Rank r);
-  /// The message of send `src_op` of rank `src` (channel position `seq`) has arrived at its peer.
+  /// The message of send `src_op` of rank `src` (channel position `seq`) has arrived at `dst`.
   /// Pumps the receiving rank.
-  void arrive(Rank src, std::uint32_t src_op, std::uint32_t seq);
+  void arrive(Rank src, Rank dst, std::uint32_t src_op, std::uint32_t seq);
 
   bool finished() const { return ranks_done_ == program_.num_ranks; }
   bool rank_finished(Rank r) const;
@@ -51,6 +52,7 @@ class Progress {
  private:
   struct Pending {
     std::uint32_t op;
+    std::uint32_t first, count;  // the op's pieces, cached for overlap checks
     Rank src;
     std::uint32_t seq;
     bool arrived;
@@ -83,7 +85,11 @@ class Progress {
   // rescan the pending list on every arrival (direct algorithms keep N-1 recvs pending).
   std::vector<std::uint64_t> completions_, blocked_at_;
   std::uint32_t ranks_done_ = 0;
-  std::unordered_map<std::uint64_t, std::uint32_t> send_seq_, recv_seq_;
+  absl::flat_hash_map<std::uint64_t, std::uint32_t> send_seq_, recv_seq_;
+  // The op at each rank's cursor, fetched once: a generated op costs a few divisions, and a
+  // blocked rank is pumped many times before its cursor moves.
+  std::vector<Op> cursor_op_;
+  std::vector<std::uint8_t> cursor_op_valid_;
 };
 
 }  // namespace collsim::collective

@@ -56,7 +56,7 @@ class Checker final : public Progress::Hooks {
     while (!in_flight_.empty() && error_.empty()) {
       const Message m = in_flight_.front();
       in_flight_.pop_front();
-      progress_.arrive(m.src, m.op, m.seq);
+      progress_.arrive(m.src, p_.op(m.src, m.op).peer, m.op, m.seq);
     }
     v.ops = p_.total_ops();
     v.messages = messages_;
@@ -71,7 +71,7 @@ class Checker final : public Progress::Hooks {
       const Rank src = static_cast<Rank>(key >> 32);
       const auto op = static_cast<std::uint32_t>(key);
       error_ = fmt::format("rank {} op {} ({}) is never received", src, op,
-                           to_string(p_.ops[src][op]));
+                           to_string(p_.op(src, op)));
       return fail(v);
     }
     check_final();
@@ -83,7 +83,7 @@ class Checker final : public Progress::Hooks {
   bool can_send(Rank, const Op&) override { return error_.empty(); }
 
   void on_send(Rank r, std::uint32_t idx, std::uint32_t seq) override {
-    const Op& op = p_.ops[r][idx];
+    const Op op = p_.op(r, idx);
     const std::uint32_t w = held_.words();
     std::vector<std::uint64_t> snap(static_cast<std::size_t>(op.count) * w);
     for (std::uint32_t i = 0; i < op.count; ++i) {
@@ -101,8 +101,8 @@ class Checker final : public Progress::Hooks {
 
   void on_recv_done(Rank r, std::uint32_t idx, Rank src, std::uint32_t src_op) override {
     if (!error_.empty()) return;
-    const Op& rv = p_.ops[r][idx];
-    const Op& sd = p_.ops[src][src_op];
+    const Op rv = p_.op(r, idx);
+    const Op sd = p_.op(src, src_op);
     if (rv.first != sd.first || rv.count != sd.count) {
       error_ = fmt::format("rank {} op {} ({}) is matched by rank {} op {} ({}): pieces differ", r,
                            idx, to_string(rv), src, src_op, to_string(sd));
@@ -149,14 +149,14 @@ class Checker final : public Progress::Hooks {
       error_ = "program has fewer than 2 ranks";
       return false;
     }
-    if (p_.ops.size() != p_.num_ranks) {
+    if (!p_.generator && p_.ops.size() != p_.num_ranks) {
       error_ = fmt::format("program lists ops for {} ranks, expected {}", p_.ops.size(),
                            p_.num_ranks);
       return false;
     }
     for (Rank r = 0; r < p_.num_ranks; ++r) {
-      for (std::uint32_t i = 0; i < p_.ops[r].size(); ++i) {
-        const Op& op = p_.ops[r][i];
+      for (std::uint32_t i = 0; i < p_.num_ops(r); ++i) {
+        const Op op = p_.op(r, i);
         const char* bad = op.peer >= p_.num_ranks ? "peer out of range"
                           : op.peer == r          ? "peer is the rank itself"
                           : op.count == 0         ? "empty piece range"
