@@ -21,7 +21,13 @@ void AnalyticalBackend::send(topology::NodeId src, topology::NodeId dst, core::B
     bottleneck = bottleneck == 0 ? link.bandwidth.bytes_per_s
                                  : std::min(bottleneck, link.bandwidth.bytes_per_s);
   }
-  const core::Time serialize = core::transfer_time(bytes, core::Bandwidth{bottleneck});
+  // Collectives send many equal messages over equal links: reuse the last exact division.
+  if (bytes.count != last_bytes_ || bottleneck != last_bw_) {
+    last_bytes_ = bytes.count;
+    last_bw_ = bottleneck;
+    last_serialize_ = core::transfer_time(bytes, core::Bandwidth{bottleneck});
+  }
+  const core::Time serialize = last_serialize_;
   // Busy time adds up each message's serialization, overlaps included: above the run time it
   // shows how far the congestion-unaware model oversubscribed the link.
   for (topology::LinkId l : route_) {

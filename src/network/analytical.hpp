@@ -33,6 +33,9 @@ class AnalyticalBackend final : public Backend, private core::EventHandler {
   std::vector<std::uint32_t> free_;
   std::vector<topology::LinkId> route_;  // scratch, reused for every message
   std::vector<LinkStats> link_stats_;
+  std::uint64_t last_bytes_ = UINT64_MAX;
+  double last_bw_ = 0;
+  core::Time last_serialize_;
 };
 
 }  // namespace collsim::network

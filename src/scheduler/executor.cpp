@@ -18,7 +18,12 @@ using collective::Rank;
 class Executor final : public collective::Progress::Hooks, public network::DeliveryHandler {
  public:
   Executor(const collective::Program& p, network::Backend& b, core::Simulation& sim)
-      : p_(p), backend_(b), sim_(sim), progress_(p, *this) {}
+      : p_(p),
+        backend_(b),
+        sim_(sim),
+        progress_(p, *this),
+        busy_count_(p.num_ranks, 0),
+        busy_peer_(p.num_ranks, 0) {}
 
   ExecutionResult run(const ExecuteOptions& opt) {
     const core::Time start = sim_.now();
@@ -45,6 +50,9 @@ class Executor final : public collective::Progress::Hooks, public network::Deliv
   }
 
   bool can_send(Rank r, const Op& op) override {
+    // Most ranks have at most one channel serializing: answer those without the map.
+    if (busy_count_[r] == 0) return true;
+    if (busy_count_[r] == 1 && busy_peer_[r] != kUnknown) return busy_peer_[r] != op.peer;
     auto it = busy_.find(channel(r, op.peer));
     return it == busy_.end() || !it->second;
   }
@@ -62,6 +70,8 @@ class Executor final : public collective::Progress::Hooks, public network::Deliv
     }
     flight_[slot] = InFlight{r, op.peer, op_index, seq};
     busy_[channel(r, op.peer)] = true;
+    // The lone busy peer is known when the count goes 0 -> 1, not when it falls back to 1.
+    busy_peer_[r] = ++busy_count_[r] == 1 ? op.peer : kUnknown;
     ++messages_;
     bytes_ += bytes.count;
     backend_.send(r, op.peer, bytes, *this, slot);
@@ -72,6 +82,7 @@ class Executor final : public collective::Progress::Hooks, public network::Deliv
   void on_injected(std::uint64_t tag) override {
     const InFlight& f = flight_[tag];
     busy_[channel(f.src, f.dst)] = false;
+    --busy_count_[f.src];
     progress_.pump(f.src);
   }
 
@@ -95,6 +106,9 @@ class Executor final : public collective::Progress::Hooks, public network::Deliv
   core::Simulation& sim_;
   collective::Progress progress_;
   absl::flat_hash_map<std::uint64_t, bool> busy_;  // channel (src, dst) -> serializing
+  std::vector<std::uint32_t> busy_count_;  // per rank: channels serializing
+  std::vector<Rank> busy_peer_;            // per rank: the peer, when busy_count_ is 1
+  static constexpr Rank kUnknown = UINT32_MAX;
   std::vector<InFlight> flight_;
   std::vector<std::uint32_t> free_;
   core::Time last_;

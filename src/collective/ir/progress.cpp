@@ -35,11 +35,13 @@ bool Progress::rank_finished(Rank r) const {
 }
 
 void Progress::pump(Rank r) {
-  bool moved = true;
-  while (moved) {
-    moved = issue(r);
-    moved = complete_ready(r) || moved;
-  }
+  // Completions unblock sends; issuing only unblocks completions when it posts a recv whose
+  // message had already arrived. So: complete, issue, and go round again only in that case.
+  do {
+    posted_arrived_ = false;
+    complete_ready(r);
+    issue(r);
+  } while (posted_arrived_);
   if (!done_[r] && rank_finished(r)) {
     done_[r] = 1;
     ++ranks_done_;
@@ -80,6 +82,7 @@ bool Progress::issue(Rank r) {
         if (it->src == op.peer && it->seq == seq) {
           p.arrived = true;
           p.src_op = it->src_op;
+          posted_arrived_ = true;
           early.erase(it);
           break;
         }
@@ -96,6 +99,7 @@ bool Progress::issue(Rank r) {
 }
 
 bool Progress::complete_ready(Rank r) {
+  if (arrived_open_[r] == 0) return false;
   auto& pend = pending_[r];
   bool moved = false;
   // Visit only as far as the last arrived entry; an arrived recv completes when no earlier open

@@ -85,6 +85,7 @@ class Progress {
   // rescan the pending list on every arrival (direct algorithms keep N-1 recvs pending).
   std::vector<std::uint64_t> completions_, blocked_at_;
   std::uint32_t ranks_done_ = 0;
+  bool posted_arrived_ = false;  // issue() posted a recv whose message was already there
   absl::flat_hash_map<std::uint64_t, std::uint32_t> send_seq_, recv_seq_;
   // The op at each rank's cursor, fetched once: a generated op costs a few divisions, and a
   // blocked rank is pumped many times before its cursor moves.

@@ -1,0 +1,81 @@
+#include "network/queue.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace collsim::network {
+namespace {
+
+// Event tag: slot * 2 + kind. kInjected fires once per message; kHopDone fires once per link, when
+// the message reaches the link's head node.
+constexpr std::uint64_t kInjected = 0;
+constexpr std::uint64_t kHopDone = 1;
+
+}  // namespace
+
+QueueBackend::QueueBackend(core::Simulation& sim, const topology::Topology& topo)
+    : sim_(sim), topo_(topo), free_at_(topo.links().size()), link_stats_(topo.links().size()) {}
+
+void QueueBackend::send(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
+                        DeliveryHandler& handler, std::uint64_t tag) {
+  if (src == dst) {
+    throw std::invalid_argument("QueueBackend::send: source and destination are both NPU " +
+                                std::to_string(src));
+  }
+  std::uint32_t slot;
+  if (free_.empty()) {
+    slot = static_cast<std::uint32_t>(slots_.size());
+    slots_.emplace_back();
+    slots_.back().route.reserve(16);
+  } else {
+    slot = free_.back();
+    free_.pop_back();
+  }
+  Slot& s = slots_[slot];
+  s.handler = &handler;
+  s.tag = tag;
+  s.bytes = bytes;
+  s.hop = 0;
+  s.route.clear();
+  topo_.route(src, dst, s.route);
+  enter_link(slot);
+}
+
+// Why no explicit queues: arrivals at a link's tail are processed in simulation order, which is
+// nondecreasing in time, so when a message arrives every message that reached the link earlier has
+// already reserved its turn, and free_at_ is when the last of them ends. Starting at
+// max(now, free_at_) is exactly FIFO service; the link's queue is implicit in the reservations.
+void QueueBackend::enter_link(std::uint32_t slot) {
+  Slot& s = slots_[slot];
+  const topology::LinkId l = s.route[s.hop];
+  const topology::Link& link = topo_.links()[l];
+  const core::Time serialize = core::transfer_time(s.bytes, link.bandwidth);
+  const core::Time end = std::max(sim_.now(), free_at_[l]) + serialize;
+  free_at_[l] = end;
+  link_stats_[l].bytes += s.bytes.count;
+  link_stats_[l].busy += serialize;
+  // Scheduled before the first hop's arrival and never later, so it runs first even at equal
+  // times; the slot is freed only on delivery, after both.
+  if (s.hop == 0) sim_.schedule_at(end, *this, std::uint64_t{slot} * 2 + kInjected);
+  sim_.schedule_at(end + link.latency, *this, std::uint64_t{slot} * 2 + kHopDone);
+}
+
+void QueueBackend::on_event(std::uint64_t event) {
+  const auto slot = static_cast<std::uint32_t>(event / 2);
+  Slot& s = slots_[slot];
+  if (event % 2 == kInjected) {
+    s.handler->on_injected(s.tag);  // may call send(): `s` is not used afterwards
+    return;
+  }
+  if (++s.hop < s.route.size()) {
+    enter_link(slot);
+    return;
+  }
+  DeliveryHandler* const handler = s.handler;
+  const std::uint64_t tag = s.tag;
+  free_.push_back(slot);
+  handler->on_delivered(tag);
+}
+
+}  // namespace collsim::network
