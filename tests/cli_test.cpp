@@ -133,7 +133,7 @@ TEST(Cli, UnknownTopologyAndBackendAndFormat) {
   EXPECT_EQ(collsim("collective --topology tourus:8x8 --sizes 1MiB").status, 2);
   const Result b = collsim("collective --topology ring:4 --sizes 1MiB --backend booksim");
   EXPECT_EQ(b.status, 2);
-  EXPECT_NE(b.err.find("unknown backend \"booksim\"; valid: analytical"), std::string::npos);
+  EXPECT_NE(b.err.find("unknown backend \"booksim\"; valid: analytical, queue, flow"), std::string::npos);
   const Result f = collsim("collective --topology ring:4 --sizes 1MiB --format xml");
   EXPECT_EQ(f.status, 2);
   EXPECT_NE(f.err.find("--format"), std::string::npos);

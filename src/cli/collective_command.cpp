@@ -9,6 +9,20 @@
 #include "topology/builders.hpp"
 
 namespace collsim::cli {
+namespace {
+
+std::vector<std::string> split(const std::string& list) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = list.find(',', start);
+    out.push_back(list.substr(start, comma - start));
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
+}  // namespace
 
 int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, std::ostream& out,
                    std::ostream& err) {
@@ -17,8 +31,11 @@ int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, s
   const auto lat = core::parse_time(opt.link_latency, "--link-latency");
   const topology::Topology topo = topology::from_compact(opt.topology, bw, lat, "--topology");
   topology::validate(topo);
-  const network::BackendInfo& backend = network::find_backend(
-      opt.backend.empty() ? network::kDefaultBackend : opt.backend, "--backend");
+  std::vector<const network::BackendInfo*> backends;
+  for (const std::string& name : split(opt.backend.empty() ? std::string(network::kDefaultBackend)
+                                                           : opt.backend)) {
+    backends.push_back(&network::find_backend(name, "--backend"));
+  }
 
   scheduler::CollectiveJob job;
   job.collective = collective::parse_collective(opt.collective, "--collective");
@@ -42,16 +59,16 @@ int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, s
     job.algorithms = scheduler::expand_all_algorithms(topo, job.collective, job.chunks, &skipped);
     for (const std::string& why : skipped) err << "note: skipped " << why << '\n';
   } else {
-    std::size_t start = 0;
-    while (start <= opt.algorithms.size()) {
-      const std::size_t comma = opt.algorithms.find(',', start);
-      const std::string name = opt.algorithms.substr(start, comma - start);
+    for (const std::string& name : split(opt.algorithms)) {
       job.algorithms.push_back(collective::parse_algorithm(name, "--algorithms"));
-      if (comma == std::string::npos) break;
-      start = comma + 1;
     }
   }
-  const auto rows = scheduler::run_collective_job(topo.name(), topo, backend, job);
+  std::vector<report::ResultRow> rows;
+  for (const network::BackendInfo* b : backends) {
+    auto part = scheduler::run_collective_job(topo.name(), topo, *b, job);
+    rows.insert(rows.end(), std::make_move_iterator(part.begin()),
+                std::make_move_iterator(part.end()));
+  }
   emit(rows, out_opt, out);
   return 0;
 }

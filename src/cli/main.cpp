@@ -64,7 +64,8 @@ int main(int argc, char** argv) {
   coll->add_option("--chunks", co.chunks, "split each collective into C pipelined chunks")
       ->capture_default_str();
   coll->add_option("--backend,-b", co.backend,
-                   "network backend: analytical, queue, flow (default), packet; see `collsim list`");
+                   "network backend(s), comma-separated: analytical, queue, flow (default); see "
+                   "`collsim list`");
   coll->add_option("--npu-injection-bandwidth", co.npu_injection_bandwidth,
                    "cap each NPU's total injection bandwidth (a NIC slower than its links); "
                    "flow backend");

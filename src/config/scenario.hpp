@@ -5,8 +5,9 @@
 //
 // Schema (see README "Scenario files"):
 //   name: text                       optional
-//   backend: flow                    optional, default flow; or a map:
+//   backend: flow                    optional, default flow; a map with NPU limits:
 //   backend: {name: flow, npu_injection_bandwidth: 100 GB/s, npu_ejection_bandwidth: 100 GB/s}
+//   backend: [analytical, queue, flow]   or a list: every job runs on each
 //   platforms:                       list (or `platform:` for one)
 //     - name: text                   optional, default the topology name
 //       topology: torus:8x8          compact form, every link at link_bandwidth/link_latency
@@ -46,10 +47,14 @@ struct JobSpec {
   std::optional<core::Time> max_time;
 };
 
+struct BackendChoice {
+  const network::BackendInfo* info = nullptr;
+  network::BackendOptions options;
+};
+
 struct Scenario {
   std::string name;
-  const network::BackendInfo* backend = nullptr;
-  network::BackendOptions backend_options;
+  std::vector<BackendChoice> backends;  ///< at least one
   std::vector<Platform> platforms;
   std::vector<JobSpec> jobs;
 };

@@ -69,7 +69,7 @@ std::unique_ptr<Backend> make_backend(const BackendInfo& info, core::Simulation&
                                       const BackendOptions& options, std::string_view field);
 
 /// The backend used when a scenario or command line names none.
-inline constexpr std::string_view kDefaultBackend = "analytical";
+inline constexpr std::string_view kDefaultBackend = "flow";
 
 /// Every registered backend, in a fixed order.
 const std::vector<BackendInfo>& backends();

@@ -61,6 +61,9 @@ class RingGenerator final : public OpGenerator {
   std::uint32_t n_, lanes_, first_phase_, steps_;
 };
 
+// Step s: every rank sends its block for the rank s ahead and receives from the rank s behind,
+// then waits for that receive (a fence) before the next step, as pairwise-exchange all-to-all
+// implementations do. Without the fence the steps would share no data and run all at once.
 void ring_all_to_all(Program& p, const std::vector<Rank>& o, std::uint32_t chunks) {
   const std::uint32_t n = p.num_ranks;
   std::vector<Transfer> step;
@@ -73,6 +76,9 @@ void ring_all_to_all(Program& p, const std::vector<Rank>& o, std::uint32_t chunk
       }
     }
     add_step(p, step, false);
+    if (s + 1 < n) {
+      for (Rank r = 0; r < n; ++r) p.ops[r].push_back(Op{Op::Kind::Fence, 0, 0, 0});
+    }
   }
 }
 

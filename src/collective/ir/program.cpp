@@ -5,6 +5,7 @@
 namespace collsim::collective {
 
 std::string to_string(const Op& op) {
+  if (op.kind == Op::Kind::Fence) return "fence";
   const char* k = op.kind == Op::Kind::Send ? "send to"
                   : op.kind == Op::Kind::Recv ? "recv from"
                                               : "recv-reduce from";

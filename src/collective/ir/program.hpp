@@ -11,6 +11,8 @@
 //   * A Recv completes when its message has arrived and every earlier-posted Recv on this rank
 //     overlapping its pieces has completed. RecvReduce adds the message into the local pieces;
 //     Recv overwrites them.
+//   * A Fence waits until every earlier-posted Recv on this rank has completed: a step barrier
+//     for algorithms whose steps do not depend on each other's data (ring all-to-all).
 // Dependencies are therefore data dependencies; chunks pipeline by interleaving their ops.
 #include <cstdint>
 #include <memory>
@@ -23,13 +25,14 @@
 namespace collsim::collective {
 
 struct Op {
-  enum class Kind : std::uint8_t { Send, Recv, RecvReduce };
+  enum class Kind : std::uint8_t { Send, Recv, RecvReduce, Fence };
   Kind kind = Kind::Send;
   Rank peer = 0;
   std::uint32_t first = 0;  ///< first piece
   std::uint32_t count = 1;  ///< number of consecutive pieces
 
   bool is_send() const { return kind == Kind::Send; }
+  bool is_recv() const { return kind == Kind::Recv || kind == Kind::RecvReduce; }
   bool overlaps(const Op& o) const { return first < o.first + o.count && o.first < first + count; }
 };
 

@@ -58,7 +58,12 @@ bool Progress::issue(Rank r) {
       cursor_op_valid_[r] = 1;
     }
     const Op op = cursor_op_[r];
-    if (op.is_send()) {
+    if (op.kind == Op::Kind::Fence) {
+      if (open_[r] > 0) return moved;  // earlier recvs still open
+      ++cursor_[r];
+      cursor_op_valid_[r] = 0;
+      moved = true;
+    } else if (op.is_send()) {
       if (blocked_at_[r] == completions_[r]) return moved;  // nothing completed since last look
       const auto& pend = pending_[r];
       for (std::size_t i = head_[r]; i < pend.size(); ++i) {

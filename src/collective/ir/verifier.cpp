@@ -157,6 +157,7 @@ class Checker final : public Progress::Hooks {
     for (Rank r = 0; r < p_.num_ranks; ++r) {
       for (std::uint32_t i = 0; i < p_.num_ops(r); ++i) {
         const Op op = p_.op(r, i);
+        if (op.kind == Op::Kind::Fence) continue;
         const char* bad = op.peer >= p_.num_ranks ? "peer out of range"
                           : op.peer == r          ? "peer is the rank itself"
                           : op.count == 0         ? "empty piece range"
