@@ -4,7 +4,6 @@
 
 #include <vector>
 
-#include <absl/container/flat_hash_map.h>
 
 #include "collective/ir/progress.hpp"
 #include "core/error.hpp"
@@ -18,12 +17,7 @@ using collective::Rank;
 class Executor final : public collective::Progress::Hooks, public network::DeliveryHandler {
  public:
   Executor(const collective::Program& p, network::Backend& b, core::Simulation& sim)
-      : p_(p),
-        backend_(b),
-        sim_(sim),
-        progress_(p, *this),
-        busy_count_(p.num_ranks, 0),
-        busy_peer_(p.num_ranks, 0) {}
+      : p_(p), backend_(b), sim_(sim), progress_(p, *this) {}
 
   ExecutionResult run(const ExecuteOptions& opt) {
     const core::Time start = sim_.now();
@@ -49,15 +43,12 @@ class Executor final : public collective::Progress::Hooks, public network::Deliv
     return r;
   }
 
-  bool can_send(Rank r, const Op& op) override {
-    // Most ranks have at most one channel serializing: answer those without the map.
-    if (busy_count_[r] == 0) return true;
-    if (busy_count_[r] == 1 && busy_peer_[r] != kUnknown) return busy_peer_[r] != op.peer;
-    auto it = busy_.find(channel(r, op.peer));
-    return it == busy_.end() || !it->second;
+  bool can_send(Rank, const Op&, std::uint32_t channel) override {
+    return channel >= busy_.size() || !busy_[channel];
   }
 
-  void on_send(Rank r, std::uint32_t op_index, std::uint32_t seq) override {
+  void on_send(Rank r, std::uint32_t op_index, std::uint32_t seq,
+               std::uint32_t channel) override {
     const Op op = p_.op(r, op_index);
     const core::Bytes bytes = p_.bytes(op.first, op.count);
     std::uint32_t slot;
@@ -68,10 +59,9 @@ class Executor final : public collective::Progress::Hooks, public network::Deliv
       slot = free_.back();
       free_.pop_back();
     }
-    flight_[slot] = InFlight{r, op.peer, op_index, seq};
-    busy_[channel(r, op.peer)] = true;
-    // The lone busy peer is known when the count goes 0 -> 1, not when it falls back to 1.
-    busy_peer_[r] = ++busy_count_[r] == 1 ? op.peer : kUnknown;
+    flight_[slot] = InFlight{r, op.peer, op_index, seq, channel};
+    if (channel >= busy_.size()) busy_.resize(channel + 1, 0);
+    busy_[channel] = 1;
     ++messages_;
     bytes_ += bytes.count;
     backend_.send(r, op.peer, bytes, *this, slot);
@@ -81,8 +71,7 @@ class Executor final : public collective::Progress::Hooks, public network::Deliv
 
   void on_injected(std::uint64_t tag) override {
     const InFlight& f = flight_[tag];
-    busy_[channel(f.src, f.dst)] = false;
-    --busy_count_[f.src];
+    busy_[f.channel] = 0;
     progress_.pump(f.src);
   }
 
@@ -98,17 +87,14 @@ class Executor final : public collective::Progress::Hooks, public network::Deliv
     Rank dst = 0;
     std::uint32_t op = 0;
     std::uint32_t seq = 0;
+    std::uint32_t channel = 0;
   };
-  static std::uint64_t channel(Rank a, Rank b) { return (std::uint64_t{a} << 32) | b; }
 
   const collective::Program& p_;
   network::Backend& backend_;
   core::Simulation& sim_;
   collective::Progress progress_;
-  absl::flat_hash_map<std::uint64_t, bool> busy_;  // channel (src, dst) -> serializing
-  std::vector<std::uint32_t> busy_count_;  // per rank: channels serializing
-  std::vector<Rank> busy_peer_;            // per rank: the peer, when busy_count_ is 1
-  static constexpr Rank kUnknown = UINT32_MAX;
+  std::vector<std::uint8_t> busy_;  // by channel id: still serializing its last message
   std::vector<InFlight> flight_;
   std::vector<std::uint32_t> free_;
   core::Time last_;

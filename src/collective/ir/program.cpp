@@ -14,6 +14,11 @@ std::string to_string(const Op& op) {
 }
 
 core::Bytes Program::bytes(std::uint32_t first, std::uint32_t count) const {
+  if (space_bytes <= UINT32_MAX) {  // products fit in 64 bits: the cheap division
+    const std::uint64_t lo = std::uint64_t{first} * space_bytes / num_pieces;
+    const std::uint64_t hi = (std::uint64_t{first} + count) * space_bytes / num_pieces;
+    return core::Bytes{hi - lo};
+  }
   // 128-bit products so that 2^40-byte spaces with millions of pieces cannot overflow.
   __extension__ typedef unsigned __int128 u128;
   const u128 lo = static_cast<u128>(first) * space_bytes / num_pieces;

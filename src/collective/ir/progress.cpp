@@ -27,11 +27,15 @@ Progress::Progress(const Program& p, Hooks& hooks)
 
       completions_(p.num_ranks, 0),
       blocked_at_(p.num_ranks, UINT64_MAX),
+      channels_(p.num_ranks),
       cursor_op_(p.num_ranks),
-      cursor_op_valid_(p.num_ranks, 0) {}
+      cursor_op_valid_(p.num_ranks, 0) {
+  num_ops_.reserve(p.num_ranks);
+  for (Rank r = 0; r < p.num_ranks; ++r) num_ops_.push_back(p.num_ops(r));
+}
 
 bool Progress::rank_finished(Rank r) const {
-  return cursor_[r] == program_.num_ops(r) && open_[r] == 0;
+  return cursor_[r] == num_ops_[r] && open_[r] == 0;
 }
 
 void Progress::pump(Rank r) {
@@ -49,7 +53,7 @@ void Progress::pump(Rank r) {
 }
 
 bool Progress::issue(Rank r) {
-  const std::uint32_t end = program_.num_ops(r);
+  const std::uint32_t end = num_ops_[r];
   bool moved = false;
   while (cursor_[r] < end) {
     const std::uint32_t idx = cursor_[r];
@@ -73,12 +77,13 @@ bool Progress::issue(Rank r) {
         }
       }
       blocked_at_[r] = UINT64_MAX;
-      if (!hooks_.can_send(r, op)) return moved;
-      const std::uint32_t seq = send_seq_[channel(r, op.peer)]++;
+      const std::uint32_t ch = channel(r, op.peer);
+      if (!hooks_.can_send(r, op, ch)) return moved;
+      const std::uint32_t seq = send_seq_[ch]++;
       ++cursor_[r];
       cursor_op_valid_[r] = 0;
       moved = true;
-      hooks_.on_send(r, idx, seq);
+      hooks_.on_send(r, idx, seq, ch);
     } else {
       const std::uint32_t seq = recv_seq_[channel(op.peer, r)]++;
       Pending p{idx, op.first, op.count, op.peer, seq, false, 0};
@@ -101,6 +106,15 @@ bool Progress::issue(Rank r) {
     }
   }
   return moved;
+}
+
+std::uint32_t Progress::channel(Rank src, Rank dst) {
+  const std::uint32_t ch = channels_.id(src, dst);
+  if (ch >= send_seq_.size()) {
+    send_seq_.resize(ch + 1, 0);
+    recv_seq_.resize(ch + 1, 0);
+  }
+  return ch;
 }
 
 bool Progress::complete_ready(Rank r) {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include <absl/container/flat_hash_map.h>
 
+#include "collective/ir/channels.hpp"
 #include "collective/ir/program.hpp"
 
 namespace collsim::collective {
@@ -23,9 +23,11 @@ class Progress {
    public:
     /// May rank r issue `op` (a send) now? The executor says no while the channel to op.peer is
     /// still serializing the previous message.
-    virtual bool can_send(Rank r, const Op& op) = 0;
+    /// `channel` is the dense id of r -> op.peer (ids count up from 0 as channels appear).
+    virtual bool can_send(Rank r, const Op& op, std::uint32_t channel) = 0;
     /// Rank r issued send op_index; `seq` is its position on the channel r -> peer.
-    virtual void on_send(Rank r, std::uint32_t op_index, std::uint32_t seq) = 0;
+    virtual void on_send(Rank r, std::uint32_t op_index, std::uint32_t seq,
+                         std::uint32_t channel) = 0;
     /// Rank r completed recv op_index, whose message came from send src_op of rank src.
     virtual void on_recv_done(Rank r, std::uint32_t op_index, Rank src, std::uint32_t src_op) = 0;
 
@@ -65,8 +67,8 @@ class Progress {
     std::uint32_t src_op;
   };
   bool complete_ready(Rank r);
+  std::uint32_t channel(Rank src, Rank dst);
   bool issue(Rank r);
-  static std::uint64_t channel(Rank a, Rank b) { return (std::uint64_t{a} << 32) | b; }
 
   const Program& program_;
   Hooks& hooks_;
@@ -86,11 +88,13 @@ class Progress {
   std::vector<std::uint64_t> completions_, blocked_at_;
   std::uint32_t ranks_done_ = 0;
   bool posted_arrived_ = false;  // issue() posted a recv whose message was already there
-  absl::flat_hash_map<std::uint64_t, std::uint32_t> send_seq_, recv_seq_;
+  ChannelTable channels_;
+  std::vector<std::uint32_t> send_seq_, recv_seq_;  // by channel id
   // The op at each rank's cursor, fetched once: a generated op costs a few divisions, and a
   // blocked rank is pumped many times before its cursor moves.
   std::vector<Op> cursor_op_;
   std::vector<std::uint8_t> cursor_op_valid_;
+  std::vector<std::uint32_t> num_ops_;  // per rank, fetched once
 };
 
 }  // namespace collsim::collective

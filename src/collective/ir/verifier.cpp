@@ -80,9 +80,9 @@ class Checker final : public Progress::Hooks {
     return v;
   }
 
-  bool can_send(Rank, const Op&) override { return error_.empty(); }
+  bool can_send(Rank, const Op&, std::uint32_t) override { return error_.empty(); }
 
-  void on_send(Rank r, std::uint32_t idx, std::uint32_t seq) override {
+  void on_send(Rank r, std::uint32_t idx, std::uint32_t seq, std::uint32_t) override {
     const Op op = p_.op(r, idx);
     const std::uint32_t w = held_.words();
     std::vector<std::uint64_t> snap(static_cast<std::size_t>(op.count) * w);
