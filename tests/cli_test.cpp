@@ -189,3 +189,61 @@ TEST(Cli, ScenarioErrorsNameFileLineAndKey) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CliBackends, SeveralBackendsInOneRunAndNpuLimits) {
+  const Result r = collsim("collective -t fc:8 -a direct -s 64MiB -b analytical,queue,flow "
+                           "--format csv");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find(",analytical,"), std::string::npos);
+  EXPECT_NE(r.out.find(",queue,"), std::string::npos);
+  EXPECT_NE(r.out.find(",flow,"), std::string::npos);
+  // A 25 GB/s NIC in front of seven 16 GB/s links: direct reduce-scatter and all-gather each
+  // push 7 x 8 MiB = 56 MiB through it, 2 x 58720256 B / 25e9 B/s = 4.698 ms, plus latency.
+  const Result capped = collsim("collective -t fc:8 -a direct -s 64MiB --npu-injection-bandwidth "
+                                "'25 GB/s' --format csv");
+  ASSERT_EQ(capped.status, 0) << capped.err;
+  EXPECT_NE(capped.out.find(",direct,1,67108864,4697920."), std::string::npos) << capped.out;
+  const Result refused = collsim("collective -t fc:8 -a direct -s 64MiB -b analytical "
+                                 "--npu-injection-bandwidth '25 GB/s'");
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_NE(refused.err.find("does not model NPU injection/ejection limits"), std::string::npos)
+      << refused.err;
+}
+
+TEST(CliBackends, ScenarioBackendListAndErrors) {
+  const auto dir = std::filesystem::temp_directory_path() / "collsim_cli_test";
+  std::filesystem::create_directories(dir);
+  const auto good = dir / "backends.yaml";
+  std::ofstream(good) << "backend: [analytical, {name: flow, npu_ejection_bandwidth: 8 GB/s}]\n"
+                         "platform: {topology: ring:4, link_bandwidth: 16 GB/s, link_latency: "
+                         "0 ns}\njobs:\n  - {collective: all-gather, sizes: 4MiB, algorithms: "
+                         "ring}\n";
+  const Result r = collsim("run '" + good.string() + "' --format csv");
+  ASSERT_EQ(r.status, 0) << r.err;
+  // Ring all-gather on a 4-ring: 3 steps of 1 MiB. Analytical: 3 x 1048576 / 16e9 = 196.608 us.
+  // With an 8 GB/s ejection cap each 1 MiB message arrives at 8 GB/s: 393.216 us.
+  EXPECT_NE(r.out.find(",analytical,all-gather,ring,1,4194304,196608.000"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(",flow,all-gather,ring,1,4194304,393216.000"), std::string::npos) << r.out;
+  const auto bad = dir / "bad_backend.yaml";
+  std::ofstream(bad) << "backend: {name: queue, npu_injection_bandwidth: 8 GB/s}\n"
+                        "platform: {topology: ring:4, link_bandwidth: 16 GB/s, link_latency: "
+                        "0 ns}\njobs:\n  - {collective: all-gather, sizes: 4MiB, algorithms: "
+                        "ring}\n";
+  const Result e = collsim("run '" + bad.string() + "'");
+  EXPECT_EQ(e.status, 2);
+  EXPECT_NE(e.err.find("bad_backend.yaml:1: backend: the queue backend does not model"),
+            std::string::npos)
+      << e.err;
+}
+
+TEST(CliBackends, JsonCarriesLinkMetrics) {
+  const Result r = collsim("collective -t torus:4x4 -a ring -s 1MiB --format json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\"dim_utilization\""), std::string::npos);
+  EXPECT_NE(r.out.find("\"busiest_links\""), std::string::npos);
+}
+
+}  // namespace

@@ -72,8 +72,7 @@ int main(int argc, char** argv) {
   coll->add_option("--npu-ejection-bandwidth", co.npu_ejection_bandwidth,
                    "cap each NPU's total ejection bandwidth; flow backend");
   coll->add_option("--busiest-links", co.busiest_links,
-                   "list this many of the busiest links per run (JSON; the table prints them "
-                   "when > 0 is given explicitly)")
+                   "report this many of the busiest links per run, most utilized first (0: none)")
       ->capture_default_str();
   coll->add_option("--max-time", co.max_time,
                    "stop a run that has not finished after this much simulated time, e.g. 10 s");

@@ -170,7 +170,13 @@ public:
           s.links_per_npu = uint(d["links_per_npu"], dp + ".links_per_npu", 1);
         dims.push_back(s);
       }
-      built = with_line(topo, [&] { return topology::hierarchical(dims); });
+      built = with_line(topo, [&] {
+        try {
+          return topology::hierarchical(dims);
+        } catch (const InputError& e) {  // "dims[1].links_per_npu: ..." -> the full key path
+          throw InputError(tpath + "." + e.what());
+        }
+      });
     }
     Platform p{n["name"] ? scalar(n["name"], path + ".name") : built->name(),
                std::move(*built)};

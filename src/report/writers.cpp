@@ -29,6 +29,38 @@ std::string render(const std::vector<ResultRow>& rows, Format f) {
   return {};
 }
 
+namespace {
+
+// For the last size of the block ending at row `last`: each algorithm's per-dimension utilization
+// and busiest links, where the table's one-number summary hides where the traffic went.
+std::string busiest_links_at_largest_size(const std::vector<ResultRow>& rows, std::size_t last,
+                                          std::size_t name_w) {
+  std::size_t first = last;
+  while (first > 0 && rows[first - 1].size == rows[last].size &&
+         rows[first - 1].platform == rows[last].platform &&
+         rows[first - 1].backend == rows[last].backend &&
+         rows[first - 1].collective == rows[last].collective) {
+    --first;
+  }
+  if (rows[last].busiest_links.empty()) return {};
+  std::string out = fmt::format("  at {}: utilization per dimension, and the busiest links\n",
+                                core::to_string(rows[last].size));
+  for (std::size_t i = first; i <= last; ++i) {
+    std::string dims, links;
+    for (double u : rows[i].dim_utilization) {
+      dims += fmt::format("{}{:.0f}%", dims.empty() ? "" : " ", 100 * u);
+    }
+    for (const LinkUse& l : rows[i].busiest_links) {
+      links += fmt::format("{}{}->{} {:.0f}%", links.empty() ? "" : ", ", l.src, l.dst,
+                           100 * l.utilization);
+    }
+    out += fmt::format("  {:<{}}  dims {}  links {}\n", rows[i].algorithm, name_w, dims, links);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string render_table(const std::vector<ResultRow>& rows) {
   std::string out;
   bool oversubscribed = false;
@@ -56,6 +88,10 @@ std::string render_table(const std::vector<ResultRow>& rows) {
                        core::to_string(r.size), r.algorithm, name_w, core::to_string(r.time),
                        r.algbw_GBps, r.busbw_GBps, r.speedup, 100 * r.max_link_utilization,
                        over ? " !" : "");
+    const bool block_ends = i + 1 == rows.size() || rows[i + 1].platform != r.platform ||
+                            rows[i + 1].collective != r.collective ||
+                            rows[i + 1].chunks != r.chunks || rows[i + 1].backend != r.backend;
+    if (block_ends) out += busiest_links_at_largest_size(rows, i, name_w);
   }
   if (oversubscribed) {
     out += "\n! the busiest link carried more than its bandwidth allows in that time: the "
@@ -67,13 +103,15 @@ std::string render_table(const std::vector<ResultRow>& rows) {
 std::string render_csv(const std::vector<ResultRow>& rows) {
   std::string out =
       "platform,topology,npus,backend,collective,algorithm,chunks,size_bytes,time_ns,algbw_GBps,"
-      "busbw_GBps,speedup,messages,bytes_sent,max_link_utilization\n";
+      "busbw_GBps,speedup,messages,bytes_sent,max_link_utilization,dim_utilization\n";
   for (const ResultRow& r : rows) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.6f},{:.6f},{:.6f},{},{},{:.6f}\n",
+    std::string dims;  // one value per dimension, ';'-separated so the CSV keeps its columns
+    for (double u : r.dim_utilization) dims += fmt::format("{}{:.6f}", dims.empty() ? "" : ";", u);
+    out += fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.6f},{:.6f},{:.6f},{},{},{:.6f},{}\n",
                        r.platform, r.topology, r.npus, r.backend,
                        collective::to_string(r.collective), r.algorithm, r.chunks, r.size.count,
                        r.time.ns(), r.algbw_GBps, r.busbw_GBps, r.speedup, r.messages,
-                       r.bytes_sent, r.max_link_utilization);
+                       r.bytes_sent, r.max_link_utilization, dims);
   }
   return out;
 }
@@ -98,12 +136,24 @@ std::string render_json(const std::vector<ResultRow>& rows) {
     j["messages"] = r.messages;
     j["bytes_sent"] = r.bytes_sent;
     j["max_link_utilization"] = r.max_link_utilization;
+    j["dim_utilization"] = r.dim_utilization;
+    nlohmann::ordered_json links = nlohmann::ordered_json::array();
+    for (const LinkUse& u : r.busiest_links) {
+      links.push_back({{"link", u.link},
+                       {"src", u.src},
+                       {"dst", u.dst},
+                       {"dim", u.dim},
+                       {"bytes", u.bytes},
+                       {"utilization", u.utilization}});
+    }
+    j["busiest_links"] = std::move(links);
     results.push_back(std::move(j));
   }
   nlohmann::ordered_json doc;
   doc["units"] = {{"time_ps", "picoseconds"}, {"time_ns", "nanoseconds"},
                   {"algbw_GBps", "10^9 bytes/s"}, {"busbw_GBps", "10^9 bytes/s"},
-                  {"size_bytes", "bytes"}};
+                  {"size_bytes", "bytes"},
+                  {"utilization", "bytes carried / (bandwidth x collective time)"}};
   doc["results"] = std::move(results);
   return doc.dump(2) + "\n";
 }

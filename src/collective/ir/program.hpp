@@ -9,8 +9,9 @@
 //   * A Send ships a snapshot of its pieces. The k-th Send from a to b matches the k-th Recv at b
 //     from a; both must name the same piece range.
 //   * A Recv completes when its message has arrived and every earlier-posted Recv on this rank
-//     overlapping its pieces has completed. RecvReduce adds the message into the local pieces;
-//     Recv overwrites them.
+//     overlapping its pieces has completed, except that two RecvReduces never wait for each other
+//     (reduction commutes). RecvReduce adds the message into the local pieces; Recv overwrites
+//     them.
 //   * A Fence waits until every earlier-posted Recv on this rank has completed: a step barrier
 //     for algorithms whose steps do not depend on each other's data (ring all-to-all).
 // Dependencies are therefore data dependencies; chunks pipeline by interleaving their ops.

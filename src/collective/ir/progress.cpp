@@ -86,7 +86,7 @@ bool Progress::issue(Rank r) {
       hooks_.on_send(r, idx, seq, ch);
     } else {
       const std::uint32_t seq = recv_seq_[channel(op.peer, r)]++;
-      Pending p{idx, op.first, op.count, op.peer, seq, false, 0};
+      Pending p{idx, op.first, op.count, op.kind == Op::Kind::RecvReduce, op.peer, seq, false, 0};
       auto& early = early_[r];
       for (auto it = early.begin(); it != early.end(); ++it) {
         if (it->src == op.peer && it->seq == seq) {
@@ -127,9 +127,13 @@ bool Progress::complete_ready(Rank r) {
   for (std::size_t i = head_[r]; i < pend.size() && arrived_left > 0; ++i) {
     if (pend[i].done || !pend[i].arrived) continue;
     --arrived_left;
+    // In order per piece, but reductions commute: reduces never wait for reduces.
     bool ready = true;
     for (std::size_t j = head_[r]; ready && j < i; ++j) {
-      if (!pend[j].done && overlaps(pend[j], pend[i].first, pend[i].count)) ready = false;
+      if (!pend[j].done && !(pend[j].reduce && pend[i].reduce) &&
+          overlaps(pend[j], pend[i].first, pend[i].count)) {
+        ready = false;
+      }
     }
     if (!ready) continue;
     pend[i].done = true;

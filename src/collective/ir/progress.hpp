@@ -55,6 +55,7 @@ class Progress {
   struct Pending {
     std::uint32_t op;
     std::uint32_t first, count;  // the op's pieces, cached for overlap checks
+    bool reduce;
     Rank src;
     std::uint32_t seq;
     bool arrived;
