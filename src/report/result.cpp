@@ -27,7 +27,7 @@ void fill_link_metrics(ResultRow& row, const topology::Topology& topo,
     dim_capacity[d] += capacity;
     row.max_link_utilization = std::max(row.max_link_utilization, u);
     uses.push_back(LinkUse{static_cast<topology::LinkId>(l), links[l].src, links[l].dst,
-                           links[l].dim, stats[l].bytes, u});
+                           links[l].dim, stats[l].bytes, stats[l].busy, u});
   }
   for (std::size_t d = 0; d < dim_bytes.size(); ++d) {
     row.dim_utilization[d] = dim_capacity[d] > 0 ? dim_bytes[d] / dim_capacity[d] : 0.0;

@@ -19,6 +19,7 @@ struct LinkUse {
   topology::NodeId dst = 0;
   std::uint32_t dim = 0;
   std::uint64_t bytes = 0;
+  core::Time busy;         ///< time the link was serializing (flow: carrying any flow)
   double utilization = 0;
 };
 

@@ -144,6 +144,7 @@ std::string render_json(const std::vector<ResultRow>& rows) {
                        {"dst", u.dst},
                        {"dim", u.dim},
                        {"bytes", u.bytes},
+                       {"busy_ns", u.busy.ns()},
                        {"utilization", u.utilization}});
     }
     j["busiest_links"] = std::move(links);

@@ -1,0 +1,64 @@
+// Link metrics: per-link bytes and busy time, utilization, per-dimension utilization.
+#include <gtest/gtest.h>
+
+#include "collective/algorithm.hpp"
+#include "core/engine.hpp"
+#include "network/backend.hpp"
+#include "report/result.hpp"
+#include "scheduler/collective_sweep.hpp"
+#include "topology/builders.hpp"
+
+namespace collsim {
+namespace {
+
+report::ResultRow run(const topology::Topology& t, const char* backend, std::uint64_t size) {
+  scheduler::CollectiveJob job;
+  job.sizes = {core::Bytes{size}};
+  job.algorithms = {collective::parse_algorithm("ring", "t")};
+  job.busiest_links = 100;
+  return scheduler::run_collective_job("p", t, network::find_backend(backend, "t"), job).at(0);
+}
+
+TEST(Metrics, RingKeepsEveryRingLinkBusy) {
+  // Unidirectional ring:4, 4 MiB, no latency: 6 steps of 1 MiB, every link carries 6 MiB and is
+  // busy the whole time: utilization exactly 1 on every link and in the one dimension.
+  const auto t = topology::ring(4, core::Bandwidth{16e9}, core::Time{0}, false);
+  for (const char* b : {"analytical", "queue", "flow"}) {
+    const auto row = run(t, b, 4 << 20);
+    ASSERT_EQ(row.busiest_links.size(), 4u) << b;
+    for (const auto& l : row.busiest_links) {
+      EXPECT_EQ(l.bytes, 6u << 20) << b;
+      EXPECT_EQ(l.busy, row.time) << b;
+      EXPECT_NEAR(l.utilization, 1.0, 1e-9) << b;
+    }
+    ASSERT_EQ(row.dim_utilization.size(), 1u);
+    EXPECT_NEAR(row.dim_utilization[0], 1.0, 1e-9) << b;
+    EXPECT_NEAR(row.max_link_utilization, 1.0, 1e-9) << b;
+  }
+}
+
+TEST(Metrics, OneDirectionOfABidirectionalRingIsHalfTheDimension) {
+  // bidir-ring:4 has 8 directed links; a one-direction ring uses 4 of them fully: the dimension
+  // is 50% utilized, the busiest links 100%, the idle ones 0 and listed last.
+  const auto t = topology::ring(4, core::Bandwidth{16e9}, core::Time{0}, true);
+  const auto row = run(t, "flow", 4 << 20);
+  EXPECT_NEAR(row.dim_utilization.at(0), 0.5, 1e-9);
+  ASSERT_EQ(row.busiest_links.size(), 8u);
+  EXPECT_NEAR(row.busiest_links.front().utilization, 1.0, 1e-9);
+  EXPECT_EQ(row.busiest_links.back().bytes, 0u);
+}
+
+TEST(Metrics, PerDimensionUtilizationOnATorus) {
+  // torus 4x4 ring (snake order 0,1,2,3,7,6,5,9,10,11,15,14,13,12,8,4): of its 16 one-hop
+  // steps, 10 move along dimension 0 (x) and 6 along dimension 1 (y). Each step's link carries
+  // 2 * 15 / 16 * S over the run's time T = 30 * S / (16 B), so a used link is 100% busy and a
+  // dimension with 32 directed links is (used links) / 32 utilized: x 10/32, y 6/32.
+  const auto t = topology::torus({4, 4}, core::Bandwidth{16e9}, core::Time{0});
+  const auto row = run(t, "flow", 16 << 20);
+  ASSERT_EQ(row.dim_utilization.size(), 2u);
+  EXPECT_NEAR(row.dim_utilization[0], 10.0 / 32, 1e-9);
+  EXPECT_NEAR(row.dim_utilization[1], 6.0 / 32, 1e-9);
+}
+
+}  // namespace
+}  // namespace collsim
