@@ -35,15 +35,8 @@ void AnalyticalBackend::send(topology::NodeId src, topology::NodeId dst, core::B
     link_stats_[l].busy += serialize;
   }
 
-  std::uint32_t slot;
-  if (free_.empty()) {
-    slot = static_cast<std::uint32_t>(slots_.size());
-    slots_.push_back(Slot{&handler, tag});
-  } else {
-    slot = free_.back();
-    free_.pop_back();
-    slots_[slot] = Slot{&handler, tag};
-  }
+  const std::uint32_t slot = slots_.acquire();
+  slots_[slot] = Slot{&handler, tag};
   // Event tag: slot * 2 + (0 injected, 1 delivered). Injection is never later than delivery, and
   // equal times run in scheduling order, so the slot is freed only after both.
   sim_.schedule_in(serialize, *this, std::uint64_t{slot} * 2);
@@ -56,7 +49,7 @@ void AnalyticalBackend::on_event(std::uint64_t event) {
   if (event % 2 == 0) {
     s.handler->on_injected(s.tag);
   } else {
-    free_.push_back(slot);
+    slots_.release(slot);
     s.handler->on_delivered(s.tag);
   }
 }

@@ -7,6 +7,7 @@
 // congestion-aware backends when links are shared.
 #include <vector>
 
+#include "core/slot_pool.hpp"
 #include "network/backend.hpp"
 
 namespace collsim::network {
@@ -29,8 +30,7 @@ class AnalyticalBackend final : public Backend, private core::EventHandler {
   };
   core::Simulation& sim_;
   const topology::Topology& topo_;
-  std::vector<Slot> slots_;  // in-flight messages; freed slots are reused
-  std::vector<std::uint32_t> free_;
+  core::SlotPool<Slot> slots_;  // in-flight messages
   std::vector<topology::LinkId> route_;  // scratch, reused for every message
   std::vector<LinkStats> link_stats_;
   std::uint64_t last_bytes_ = UINT64_MAX;

@@ -37,14 +37,7 @@ FlowBackend::FlowBackend(core::Simulation& sim, const topology::Topology& topo,
 
 void FlowBackend::send(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
                        DeliveryHandler& handler, std::uint64_t tag) {
-  std::uint32_t f;
-  if (free_.empty()) {
-    f = static_cast<std::uint32_t>(flows_.size());
-    flows_.emplace_back();
-  } else {
-    f = free_.back();
-    free_.pop_back();
-  }
+  const std::uint32_t f = flows_.acquire();
   Flow& fl = flows_[f];
   fl.handler = &handler;
   fl.tag = tag;
@@ -110,7 +103,7 @@ void FlowBackend::on_event(std::uint64_t event) {
   if (kind == kDelivered) {
     DeliveryHandler* h = fl.handler;
     const std::uint64_t tag = fl.tag;
-    free_.push_back(f);
+    flows_.release(f);
     h->on_delivered(tag);
     return;
   }
@@ -233,7 +226,7 @@ void FlowBackend::recompute() {
 }
 
 double FlowBackend::rate_of(std::uint64_t tag) const {
-  for (const Flow& fl : flows_) {
+  for (const Flow& fl : flows_.all()) {
     if (fl.active && fl.tag == tag) return fl.rate;
   }
   return -1;

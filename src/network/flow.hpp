@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/slot_pool.hpp"
 #include "network/backend.hpp"
 
 namespace collsim::network {
@@ -75,8 +76,7 @@ class FlowBackend final : public Backend, private core::EventHandler {
   std::vector<LinkStats> stats_;
   std::vector<std::vector<Entry>> on_res_;  // active flows per resource
   std::vector<core::Time> busy_since_;
-  std::vector<Flow> flows_;
-  std::vector<std::uint32_t> free_;
+  core::SlotPool<Flow> flows_;
   std::vector<topology::LinkId> route_;  // scratch
 
   // Recomputation state, kept between calls so that it allocates nothing in steady state.

@@ -23,15 +23,7 @@ void QueueBackend::send(topology::NodeId src, topology::NodeId dst, core::Bytes 
     throw std::invalid_argument("QueueBackend::send: source and destination are both NPU " +
                                 std::to_string(src));
   }
-  std::uint32_t slot;
-  if (free_.empty()) {
-    slot = static_cast<std::uint32_t>(slots_.size());
-    slots_.emplace_back();
-    slots_.back().route.reserve(16);
-  } else {
-    slot = free_.back();
-    free_.pop_back();
-  }
+  const std::uint32_t slot = slots_.acquire();
   Slot& s = slots_[slot];
   s.handler = &handler;
   s.tag = tag;
@@ -74,7 +66,7 @@ void QueueBackend::on_event(std::uint64_t event) {
   }
   DeliveryHandler* const handler = s.handler;
   const std::uint64_t tag = s.tag;
-  free_.push_back(slot);
+  slots_.release(slot);
   handler->on_delivered(tag);
 }
 

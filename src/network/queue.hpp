@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/slot_pool.hpp"
 #include "network/backend.hpp"
 
 namespace collsim::network {
@@ -56,8 +57,7 @@ class QueueBackend final : public Backend, private core::EventHandler {
   };
   core::Simulation& sim_;
   const topology::Topology& topo_;
-  std::vector<Slot> slots_;  // in-flight messages; freed slots are reused
-  std::vector<std::uint32_t> free_;
+  core::SlotPool<Slot> slots_;  // in-flight messages; each keeps its route vector's capacity
   std::vector<core::Time> free_at_;  // per link: when its last queued message ends serializing
   std::vector<LinkStats> link_stats_;
 };

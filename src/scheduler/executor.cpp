@@ -7,6 +7,7 @@
 
 #include "collective/ir/progress.hpp"
 #include "core/error.hpp"
+#include "core/slot_pool.hpp"
 
 namespace collsim::scheduler {
 namespace {
@@ -51,14 +52,7 @@ class Executor final : public collective::Progress::Hooks, public network::Deliv
                std::uint32_t channel) override {
     const Op op = p_.op(r, op_index);
     const core::Bytes bytes = p_.bytes(op.first, op.count);
-    std::uint32_t slot;
-    if (free_.empty()) {
-      slot = static_cast<std::uint32_t>(flight_.size());
-      flight_.push_back({});
-    } else {
-      slot = free_.back();
-      free_.pop_back();
-    }
+    const std::uint32_t slot = flight_.acquire();
     flight_[slot] = InFlight{r, op.peer, op_index, seq, channel};
     if (channel >= busy_.size()) busy_.resize(channel + 1, 0);
     busy_[channel] = 1;
@@ -77,7 +71,7 @@ class Executor final : public collective::Progress::Hooks, public network::Deliv
 
   void on_delivered(std::uint64_t tag) override {
     const InFlight f = flight_[tag];
-    free_.push_back(static_cast<std::uint32_t>(tag));
+    flight_.release(static_cast<std::uint32_t>(tag));
     progress_.arrive(f.src, f.dst, f.op, f.seq);
   }
 
@@ -95,8 +89,7 @@ class Executor final : public collective::Progress::Hooks, public network::Deliv
   core::Simulation& sim_;
   collective::Progress progress_;
   std::vector<std::uint8_t> busy_;  // by channel id: still serializing its last message
-  std::vector<InFlight> flight_;
-  std::vector<std::uint32_t> free_;
+  core::SlotPool<InFlight> flight_;
   core::Time last_;
   std::uint64_t messages_ = 0;
   std::uint64_t bytes_ = 0;
