@@ -4,7 +4,10 @@
 // scheduled (tie-break on a sequence number), so runs are deterministic.
 //
 // Hot path: an event is a 32-byte POD in a binary heap kept in a std::vector; scheduling allocates
-// only when the heap outgrows its capacity, never per event in steady state. A handler is an
+// only when the heap outgrows its capacity, never per event in steady state. Events scheduled for
+// the current instant (zero delay: batching, callbacks) skip the heap and go to a FIFO: every
+// event already in the heap for this instant was scheduled at an earlier instant, so it has a
+// smaller sequence number and runs first, and the FIFO keeps the rest in scheduling order. A handler is an
 // object with one virtual method, and the 64-bit tag tells it which of its events fired.
 #include <cstdint>
 #include <optional>
@@ -41,7 +44,7 @@ class Simulation {
   RunResult run(std::optional<Time> until = std::nullopt);
 
   std::uint64_t events_processed() const { return events_processed_; }
-  std::size_t pending() const { return heap_.size(); }
+  std::size_t pending() const { return heap_.size() + (now_queue_.size() - now_head_); }
   void reserve(std::size_t n) { heap_.reserve(n); }
 
  private:
@@ -58,6 +61,8 @@ class Simulation {
     }
   };
   std::vector<Event> heap_;
+  std::vector<Event> now_queue_;  // events for the current instant, in scheduling order
+  std::size_t now_head_ = 0;
   Time now_;
   std::uint64_t next_seq_ = 0;
   std::uint64_t events_processed_ = 0;
