@@ -177,8 +177,17 @@ void FlowBackend::recompute() {
     Flow& fl = flows_[f];
     fl.remaining = std::max(0.0, fl.remaining - fl.rate * (now - fl.updated).seconds());
     fl.updated = now;
-    fl.frozen = false;
     old_rate_.push_back(fl.rate);
+    // A flow alone on every link it crosses (every flow of a topology-aware algorithm) gets its
+    // slowest link and takes no part in the filling.
+    bool alone = true;
+    double rate = capacity_[fl.res[0]];
+    for (std::uint32_t q : fl.res) {
+      alone = alone && on_res_[q].size() == 1;
+      rate = std::min(rate, capacity_[q]);
+    }
+    fl.frozen = alone;
+    if (alone) fl.rate = rate;
   }
   // Progressive filling with a lazy min-heap of (fair share, link).
   heap_.clear();
@@ -187,7 +196,10 @@ void FlowBackend::recompute() {
   };
   for (std::uint32_t r : comp_res_) {
     rem_cap_[r] = capacity_[r];
-    unfrozen_[r] = static_cast<std::uint32_t>(on_res_[r].size());
+    // Links of lone flows carry nothing else: they have no unfrozen flows.
+    unfrozen_[r] = on_res_[r].size() == 1 && flows_[on_res_[r][0].flow].frozen
+                       ? 0
+                       : static_cast<std::uint32_t>(on_res_[r].size());
     ++stamp_[r];
     if (unfrozen_[r] > 0) heap_.push_back(HeapItem{rem_cap_[r] / unfrozen_[r], r, stamp_[r]});
   }

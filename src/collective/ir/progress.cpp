@@ -29,6 +29,7 @@ Progress::Progress(const Program& p, Hooks& hooks)
       blocked_at_(p.num_ranks, UINT64_MAX),
       channels_(p.num_ranks),
       cursor_op_(p.num_ranks),
+      cursor_ch_(p.num_ranks, 0),
       cursor_op_valid_(p.num_ranks, 0) {
   num_ops_.reserve(p.num_ranks);
   for (Rank r = 0; r < p.num_ranks; ++r) num_ops_.push_back(p.num_ops(r));
@@ -59,6 +60,8 @@ bool Progress::issue(Rank r) {
     const std::uint32_t idx = cursor_[r];
     if (!cursor_op_valid_[r]) {
       cursor_op_[r] = program_.op(r, idx);
+      const Op& c = cursor_op_[r];
+      if (c.is_send()) cursor_ch_[r] = channel(r, c.peer);
       cursor_op_valid_[r] = 1;
     }
     const Op op = cursor_op_[r];
@@ -77,7 +80,7 @@ bool Progress::issue(Rank r) {
         }
       }
       blocked_at_[r] = UINT64_MAX;
-      const std::uint32_t ch = channel(r, op.peer);
+      const std::uint32_t ch = cursor_ch_[r];
       if (!hooks_.can_send(r, op, ch)) return moved;
       const std::uint32_t seq = send_seq_[ch]++;
       ++cursor_[r];

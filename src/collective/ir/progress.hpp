@@ -94,6 +94,7 @@ class Progress {
   // The op at each rank's cursor, fetched once: a generated op costs a few divisions, and a
   // blocked rank is pumped many times before its cursor moves.
   std::vector<Op> cursor_op_;
+  std::vector<std::uint32_t> cursor_ch_;  // channel id of the cursor op, when it is a send
   std::vector<std::uint8_t> cursor_op_valid_;
   std::vector<std::uint32_t> num_ops_;  // per rank, fetched once
 };
