@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/engine.hpp"
@@ -45,6 +46,26 @@ class Backend {
   /// What each directed link has carried so far, indexed by LinkId (topology links first; a
   /// backend that models extra resources, such as NPU injection limits, appends them after).
   virtual const std::vector<LinkStats>& link_stats() const = 0;
+  /// Backend-specific figures for reports, in a fixed order (e.g. head-flit overhead).
+  virtual std::vector<std::pair<std::string, double>> summary() const { return {}; }
+  /// When a run stalls: which channels hold traffic that cannot move (empty if none).
+  virtual std::string describe_blocked() const { return {}; }
+};
+
+/// Options of the packet backend (multitree.txt Table III defaults; BookSim configuration in
+/// shared/notes/reference-implementations.md).
+struct PacketOptions {
+  std::uint32_t flit_bytes = 16;            ///< 128-bit channels
+  std::uint32_t packet_payload_bytes = 256; ///< "Data Packet Payload 256 Bytes for Baselines"
+  std::uint32_t vcs = 4;                    ///< virtual channels per input port
+  std::uint32_t vc_buffer_flits = 318;      ///< "VC Buffer Depth 318 flits"
+  core::Time router_period = core::Time::from_ns(1);  ///< 1 GHz router clock
+  std::uint32_t router_pipeline_cycles = 1; ///< per-hop delay from head arrival to departure
+  std::uint32_t credit_delay_cycles = 1;    ///< added to the link latency for returning credits
+  bool message_based_flow_control = false;  ///< MultiTree Sec. IV-B: one head flit per message
+  std::uint32_t nis_per_npu = 1;            ///< network interfaces (injection/ejection ports)
+  /// Bandwidth of each NI's injection and ejection channel; unset: the NPU's fastest link.
+  std::optional<core::Bandwidth> ni_bandwidth;
 };
 
 /// Options that apply to the congestion-aware backends.
@@ -53,6 +74,7 @@ struct BackendOptions {
   /// than the sum of its links (ACE's NPU-NIC bus, MultiTree's NI). Unset: no cap.
   std::optional<core::Bandwidth> npu_injection_bandwidth;
   std::optional<core::Bandwidth> npu_ejection_bandwidth;
+  PacketOptions packet;  ///< used by the packet backend only
 };
 
 struct BackendInfo {

@@ -5,6 +5,7 @@
 #include "network/analytical.hpp"
 #include "network/backend.hpp"
 #include "network/flow.hpp"
+#include "network/packet.hpp"
 #include "network/queue.hpp"
 
 namespace collsim::network {
@@ -34,6 +35,15 @@ const std::vector<BackendInfo>& backends() {
        [](core::Simulation& sim, const topology::Topology& topo,
           const BackendOptions& opt) -> std::unique_ptr<Backend> {
          return std::make_unique<FlowBackend>(sim, topo, opt);
+       }},
+      {"packet",
+       "packets of flits through input-buffered routers: virtual channels, credits, virtual "
+       "cut-through, round-robin allocation, dateline VCs on tori; message-based flow control "
+       "option (BookSim-like, MultiTree Table III defaults)",
+       false,
+       [](core::Simulation& sim, const topology::Topology& topo,
+          const BackendOptions& opt) -> std::unique_ptr<Backend> {
+         return std::make_unique<PacketBackend>(sim, topo, opt);
        }},
   };
   return all;

@@ -32,9 +32,10 @@ class Executor final : public collective::Progress::Hooks, public network::Deliv
             "{}: not finished within the time bound of {}; {}", p_.algorithm,
             core::to_string(*opt.max_time), progress_.describe_stuck()));
       }
-      throw core::SimulationError(
-          fmt::format("{}: deadlock at {}; {}", p_.algorithm, core::to_string(sim_.now() - start),
-                      progress_.describe_stuck()));
+      const std::string blocked = backend_.describe_blocked();
+      throw core::SimulationError(fmt::format(
+          "{}: deadlock at {}; {}{}", p_.algorithm, core::to_string(sim_.now() - start),
+          progress_.describe_stuck(), blocked.empty() ? "" : "; network: " + blocked));
     }
     ExecutionResult r;
     r.time = last_ - start;

@@ -1,0 +1,348 @@
+#include "network/packet.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "core/error.hpp"
+
+namespace collsim::network {
+namespace {
+
+constexpr std::uint32_t kNoChannel = UINT32_MAX;
+constexpr std::uint32_t kNoVc = UINT32_MAX;
+
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& topo,
+                             const BackendOptions& options)
+    : sim_(sim), topo_(topo), opt_(options.packet) {
+  const auto fail = [](const std::string& key, const std::string& why) {
+    throw core::InputError(fmt::format("backend.{}: {}", key, why));
+  };
+  if (opt_.flit_bytes == 0) fail("flit_bytes", "must be >= 1");
+  if (opt_.packet_payload_bytes == 0) fail("packet_payload", "must be >= 1 byte");
+  if (opt_.vcs == 0) fail("vcs", "must be >= 1");
+  if (opt_.nis_per_npu == 0) fail("nis_per_npu", "must be >= 1");
+  if (opt_.router_period.ps <= 0) fail("router_clock", "must be > 0");
+  const std::uint64_t packet_flits = 1 + ceil_div(opt_.packet_payload_bytes, opt_.flit_bytes);
+  if (opt_.vc_buffer_flits < packet_flits) {
+    fail("vc_buffer_flits", fmt::format("must hold a whole packet ({} flits: 1 head + {} B / {} B "
+                                        "flits) for virtual cut-through, got {}",
+                                        packet_flits, opt_.packet_payload_bytes, opt_.flit_bytes,
+                                        opt_.vc_buffer_flits));
+  }
+  vcs_ = opt_.vcs;
+  pipeline_ = opt_.router_period * opt_.router_pipeline_cycles;
+  credit_delay_ = opt_.router_period * opt_.credit_delay_cycles;
+  for (const auto& d : topo.dimensions()) {
+    datelines_ = datelines_ || (d.spec.kind == topology::DimKind::Ring && d.spec.size >= 3) ||
+                 (d.spec.kind == topology::DimKind::UniRing && d.spec.size >= 2);
+  }
+  if (datelines_ && (vcs_ < 2 || vcs_ % 2 != 0)) {
+    fail("vcs", fmt::format("must be even and >= 2 on {}: half the VCs are the dateline class "
+                            "that keeps ring routing deadlock-free, got {}",
+                            topo.name(), vcs_));
+  }
+
+  const auto& links = topo.links();
+  const std::uint32_t n = topo.num_npus(), nis = opt_.nis_per_npu;
+  const auto flit = core::Bytes{opt_.flit_bytes};
+  for (topology::LinkId l = 0; l < links.size(); ++l) {
+    Channel c;
+    c.from = links[l].src;
+    c.to = links[l].dst;
+    c.flit_time = core::transfer_time(flit, links[l].bandwidth);
+    c.latency = links[l].latency;
+    c.dim = links[l].dim;
+    c.link = static_cast<std::int32_t>(l);
+    if (datelines_ && topo.is_npu(c.from) && topo.is_npu(c.to) && !topo.dimensions().empty()) {
+      const auto& spec = topo.dimensions()[c.dim].spec;
+      if (spec.kind == topology::DimKind::Ring || spec.kind == topology::DimKind::UniRing) {
+        const auto a = topo.coords(c.from)[c.dim], b = topo.coords(c.to)[c.dim];
+        c.dateline = (a > b ? a - b : b - a) > 1 || (spec.size == 2 && a > b);
+      }
+    }
+    channels_.push_back(std::move(c));
+  }
+  for (int ej = 0; ej < 2; ++ej) {
+    for (topology::NodeId npu = 0; npu < n; ++npu) {
+      double bw = 0;
+      for (topology::LinkId l : topo.out_links(npu)) bw = std::max(bw, links[l].bandwidth.bytes_per_s);
+      if (opt_.ni_bandwidth) bw = opt_.ni_bandwidth->bytes_per_s;
+      for (std::uint32_t i = 0; i < nis; ++i) {
+        Channel c;
+        c.from = c.to = npu;
+        c.flit_time = core::transfer_time(flit, core::Bandwidth{bw});
+        c.injection = ej == 0;
+        c.ejection = ej == 1;
+        c.dim = UINT32_MAX;
+        channels_.push_back(std::move(c));
+      }
+    }
+  }
+  for (Channel& c : channels_) {
+    if (!c.ejection) c.credits.assign(vcs_, opt_.vc_buffer_flits);
+  }
+  ivcs_.resize(channels_.size() * vcs_ + std::size_t{n} * nis);
+  for (std::uint32_t ch = 0; ch < channels_.size(); ++ch) {
+    for (std::uint32_t v = 0; v < vcs_; ++v) ivcs_[ch * vcs_ + v].channel = ch;
+  }
+  ni_queue_base_ = static_cast<std::uint32_t>(channels_.size() * vcs_);
+  for (std::size_t q = ni_queue_base_; q < ivcs_.size(); ++q) ivcs_[q].channel = kNoChannel;
+  next_ni_.assign(n, 0);
+  stats_.resize(links.size());
+}
+
+std::uint32_t PacketBackend::ni_channel(topology::NodeId npu, std::uint32_t ni,
+                                        bool ejection) const {
+  const std::uint32_t per = topo_.num_npus() * opt_.nis_per_npu;
+  return static_cast<std::uint32_t>(topo_.links().size()) + (ejection ? per : 0) +
+         npu * opt_.nis_per_npu + ni;
+}
+
+std::uint64_t PacketBackend::flits_for(std::uint64_t bytes) const {
+  const std::uint64_t packets = std::max<std::uint64_t>(1, ceil_div(bytes, opt_.packet_payload_bytes));
+  const std::uint64_t heads = opt_.message_based_flow_control ? 1 : packets;
+  std::uint64_t payload_flits = 0;
+  for (std::uint64_t left = bytes; left > 0;) {
+    const std::uint64_t b = std::min<std::uint64_t>(left, opt_.packet_payload_bytes);
+    payload_flits += ceil_div(b, opt_.flit_bytes);
+    left -= b;
+  }
+  return heads + payload_flits;
+}
+
+void PacketBackend::send(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
+                         DeliveryHandler& handler, std::uint64_t tag) {
+  const std::uint32_t ni = next_ni_[src]++ % opt_.nis_per_npu;
+  const std::uint32_t m = messages_.acquire();
+  Message& msg = messages_[m];
+  msg.handler = &handler;
+  msg.tag = tag;
+  msg.sent = sim_.now();
+  msg.path.clear();
+  msg.path.push_back(ni_channel(src, ni, false));
+  std::vector<topology::LinkId> route;  // small; one per message
+  topo_.route(src, dst, route);
+  for (topology::LinkId l : route) msg.path.push_back(l);
+  msg.path.push_back(ni_channel(dst, ni, true));
+
+  const std::uint32_t queue = ni_queue_base_ + src * opt_.nis_per_npu + ni;
+  InputVc& q = ivcs_[queue];
+  const bool was_empty = q.packets.empty();
+  const std::uint64_t count = std::max<std::uint64_t>(1, ceil_div(bytes.count, opt_.packet_payload_bytes));
+  msg.undelivered = static_cast<std::uint32_t>(count);
+  std::uint64_t left = bytes.count;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const std::uint32_t id = packets_.acquire();
+    Packet& p = packets_[id];
+    p.message = m;
+    p.payload = std::min<std::uint64_t>(left, opt_.packet_payload_bytes);
+    left -= p.payload;
+    p.head_flit = !opt_.message_based_flow_control || i == 0;
+    p.flits = static_cast<std::uint32_t>(ceil_div(p.payload, opt_.flit_bytes)) + (p.head_flit ? 1 : 0);
+    p.hop = 0;
+    p.ivc = queue;
+    p.vc_class = 0;
+    p.dim = UINT32_MAX;
+    p.head_at = p.tail_at = sim_.now();
+    p.last = i + 1 == count;
+    head_flits_ += p.head_flit ? 1 : 0;
+    total_flits_ += p.flits;
+    q.packets.push_back(id);
+  }
+  if (was_empty) make_ready(queue);
+}
+
+void PacketBackend::make_ready(std::uint32_t ivc) {
+  InputVc& in = ivcs_[ivc];
+  if (in.packets.empty() || in.requesting || in.sending) return;
+  const Packet& p = packets_[in.packets.front()];
+  const core::Time ready = p.head_at + (in.channel == kNoChannel ? core::Time{0} : pipeline_);
+  if (ready > sim_.now()) {
+    sim_.schedule_at(ready, *this, ev(kReady, ivc));
+    return;
+  }
+  in.requesting = true;
+  const std::uint32_t ch = messages_[p.message].path[p.hop];
+  channels_[ch].requests.push_back(ivc);
+  try_grant(ch);
+}
+
+std::uint32_t PacketBackend::pick_vc(const Channel& c, const Packet& p) const {
+  if (c.ejection) return 0;
+  // Dateline classes: a new dimension starts in class 0; the wrap-around link and everything
+  // after it in that dimension use class 1.
+  std::uint32_t cls = c.dim == p.dim ? p.vc_class : 0;
+  if (c.dateline) cls = 1;
+  std::uint32_t lo = 0, hi = vcs_;
+  if (datelines_) {
+    lo = cls * (vcs_ / 2);
+    hi = lo + vcs_ / 2;
+  }
+  for (std::uint32_t v = lo; v < hi; ++v) {
+    if (c.credits[v] >= p.flits) return v;
+  }
+  return kNoVc;
+}
+
+void PacketBackend::schedule_free(std::uint32_t ch) {
+  Channel& c = channels_[ch];
+  if (c.free_scheduled) return;
+  c.free_scheduled = true;
+  sim_.schedule_at(c.busy_until, *this, ev(kFree, ch));
+}
+
+void PacketBackend::try_grant(std::uint32_t ch) {
+  Channel& c = channels_[ch];
+  const core::Time now = sim_.now();
+  if (c.requests.empty()) return;
+  if (c.busy_until > now) {
+    schedule_free(ch);
+    return;
+  }
+  const std::size_t n = c.requests.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t idx = (c.rr + k) % n;
+    const std::uint32_t ivc = c.requests[idx];
+    const std::uint32_t pid = ivcs_[ivc].packets.front();
+    Packet& p = packets_[pid];
+    const std::uint32_t vc = pick_vc(c, p);
+    if (vc == kNoVc) continue;
+    // Grant: round-robin resumes after this requester.
+    c.requests.erase(c.requests.begin() + static_cast<std::ptrdiff_t>(idx));
+    c.rr = c.requests.empty() ? 0 : static_cast<std::uint32_t>(idx % c.requests.size());
+    ivcs_[ivc].requesting = false;
+    ivcs_[ivc].sending = true;
+    const core::Time in_pipe = ivcs_[ivc].channel == kNoChannel ? core::Time{0} : pipeline_;
+    const core::Time finish =
+        std::max(now + c.flit_time * p.flits, p.tail_at + in_pipe + c.flit_time);
+    c.busy_until = finish;
+    if (!c.requests.empty()) schedule_free(ch);  // nobody waiting: no event needed
+    if (c.link >= 0) {
+      LinkStats& s = stats_[static_cast<std::size_t>(c.link)];
+      s.bytes += std::uint64_t{p.flits} * opt_.flit_bytes;
+      s.busy += c.flit_time * p.flits;
+      flit_hops_ += p.flits;
+      p.vc_class = (c.dim == p.dim ? p.vc_class : 0) | (c.dateline ? 1u : 0u);
+      p.dim = c.dim;
+    }
+    if (c.ejection) {
+      sim_.schedule_at(finish, *this, ev(kEject, ivc));  // tail leaves the VC and is delivered
+    } else {
+      sim_.schedule_at(finish, *this, ev(kTail, ivc));
+      c.credits[vc] -= p.flits;
+      // The packet's state moves to the downstream VC when its head gets there.
+      p.tail_at = finish + c.latency;
+      p.ivc = ch * vcs_ + vc;
+      // One event per hop: the head is in the downstream VC at now + flit + latency and may
+      // compete a pipeline delay later.
+      sim_.schedule_at(now + c.flit_time + c.latency + pipeline_, *this, ev(kArrive, pid));
+    }
+    return;
+  }
+}
+
+void PacketBackend::on_event(std::uint64_t event) {
+  const auto kind = static_cast<Kind>(event & 7u);
+  const auto arg = static_cast<std::uint32_t>(event >> 3);
+  switch (kind) {
+    case kReady:
+      make_ready(arg);
+      break;
+    case kFree:
+      channels_[arg].free_scheduled = false;
+      try_grant(arg);
+      break;
+    case kCredit: {
+      const auto t = credits_in_flight_[arg];
+      credits_in_flight_.release(arg);
+      channels_[t[0]].credits[t[1]] += t[2];
+      try_grant(t[0]);
+      break;
+    }
+    case kArrive: {
+      Packet& p = packets_[arg];
+      ++p.hop;
+      p.head_at = sim_.now() - pipeline_;
+      InputVc& in = ivcs_[p.ivc];
+      in.packets.push_back(arg);
+      in.occupancy += p.flits;
+      max_occupancy_ = std::max(max_occupancy_, in.occupancy);
+      if (in.packets.size() == 1) make_ready(p.ivc);
+      break;
+    }
+    case kTail:
+    case kEject: {
+      InputVc& in = ivcs_[arg];
+      const std::uint32_t pid = in.packets.front();
+      in.packets.pop_front();
+      in.sending = false;
+      const Packet& p = packets_[pid];
+      if (in.channel != kNoChannel) {
+        in.occupancy -= p.flits;
+        // The buffer space goes back to the channel that filled it.
+        const Channel& up = channels_[in.channel];
+        const std::uint32_t id = credits_in_flight_.acquire();
+        credits_in_flight_[id] = {in.channel, arg % vcs_, p.flits};
+        sim_.schedule_at(sim_.now() + up.latency + credit_delay_, *this, ev(kCredit, id));
+      } else if (p.last) {
+        const Message& msg = messages_[p.message];
+        msg.handler->on_injected(msg.tag);  // may send(): nothing below uses references
+      }
+      if (!ivcs_[arg].packets.empty()) make_ready(arg);
+      if (kind == kTail) break;
+      // Ejected: the packet has left the network.
+      const std::uint32_t m = packets_[pid].message;
+      packets_.release(pid);
+      Message& msg = messages_[m];
+      if (--msg.undelivered > 0) break;
+      latencies_ns_.push_back((sim_.now() - msg.sent).ns());
+      DeliveryHandler* h = msg.handler;
+      const std::uint64_t tag = msg.tag;
+      messages_.release(m);
+      h->on_delivered(tag);
+      break;
+    }
+  }
+}
+
+std::vector<std::pair<std::string, double>> PacketBackend::summary() const {
+  std::vector<double> lat = latencies_ns_;
+  std::sort(lat.begin(), lat.end());
+  auto pct = [&](double q) {
+    return lat.empty() ? 0.0 : lat[static_cast<std::size_t>(q * static_cast<double>(lat.size() - 1))];
+  };
+  return {{"head_flit_overhead", total_flits_ ? double(head_flits_) / double(total_flits_) : 0.0},
+          {"flits", double(total_flits_)},
+          {"flit_hops", double(flit_hops_)},
+          {"max_vc_occupancy_flits", double(max_occupancy_)},
+          {"message_latency_p50_ns", pct(0.5)},
+          {"message_latency_p99_ns", pct(0.99)},
+          {"message_latency_max_ns", lat.empty() ? 0.0 : lat.back()}};
+}
+
+std::string PacketBackend::describe_blocked() const {
+  std::string s;
+  int listed = 0;
+  for (std::uint32_t ch = 0; ch < channels_.size() && listed < 4; ++ch) {
+    const Channel& c = channels_[ch];
+    if (c.requests.empty()) continue;
+    std::string credits;
+    for (std::uint32_t v = 0; v < c.credits.size(); ++v) {
+      credits += fmt::format("{}{}", v ? "/" : "", c.credits[v]);
+    }
+    s += fmt::format("{}channel {}->{}{}: {} packet(s) waiting, downstream VC credits {}",
+                     listed ? "; " : "", c.from, c.to, c.injection ? " (injection)" : "",
+                     c.requests.size(), credits.empty() ? "sink" : credits);
+    ++listed;
+  }
+  return s;
+}
+
+}  // namespace collsim::network

@@ -1,0 +1,130 @@
+#pragma once
+// The packet backend: packets of flits through input-buffered routers with virtual channels and
+// credit-based flow control, the level at which MultiTree was measured (multitree.txt Sec. V-A,
+// Table III, on BookSim).
+//
+// Model (times in ps; a flit takes flit_bytes / bandwidth on a channel):
+//  * A message is split into packets of packet_payload_bytes; every packet carries one head flit
+//    with no payload (so 256 B packets of 16 B flits are 17 flits: 6% overhead, Fig. 2). With
+//    message_based_flow_control only a message's first packet has a head flit (Sec. IV-B).
+//  * Every topology node is a router; each NPU also has nis_per_npu network interfaces, each with
+//    an injection channel into its router and an ejection channel out of it. Every channel ends
+//    in an input port with `vcs` virtual channels of vc_buffer_flits flits (ejection: a sink).
+//  * Virtual cut-through, switched per packet: a packet's head may leave a router
+//    router_pipeline_cycles after it arrived, once the output channel is free (round-robin among
+//    the input VCs that want it) and a downstream VC of its class has room for the whole packet.
+//    The channel then sends its flits back to back; the tail cannot leave before it has arrived
+//    (+ pipeline), so a faster output waits for a slower input. The downstream VC's credits are
+//    taken at the grant and returned when the tail has left that VC, after the upstream channel's
+//    latency + credit_delay_cycles.
+//  * Packets on a torus ring change to the second half of the VCs after crossing the ring's
+//    dateline (its wrap-around link), and back to the first when they enter a new dimension:
+//    with dimension-order routing this breaks every cyclic channel dependency.
+//  * Events are per packet per hop, and each packet's flits move back to back, so the timing is
+//    that of flit-by-flit simulation with packet-granularity switch allocation (no flit
+//    interleaving of two packets on one channel); credits return per packet, at the tail.
+// Left out: flit-level interleaving of packets on a link (iSLIP allocates per flit), wormhole
+// switching, adaptive routing, and the per-sub-packet VC hold of message-based flow control
+// (each sub-packet allocates its VC on its own; they follow the head in order).
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "core/slot_pool.hpp"
+#include "network/backend.hpp"
+
+namespace collsim::network {
+
+class PacketBackend final : public Backend, private core::EventHandler {
+ public:
+  /// Throws core::InputError naming the option for impossible settings (a VC buffer smaller than
+  /// a packet, zero VCs, an odd VC count on a torus, ...).
+  PacketBackend(core::Simulation& sim, const topology::Topology& topo, const BackendOptions& opt);
+
+  std::string_view name() const override { return "packet"; }
+  void send(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
+            DeliveryHandler& handler, std::uint64_t tag) override;
+  const std::vector<LinkStats>& link_stats() const override { return stats_; }
+  std::vector<std::pair<std::string, double>> summary() const override;
+  std::string describe_blocked() const override;
+
+  /// Flits a message of `bytes` becomes (for tests and reports).
+  std::uint64_t flits_for(std::uint64_t bytes) const;
+
+ private:
+  enum Kind : std::uint64_t { kReady = 0, kFree = 1, kCredit = 2, kArrive = 3, kTail = 4, kEject = 5 };
+  static std::uint64_t ev(Kind k, std::uint64_t a) { return (a << 3) | k; }
+
+  struct Channel {
+    topology::NodeId from = 0;   // router (or NI) feeding it
+    topology::NodeId to = 0;     // router it enters (ejection: the NPU)
+    core::Time flit_time;        // per flit
+    core::Time latency;
+    core::Time busy_until;
+    bool ejection = false;
+    bool injection = false;
+    bool dateline = false;       // a torus ring's wrap-around link
+    std::uint32_t dim = 0;
+    std::int32_t link = -1;      // topology link id, or -1
+    std::vector<std::uint32_t> credits;    // per downstream VC
+    std::vector<std::uint32_t> requests;   // input VCs whose head packet wants this channel
+    std::uint32_t rr = 0;                  // round-robin position in `requests`
+    bool free_scheduled = false;
+  };
+  struct InputVc {
+    std::deque<std::uint32_t> packets;  // FIFO; the front one competes
+    std::uint32_t channel = 0;          // the channel it is the end of (kNoChannel: an NI queue)
+    std::uint32_t occupancy = 0;        // flits buffered
+    bool requesting = false;
+    bool sending = false;  // the front packet was granted and its tail has not left yet
+  };
+  struct Packet {
+    std::uint32_t message = 0;
+    std::uint32_t flits = 0;
+    std::uint64_t payload = 0;
+    std::uint32_t hop = 0;       // channels already crossed (0: in the NI queue)
+    std::uint32_t ivc = 0;       // input VC it is in
+    std::uint32_t vc_class = 0;
+    std::uint32_t dim = 0;       // dimension of the last topology link crossed
+    core::Time head_at;          // head arrived at the current input VC
+    core::Time tail_at;          // tail arrived at the current input VC
+    bool last = false;           // the message's last packet
+    bool head_flit = true;
+  };
+  struct Message {
+    DeliveryHandler* handler = nullptr;
+    std::uint64_t tag = 0;
+    std::vector<std::uint32_t> path;  // channels: injection, links..., ejection
+    std::uint32_t undelivered = 0;
+    core::Time sent;
+  };
+
+  void on_event(std::uint64_t event) override;
+  void make_ready(std::uint32_t ivc);
+  void try_grant(std::uint32_t ch);
+  void schedule_free(std::uint32_t ch);
+  std::uint32_t pick_vc(const Channel& c, const Packet& p) const;
+  std::uint32_t ni_channel(topology::NodeId npu, std::uint32_t ni, bool ejection) const;
+
+  core::Simulation& sim_;
+  const topology::Topology& topo_;
+  PacketOptions opt_;
+  core::Time pipeline_, credit_delay_;
+  std::uint32_t vcs_ = 0;
+  bool datelines_ = false;
+  std::vector<Channel> channels_;
+  std::vector<InputVc> ivcs_;  // channel c's VCs at c*vcs_ .. ; NI queues after all of them
+  std::uint32_t ni_queue_base_ = 0;
+  std::vector<std::uint32_t> next_ni_;  // per NPU: round-robin NI for the next message
+  core::SlotPool<Packet> packets_;
+  core::SlotPool<Message> messages_;
+  std::vector<LinkStats> stats_;
+  core::SlotPool<std::array<std::uint32_t, 3>> credits_in_flight_;  // (channel, vc, flits)
+  std::uint64_t head_flits_ = 0, total_flits_ = 0, flit_hops_ = 0;
+  std::uint32_t max_occupancy_ = 0;
+  std::vector<double> latencies_ns_;  // per delivered message
+};
+
+}  // namespace collsim::network
