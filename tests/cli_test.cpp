@@ -226,7 +226,7 @@ TEST(CliBackends, ScenarioBackendListAndErrors) {
   // With an 8 GB/s ejection cap each 1 MiB message arrives at 8 GB/s: 393.216 us.
   EXPECT_NE(r.out.find(",analytical,all-gather,ring,1,4194304,196608.000"), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find(",flow,all-gather,ring,1,4194304,393216.000"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",flow:eject=8 GB/s,all-gather,ring,1,4194304,393216.000"), std::string::npos) << r.out;
   const auto bad = dir / "bad_backend.yaml";
   std::ofstream(bad) << "backend: {name: queue, npu_injection_bandwidth: 8 GB/s}\n"
                         "platform: {topology: ring:4, link_bandwidth: 16 GB/s, link_latency: "

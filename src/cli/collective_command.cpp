@@ -4,6 +4,7 @@
 #include "cli/output.hpp"
 #include "core/error.hpp"
 #include "core/parse.hpp"
+#include "network/backend.hpp"
 #include "report/writers.hpp"
 #include "scheduler/collective_sweep.hpp"
 #include "topology/builders.hpp"
@@ -51,6 +52,18 @@ int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, s
         core::parse_bandwidth(opt.npu_ejection_bandwidth, "--npu-ejection-bandwidth");
   }
   job.busiest_links = opt.busiest_links;
+  network::PacketOptions& pk = job.backend_options.packet;
+  pk.packet_payload_bytes = static_cast<std::uint32_t>(
+      core::parse_bytes(opt.packet_payload, "--packet-payload").count);
+  pk.flit_bytes = static_cast<std::uint32_t>(core::parse_bytes(opt.flit_size, "--flit-size").count);
+  pk.vcs = opt.vcs;
+  pk.vc_buffer_flits = opt.vc_buffer_flits;
+  pk.router_pipeline_cycles = opt.router_pipeline_cycles;
+  pk.nis_per_npu = opt.nis_per_npu;
+  pk.message_based_flow_control = opt.message_based_flow_control;
+  if (!opt.ni_bandwidth.empty()) {
+    pk.ni_bandwidth = core::parse_bandwidth(opt.ni_bandwidth, "--ni-bandwidth");
+  }
   if (!opt.max_time.empty()) {
     job.max_time = core::parse_time(opt.max_time, "--max-time", core::Zero::Reject);
   }

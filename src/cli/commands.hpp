@@ -30,6 +30,15 @@ struct CollectiveOptions {
   std::string npu_injection_bandwidth;
   std::string npu_ejection_bandwidth;
   std::uint32_t busiest_links = 3;
+  // packet backend (defaults: multitree.txt Table III)
+  std::string packet_payload = "256 B";
+  std::string flit_size = "16 B";
+  std::uint32_t vcs = 4;
+  std::uint32_t vc_buffer_flits = 318;
+  std::uint32_t router_pipeline_cycles = 1;
+  std::uint32_t nis_per_npu = 1;
+  std::string ni_bandwidth;
+  bool message_based_flow_control = false;
   std::string max_time;
 };
 /// `collsim collective --topology ...`

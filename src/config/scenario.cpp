@@ -20,11 +20,11 @@ constexpr std::string_view kDefaultBackend = network::kDefaultBackend;
 
 // Parsing context: the source name for error messages.
 class Reader {
-public:
+ public:
   explicit Reader(std::string source) : source_(std::move(source)) {}
 
-  [[noreturn]] void fail(const YAML::Node &at, const std::string &path,
-                         const std::string &why) const {
+  [[noreturn]] void fail(const YAML::Node& at, const std::string& path,
+                         const std::string& why) const {
     const int line = at.Mark().line >= 0 ? at.Mark().line + 1 : 0;
     throw InputError(fmt::format("{}:{}: {}: {}", source_, line, path, why));
   }
@@ -32,139 +32,114 @@ public:
   // Run a core parser whose error message already starts with the path; add
   // file and line.
   template <class F>
-  auto with_line(const YAML::Node &at, F &&f) const -> decltype(f()) {
+  auto with_line(const YAML::Node& at, F&& f) const -> decltype(f()) {
     try {
       return f();
-    } catch (const InputError &e) {
+    } catch (const InputError& e) {
       const int line = at.Mark().line >= 0 ? at.Mark().line + 1 : 0;
       throw InputError(fmt::format("{}:{}: {}", source_, line, e.what()));
     }
   }
 
-  void check_keys(const YAML::Node &map, const std::string &path,
-                  std::initializer_list<const char *> allowed) const {
-    if (!map.IsMap())
-      fail(map, path, "must be a map of keys");
-    for (const auto &kv : map) {
+  void check_keys(const YAML::Node& map, const std::string& path,
+                  std::initializer_list<const char*> allowed) const {
+    if (!map.IsMap()) fail(map, path, "must be a map of keys");
+    for (const auto& kv : map) {
       const std::string key = kv.first.as<std::string>();
       bool ok = false;
       std::string valid;
-      for (const char *a : allowed) {
+      for (const char* a : allowed) {
         ok = ok || key == a;
         valid += (valid.empty() ? "" : ", ") + std::string(a);
       }
       if (!ok)
-        fail(kv.first, path.empty() ? key : path + "." + key,
-             "unknown key; valid: " + valid);
+        fail(kv.first, path.empty() ? key : path + "." + key, "unknown key; valid: " + valid);
     }
   }
 
-  std::string scalar(const YAML::Node &n, const std::string &path) const {
-    if (!n.IsScalar())
-      fail(n, path, "must be a single value");
+  std::string scalar(const YAML::Node& n, const std::string& path) const {
+    if (!n.IsScalar()) fail(n, path, "must be a single value");
     return n.as<std::string>();
   }
 
-  std::uint32_t uint(const YAML::Node &n, const std::string &path,
-                     std::uint32_t min) const {
+  std::uint32_t uint(const YAML::Node& n, const std::string& path, std::uint32_t min) const {
     const std::string s = scalar(n, path);
     std::uint32_t v = 0;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec != std::errc() || p != s.data() + s.size()) {
       fail(n, path, fmt::format("must be a whole number, got \"{}\"", s));
     }
-    if (v < min)
-      fail(n, path, fmt::format("must be >= {}, got {}", min, v));
+    if (v < min) fail(n, path, fmt::format("must be >= {}, got {}", min, v));
     return v;
   }
 
   // A node that is a list, or a single value standing for a one-element list.
-  static std::vector<YAML::Node> items(const YAML::Node &n) {
+  static std::vector<YAML::Node> items(const YAML::Node& n) {
     std::vector<YAML::Node> out;
     if (n.IsSequence()) {
-      for (const auto &x : n)
-        out.push_back(x);
+      for (const auto& x : n) out.push_back(x);
     } else {
       out.push_back(n);
     }
     return out;
   }
 
-  topology::DimKind dim_kind(const YAML::Node &n,
-                             const std::string &path) const {
+  topology::DimKind dim_kind(const YAML::Node& n, const std::string& path) const {
     const std::string k = scalar(n, path);
-    if (k == "ring")
-      return topology::DimKind::Ring;
-    if (k == "uring")
-      return topology::DimKind::UniRing;
-    if (k == "line")
-      return topology::DimKind::Line;
-    if (k == "fc")
-      return topology::DimKind::FullyConnected;
-    if (k == "sw" || k == "switch")
-      return topology::DimKind::Switch;
+    if (k == "ring") return topology::DimKind::Ring;
+    if (k == "uring") return topology::DimKind::UniRing;
+    if (k == "line") return topology::DimKind::Line;
+    if (k == "fc") return topology::DimKind::FullyConnected;
+    if (k == "sw" || k == "switch") return topology::DimKind::Switch;
     fail(n, path,
-         fmt::format(
-             "unknown dimension kind \"{}\"; valid: ring, uring, line, fc, sw",
-             k));
+         fmt::format("unknown dimension kind \"{}\"; valid: ring, uring, line, fc, sw", k));
   }
 
-  Platform platform(const YAML::Node &n, const std::string &path) const {
+  Platform platform(const YAML::Node& n, const std::string& path) const {
     check_keys(n, path, {"name", "topology", "link_bandwidth", "link_latency"});
-    if (!n["topology"])
-      fail(n, path, "missing key \"topology\"");
+    if (!n["topology"]) fail(n, path, "missing key \"topology\"");
     const YAML::Node topo = n["topology"];
     const std::string tpath = path + ".topology";
     std::optional<topology::Topology> built;
     if (topo.IsScalar()) {
-      if (!n["link_bandwidth"])
-        fail(n, path, "missing key \"link_bandwidth\" (e.g. 16 GB/s)");
-      if (!n["link_latency"])
-        fail(n, path, "missing key \"link_latency\" (e.g. 150 ns)");
+      if (!n["link_bandwidth"]) fail(n, path, "missing key \"link_bandwidth\" (e.g. 16 GB/s)");
+      if (!n["link_latency"]) fail(n, path, "missing key \"link_latency\" (e.g. 150 ns)");
       const auto bw = with_line(n["link_bandwidth"], [&] {
-        return core::parse_bandwidth(
-            scalar(n["link_bandwidth"], path + ".link_bandwidth"),
-            path + ".link_bandwidth");
+        return core::parse_bandwidth(scalar(n["link_bandwidth"], path + ".link_bandwidth"),
+                                     path + ".link_bandwidth");
       });
       const auto lat = with_line(n["link_latency"], [&] {
-        return core::parse_time(
-            scalar(n["link_latency"], path + ".link_latency"),
-            path + ".link_latency");
+        return core::parse_time(scalar(n["link_latency"], path + ".link_latency"),
+                                path + ".link_latency");
       });
-      built = with_line(topo, [&] {
-        return topology::from_compact(topo.as<std::string>(), bw, lat, tpath);
-      });
+      built = with_line(
+          topo, [&] { return topology::from_compact(topo.as<std::string>(), bw, lat, tpath); });
     } else {
-      for (const char *k : {"link_bandwidth", "link_latency"}) {
+      for (const char* k : {"link_bandwidth", "link_latency"}) {
         if (n[k])
-          fail(n[k], path + "." + k,
-               "not used with a dims topology; give each dimension its own");
+          fail(n[k], path + "." + k, "not used with a dims topology; give each dimension its own");
       }
       check_keys(topo, tpath, {"dims"});
-      if (!topo["dims"] || !topo["dims"].IsSequence() ||
-          topo["dims"].size() == 0) {
+      if (!topo["dims"] || !topo["dims"].IsSequence() || topo["dims"].size() == 0) {
         fail(topo, tpath + ".dims", "must be a non-empty list of dimensions");
       }
       std::vector<topology::DimSpec> dims;
       for (std::size_t i = 0; i < topo["dims"].size(); ++i) {
         const YAML::Node d = topo["dims"][i];
         const std::string dp = fmt::format("{}.dims[{}]", tpath, i);
-        check_keys(d, dp,
-                   {"kind", "size", "bandwidth", "latency", "links_per_npu"});
-        for (const char *k : {"kind", "size", "bandwidth", "latency"}) {
-          if (!d[k])
-            fail(d, dp, fmt::format("missing key \"{}\"", k));
+        check_keys(d, dp, {"kind", "size", "bandwidth", "latency", "links_per_npu"});
+        for (const char* k : {"kind", "size", "bandwidth", "latency"}) {
+          if (!d[k]) fail(d, dp, fmt::format("missing key \"{}\"", k));
         }
         topology::DimSpec s;
         s.kind = dim_kind(d["kind"], dp + ".kind");
         s.size = uint(d["size"], dp + ".size", 2);
         s.bandwidth = with_line(d["bandwidth"], [&] {
-          return core::parse_bandwidth(
-              scalar(d["bandwidth"], dp + ".bandwidth"), dp + ".bandwidth");
+          return core::parse_bandwidth(scalar(d["bandwidth"], dp + ".bandwidth"),
+                                       dp + ".bandwidth");
         });
         s.latency = with_line(d["latency"], [&] {
-          return core::parse_time(scalar(d["latency"], dp + ".latency"),
-                                  dp + ".latency");
+          return core::parse_time(scalar(d["latency"], dp + ".latency"), dp + ".latency");
         });
         if (d["links_per_npu"])
           s.links_per_npu = uint(d["links_per_npu"], dp + ".links_per_npu", 1);
@@ -178,8 +153,7 @@ public:
         }
       });
     }
-    Platform p{n["name"] ? scalar(n["name"], path + ".name") : built->name(),
-               std::move(*built)};
+    Platform p{n["name"] ? scalar(n["name"], path + ".name") : built->name(), std::move(*built)};
     with_line(n, [&] {
       topology::validate(p.topology);
       return 0;
@@ -187,24 +161,21 @@ public:
     return p;
   }
 
-  JobSpec job(const YAML::Node &n, const std::string &path) const {
-    check_keys(n, path,
-               {"collective", "sizes", "algorithms", "chunks", "max_time"});
-    for (const char *k : {"collective", "sizes", "algorithms"}) {
-      if (!n[k])
-        fail(n, path, fmt::format("missing key \"{}\"", k));
+  JobSpec job(const YAML::Node& n, const std::string& path) const {
+    check_keys(n, path, {"collective", "sizes", "algorithms", "chunks", "max_time"});
+    for (const char* k : {"collective", "sizes", "algorithms"}) {
+      if (!n[k]) fail(n, path, fmt::format("missing key \"{}\"", k));
     }
     JobSpec j;
     j.collective = with_line(n["collective"], [&] {
-      return collective::parse_collective(
-          scalar(n["collective"], path + ".collective"), path + ".collective");
+      return collective::parse_collective(scalar(n["collective"], path + ".collective"),
+                                          path + ".collective");
     });
     const auto sizes = items(n["sizes"]);
     for (std::size_t i = 0; i < sizes.size(); ++i) {
       const std::string sp = fmt::format("{}.sizes[{}]", path, i);
-      auto list = with_line(sizes[i], [&] {
-        return core::parse_size_list(scalar(sizes[i], sp), sp);
-      });
+      auto list =
+          with_line(sizes[i], [&] { return core::parse_size_list(scalar(sizes[i], sp), sp); });
       j.sizes.insert(j.sizes.end(), list.begin(), list.end());
     }
     const auto algos = items(n["algorithms"]);
@@ -212,53 +183,48 @@ public:
       const std::string ap = fmt::format("{}.algorithms[{}]", path, i);
       const std::string text = scalar(algos[i], ap);
       if (text == "all") {
-        if (algos.size() != 1)
-          fail(algos[i], ap, "\"all\" cannot be combined with other names");
+        if (algos.size() != 1) fail(algos[i], ap, "\"all\" cannot be combined with other names");
         j.all_algorithms = true;
       } else {
-        j.algorithms.push_back(with_line(
-            algos[i], [&] { return collective::parse_algorithm(text, ap); }));
+        j.algorithms.push_back(
+            with_line(algos[i], [&] { return collective::parse_algorithm(text, ap); }));
       }
     }
-    if (n["chunks"])
-      j.chunks = uint(n["chunks"], path + ".chunks", 1);
+    if (n["chunks"]) j.chunks = uint(n["chunks"], path + ".chunks", 1);
     if (n["max_time"]) {
       j.max_time = with_line(n["max_time"], [&] {
-        return core::parse_time(scalar(n["max_time"], path + ".max_time"),
-                                path + ".max_time", core::Zero::Reject);
+        return core::parse_time(scalar(n["max_time"], path + ".max_time"), path + ".max_time",
+                                core::Zero::Reject);
       });
     }
     return j;
   }
 
   // One backend: a name, or a map with a name and NPU limits.
-  BackendChoice backend_item(const YAML::Node &b,
-                             const std::string &path) const {
+  BackendChoice backend_item(const YAML::Node& b, const std::string& path) const {
     BackendChoice c;
     std::string name = std::string(kDefaultBackend);
     if (b.IsMap()) {
       check_keys(b, path,
-                 {"name", "npu_injection_bandwidth", "npu_ejection_bandwidth"});
-      if (b["name"])
-        name = scalar(b["name"], path + ".name");
-      auto limit = [&](const char *key, std::optional<core::Bandwidth> &out) {
-        if (!b[key])
-          return;
+                 {"name", "npu_injection_bandwidth", "npu_ejection_bandwidth", "packet_payload",
+                  "flit_size", "vcs", "vc_buffer_flits", "router_pipeline_cycles",
+                  "credit_delay_cycles", "nis_per_npu", "ni_bandwidth",
+                  "message_based_flow_control"});
+      if (b["name"]) name = scalar(b["name"], path + ".name");
+      auto limit = [&](const char* key, std::optional<core::Bandwidth>& out) {
+        if (!b[key]) return;
         const std::string kp = path + "." + key;
-        out = with_line(b[key], [&] {
-          return core::parse_bandwidth(scalar(b[key], kp), kp);
-        });
+        out = with_line(b[key], [&] { return core::parse_bandwidth(scalar(b[key], kp), kp); });
       };
       limit("npu_injection_bandwidth", c.options.npu_injection_bandwidth);
       limit("npu_ejection_bandwidth", c.options.npu_ejection_bandwidth);
+      packet_options(b, path, c.options.packet);
     } else {
       name = scalar(b, path);
     }
-    c.info = &with_line(b, [&]() -> const network::BackendInfo & {
-      return network::find_backend(name, path);
-    });
-    if ((c.options.npu_injection_bandwidth ||
-         c.options.npu_ejection_bandwidth) &&
+    c.info = &with_line(
+        b, [&]() -> const network::BackendInfo& { return network::find_backend(name, path); });
+    if ((c.options.npu_injection_bandwidth || c.options.npu_ejection_bandwidth) &&
         !c.info->supports_npu_limits) {
       fail(b, path,
            fmt::format("the {} backend does not model NPU injection/ejection "
@@ -268,14 +234,49 @@ public:
     return c;
   }
 
-  void backends(const YAML::Node &root, Scenario &s) const {
+  // The packet backend's keys (network/backend.hpp PacketOptions; multitree.txt Table III).
+  void packet_options(const YAML::Node& b, const std::string& path,
+                      network::PacketOptions& pk) const {
+    auto bytes = [&](const char* key, std::uint32_t& out) {
+      if (!b[key]) return;
+      const std::string kp = path + "." + key;
+      const auto v = with_line(b[key], [&] { return core::parse_bytes(scalar(b[key], kp), kp); });
+      if (v.count > UINT32_MAX) fail(b[key], kp, "must be below 4 GiB");
+      out = static_cast<std::uint32_t>(v.count);
+    };
+    auto count = [&](const char* key, std::uint32_t& out, std::uint32_t min) {
+      if (b[key]) out = uint(b[key], path + "." + key, min);
+    };
+    bytes("packet_payload", pk.packet_payload_bytes);
+    bytes("flit_size", pk.flit_bytes);
+    count("vcs", pk.vcs, 1);
+    count("vc_buffer_flits", pk.vc_buffer_flits, 1);
+    count("router_pipeline_cycles", pk.router_pipeline_cycles, 0);
+    count("credit_delay_cycles", pk.credit_delay_cycles, 0);
+    count("nis_per_npu", pk.nis_per_npu, 1);
+    if (b["ni_bandwidth"]) {
+      const std::string kp = path + ".ni_bandwidth";
+      pk.ni_bandwidth = with_line(b["ni_bandwidth"], [&] {
+        return core::parse_bandwidth(scalar(b["ni_bandwidth"], kp), kp);
+      });
+    }
+    if (b["message_based_flow_control"]) {
+      const std::string kp = path + ".message_based_flow_control";
+      const std::string v = scalar(b["message_based_flow_control"], kp);
+      if (v != "true" && v != "false") {
+        fail(b["message_based_flow_control"], kp,
+             fmt::format("must be true or false, got \"{}\"", v));
+      }
+      pk.message_based_flow_control = v == "true";
+    }
+  }
+
+  void backends(const YAML::Node& root, Scenario& s) const {
     const YAML::Node b = root["backend"];
     if (!b) {
-      s.backends.push_back(BackendChoice{
-          &network::find_backend(kDefaultBackend, "backend"), {}});
+      s.backends.push_back(BackendChoice{&network::find_backend(kDefaultBackend, "backend"), {}});
     } else if (b.IsSequence()) {
-      if (b.size() == 0)
-        fail(b, "backend", "must name at least one backend");
+      if (b.size() == 0) fail(b, "backend", "must name at least one backend");
       for (std::size_t i = 0; i < b.size(); ++i) {
         s.backends.push_back(backend_item(b[i], fmt::format("backend[{}]", i)));
       }
@@ -284,55 +285,48 @@ public:
     }
   }
 
-  Scenario scenario(const YAML::Node &root) const {
-    check_keys(root, "",
-               {"name", "backend", "platforms", "platform", "jobs", "job"});
+  Scenario scenario(const YAML::Node& root) const {
+    check_keys(root, "", {"name", "backend", "platforms", "platform", "jobs", "job"});
     Scenario s;
     s.name = root["name"] ? scalar(root["name"], "name") : "scenario";
     backends(root, s);
-    const char *pkey = root["platforms"] ? "platforms" : "platform";
-    if (!root[pkey])
-      fail(root, "platforms", "missing: give at least one platform");
+    const char* pkey = root["platforms"] ? "platforms" : "platform";
+    if (!root[pkey]) fail(root, "platforms", "missing: give at least one platform");
     const auto plats = items(root[pkey]);
     for (std::size_t i = 0; i < plats.size(); ++i) {
-      s.platforms.push_back(
-          platform(plats[i], fmt::format("platforms[{}]", i)));
+      s.platforms.push_back(platform(plats[i], fmt::format("platforms[{}]", i)));
     }
-    const char *jkey = root["jobs"] ? "jobs" : "job";
-    if (!root[jkey])
-      fail(root, "jobs", "missing: give at least one job");
+    const char* jkey = root["jobs"] ? "jobs" : "job";
+    if (!root[jkey]) fail(root, "jobs", "missing: give at least one job");
     const auto jobs = items(root[jkey]);
     for (std::size_t i = 0; i < jobs.size(); ++i)
       s.jobs.push_back(job(jobs[i], fmt::format("jobs[{}]", i)));
     return s;
   }
 
-private:
+ private:
   std::string source_;
 };
 
-} // namespace
+}  // namespace
 
-Scenario parse_scenario(const std::string &text, const std::string &source) {
+Scenario parse_scenario(const std::string& text, const std::string& source) {
   YAML::Node root;
   try {
     root = YAML::Load(text);
-  } catch (const YAML::Exception &e) {
-    throw InputError(fmt::format("{}:{}: not valid YAML: {}", source,
-                                 e.mark.line + 1, e.msg));
+  } catch (const YAML::Exception& e) {
+    throw InputError(fmt::format("{}:{}: not valid YAML: {}", source, e.mark.line + 1, e.msg));
   }
-  if (!root.IsMap())
-    throw InputError(fmt::format("{}: must be a YAML map of keys", source));
+  if (!root.IsMap()) throw InputError(fmt::format("{}: must be a YAML map of keys", source));
   return Reader(source).scenario(root);
 }
 
-Scenario load_scenario(const std::string &path) {
+Scenario load_scenario(const std::string& path) {
   std::ifstream f(path);
-  if (!f)
-    throw InputError(fmt::format("{}: cannot read scenario file", path));
+  if (!f) throw InputError(fmt::format("{}: cannot read scenario file", path));
   std::stringstream ss;
   ss << f.rdbuf();
   return parse_scenario(ss.str(), path);
 }
 
-} // namespace collsim::config
+}  // namespace collsim::config

@@ -85,6 +85,10 @@ struct BackendInfo {
                                    const BackendOptions& options) = nullptr;
 };
 
+/// The backend's name with the options that change it, for reports: "flow", "packet:mbfc",
+/// "flow:inject=25 GB/s", "packet:vcs=2:nis=4".
+std::string backend_label(const BackendInfo& info, const BackendOptions& options);
+
 /// Build a backend; throws core::InputError naming `field` when options are not supported.
 std::unique_ptr<Backend> make_backend(const BackendInfo& info, core::Simulation& sim,
                                       const topology::Topology& topo,

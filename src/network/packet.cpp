@@ -22,7 +22,7 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
                              const BackendOptions& options)
     : sim_(sim), topo_(topo), opt_(options.packet) {
   const auto fail = [](const std::string& key, const std::string& why) {
-    throw core::InputError(fmt::format("backend.{}: {}", key, why));
+    throw core::InputError(fmt::format("packet backend option {}: {}", key, why));
   };
   if (opt_.flit_bytes == 0) fail("flit_bytes", "must be >= 1");
   if (opt_.packet_payload_bytes == 0) fail("packet_payload", "must be >= 1 byte");

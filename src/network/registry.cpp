@@ -62,6 +62,27 @@ const BackendInfo& find_backend(std::string_view name, std::string_view field) {
 
 namespace collsim::network {
 
+std::string backend_label(const BackendInfo& info, const BackendOptions& o) {
+  std::string s = info.name;
+  if (o.npu_injection_bandwidth) s += ":inject=" + core::to_string(*o.npu_injection_bandwidth);
+  if (o.npu_ejection_bandwidth) s += ":eject=" + core::to_string(*o.npu_ejection_bandwidth);
+  if (info.name != "packet") return s;
+  const PacketOptions d, &p = o.packet;
+  if (p.message_based_flow_control) s += ":mbfc";
+  if (p.packet_payload_bytes != d.packet_payload_bytes) {
+    s += ":payload=" + core::to_string(core::Bytes{p.packet_payload_bytes});
+  }
+  if (p.flit_bytes != d.flit_bytes) s += ":flit=" + core::to_string(core::Bytes{p.flit_bytes});
+  if (p.vcs != d.vcs) s += fmt::format(":vcs={}", p.vcs);
+  if (p.vc_buffer_flits != d.vc_buffer_flits) s += fmt::format(":buffer={}", p.vc_buffer_flits);
+  if (p.router_pipeline_cycles != d.router_pipeline_cycles) {
+    s += fmt::format(":pipeline={}", p.router_pipeline_cycles);
+  }
+  if (p.nis_per_npu != d.nis_per_npu) s += fmt::format(":nis={}", p.nis_per_npu);
+  if (p.ni_bandwidth) s += ":ni=" + core::to_string(*p.ni_bandwidth);
+  return s;
+}
+
 std::unique_ptr<Backend> make_backend(const BackendInfo& info, core::Simulation& sim,
                                       const topology::Topology& topo,
                                       const BackendOptions& options, std::string_view field) {

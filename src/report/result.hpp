@@ -42,6 +42,8 @@ struct ResultRow {
   /// Per dimension: bytes over its links / (sum of their bandwidths x time).
   std::vector<double> dim_utilization;
   std::vector<LinkUse> busiest_links;  ///< most utilized first, ties to the lower link id
+  /// Backend-specific figures (packet: head-flit overhead, message latency percentiles, ...).
+  std::vector<std::pair<std::string, double>> backend_metrics;
 };
 
 /// Fill algbw, busbw from size, time, collective and npus.

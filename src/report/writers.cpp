@@ -55,6 +55,11 @@ std::string busiest_links_at_largest_size(const std::vector<ResultRow>& rows, st
                            100 * l.utilization);
     }
     out += fmt::format("  {:<{}}  dims {}  links {}\n", rows[i].algorithm, name_w, dims, links);
+    std::string metrics;
+    for (const auto& [key, value] : rows[i].backend_metrics) {
+      metrics += fmt::format("{}{} {:.4g}", metrics.empty() ? "" : ", ", key, value);
+    }
+    if (!metrics.empty()) out += fmt::format("  {:<{}}  {}\n", "", name_w, metrics);
   }
   return out;
 }
@@ -148,6 +153,9 @@ std::string render_json(const std::vector<ResultRow>& rows) {
                        {"utilization", u.utilization}});
     }
     j["busiest_links"] = std::move(links);
+    nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
+    for (const auto& [key, value] : r.backend_metrics) metrics[key] = value;
+    j["backend_metrics"] = std::move(metrics);
     results.push_back(std::move(j));
   }
   nlohmann::ordered_json doc;

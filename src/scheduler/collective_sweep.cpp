@@ -43,7 +43,7 @@ std::vector<report::ResultRow> run_collective_job(const std::string& platform,
       row.platform = platform;
       row.topology = topo.name();
       row.npus = topo.num_npus();
-      row.backend = backend.name;
+      row.backend = network::backend_label(backend, job.backend_options);
       row.collective = job.collective;
       row.algorithm = choice.label;
       row.chunks = job.chunks;
@@ -53,6 +53,7 @@ std::vector<report::ResultRow> run_collective_job(const std::string& platform,
       row.bytes_sent = res.bytes;
       report::derive_bandwidths(row);
       report::fill_link_metrics(row, topo, net->link_stats(), job.busiest_links);
+      row.backend_metrics = net->summary();
       const core::Time base = rows.size() > first ? rows[first].time : res.time;
       row.speedup = res.time.ps > 0 ? static_cast<double>(base.ps) / static_cast<double>(res.time.ps)
                                     : 1.0;
