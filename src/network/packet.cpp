@@ -185,10 +185,13 @@ std::uint32_t PacketBackend::pick_vc(const Channel& c, const Packet& p) const {
     lo = cls * (vcs_ / 2);
     hi = lo + vcs_ / 2;
   }
+  // The VC with the most free space (ties: the lowest): packets spread over the VCs instead of
+  // queueing behind each other in one, as a VC allocator that prefers idle VCs does.
+  std::uint32_t best = kNoVc;
   for (std::uint32_t v = lo; v < hi; ++v) {
-    if (c.credits[v] >= p.flits) return v;
+    if (c.credits[v] >= p.flits && (best == kNoVc || c.credits[v] > c.credits[best])) best = v;
   }
-  return kNoVc;
+  return best;
 }
 
 void PacketBackend::schedule_free(std::uint32_t ch) {
