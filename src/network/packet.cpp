@@ -170,8 +170,16 @@ void PacketBackend::make_ready(std::uint32_t ivc) {
   }
   in.requesting = true;
   const std::uint32_t ch = messages_[p.message].path[p.hop];
-  channels_[ch].requests.push_back(ivc);
-  try_grant(ch);
+  channels_[ch].arriving.push_back(ivc);
+  request_alloc(ch);
+}
+
+void PacketBackend::request_alloc(std::uint32_t ch) {
+  Channel& c = channels_[ch];
+  if (c.alloc_scheduled) return;
+  c.alloc_scheduled = true;
+  // Zero delay: runs after every event already queued for this instant.
+  sim_.schedule_in(core::Time{0}, *this, ev(kAlloc, ch));
 }
 
 std::uint32_t PacketBackend::pick_vc(const Channel& c, const Packet& p) const {
@@ -260,13 +268,22 @@ void PacketBackend::on_event(std::uint64_t event) {
       break;
     case kFree:
       channels_[arg].free_scheduled = false;
+      request_alloc(arg);
+      break;
+    case kAlloc: {
+      Channel& c = channels_[arg];
+      c.alloc_scheduled = false;
+      std::sort(c.arriving.begin(), c.arriving.end());
+      c.requests.insert(c.requests.end(), c.arriving.begin(), c.arriving.end());
+      c.arriving.clear();
       try_grant(arg);
       break;
+    }
     case kCredit: {
       const auto t = credits_in_flight_[arg];
       credits_in_flight_.release(arg);
       channels_[t[0]].credits[t[1]] += t[2];
-      try_grant(t[0]);
+      request_alloc(t[0]);
       break;
     }
     case kArrive: {

@@ -20,6 +20,9 @@
 //  * Packets on a torus ring change to the second half of the VCs after crossing the ring's
 //    dateline (its wrap-around link), and back to the first when they enter a new dimension:
 //    with dimension-order routing this breaks every cyclic channel dependency.
+//  * Allocation runs once per channel per instant, after everything that instant changes
+//    (requests, credits, the channel freeing), as a cycle-based router allocates after the cycle's
+//    updates; requests made in the same instant join the round-robin in input-VC order.
 //  * Events are per packet per hop, and each packet's flits move back to back, so the timing is
 //    that of flit-by-flit simulation with packet-granularity switch allocation (no flit
 //    interleaving of two packets on one channel); credits return per packet, at the tail.
@@ -54,7 +57,9 @@ class PacketBackend final : public Backend, private core::EventHandler {
   std::uint64_t flits_for(std::uint64_t bytes) const;
 
  private:
-  enum Kind : std::uint64_t { kReady = 0, kFree = 1, kCredit = 2, kArrive = 3, kTail = 4, kEject = 5 };
+  enum Kind : std::uint64_t {
+    kReady = 0, kFree = 1, kCredit = 2, kArrive = 3, kTail = 4, kEject = 5, kAlloc = 6
+  };
   static std::uint64_t ev(Kind k, std::uint64_t a) { return (a << 3) | k; }
 
   struct Channel {
@@ -71,7 +76,9 @@ class PacketBackend final : public Backend, private core::EventHandler {
     std::vector<std::uint32_t> credits;    // per downstream VC
     std::vector<std::uint32_t> requests;   // input VCs whose head packet wants this channel
     std::uint32_t rr = 0;                  // round-robin position in `requests`
+    std::vector<std::uint32_t> arriving;   // requests made this instant, not yet in `requests`
     bool free_scheduled = false;
+    bool alloc_scheduled = false;
   };
   struct InputVc {
     std::deque<std::uint32_t> packets;  // FIFO; the front one competes
@@ -104,6 +111,7 @@ class PacketBackend final : public Backend, private core::EventHandler {
   void on_event(std::uint64_t event) override;
   void make_ready(std::uint32_t ivc);
   void try_grant(std::uint32_t ch);
+  void request_alloc(std::uint32_t ch);
   void schedule_free(std::uint32_t ch);
   std::uint32_t pick_vc(const Channel& c, const Packet& p) const;
   std::uint32_t ni_channel(topology::NodeId npu, std::uint32_t ni, bool ejection) const;
