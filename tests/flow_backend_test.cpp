@@ -6,6 +6,7 @@
 #include "core/engine.hpp"
 #include "network/analytical.hpp"
 #include "network/flow.hpp"
+#include "recorder.hpp"
 #include "scheduler/executor.hpp"
 #include "topology/builders.hpp"
 
@@ -15,13 +16,7 @@ namespace {
 using topology::Link;
 
 // Records when each message's injection and delivery callbacks fire.
-struct Recorder final : DeliveryHandler {
-  explicit Recorder(core::Simulation& s) : sim(s) {}
-  void on_injected(std::uint64_t tag) override { injected[tag] = sim.now().ps; }
-  void on_delivered(std::uint64_t tag) override { delivered[tag] = sim.now().ps; }
-  core::Simulation& sim;
-  std::map<std::uint64_t, std::int64_t> injected, delivered;
-};
+using collsim::testing::Recorder;
 
 // 1 GB/s links (1 byte per ns) with no latency unless given, so times are easy to derive.
 Link link(topology::NodeId a, topology::NodeId b, double gbps = 1.0, std::int64_t lat_ns = 0) {
@@ -75,8 +70,7 @@ TEST(FlowBackend, ProgressiveFillingOnThreeLinks) {
   // L1 carries f1 + f3 = 0.2 (not a bottleneck). An equal split without filling would give
   // f2 0.5: progressive filling matters.
   const auto topo = topology::Topology::graph(
-      "line", 4, 4,
-      {link(0, 1), link(1, 2), link(2, 3, 0.3), link(1, 0), link(2, 1), link(3, 2)});
+      "line", 4, 4, {link(0, 1), link(1, 2), link(2, 3, 0.3), link(1, 0), link(2, 1), link(3, 2)});
   core::Simulation sim;
   FlowBackend net(sim, topo, {});
   Recorder rec(sim);
@@ -115,8 +109,8 @@ TEST(FlowBackend, RatesRiseWhenAFlowEnds) {
 TEST(FlowBackend, LatencyIsAddedOncePerMessage) {
   // Two hops of 100 ns each: delivered at bytes/bandwidth + 200 ns; injected without latency.
   const auto topo = topology::Topology::graph(
-      "y", 2, 3, {link(0, 2, 1.0, 100), link(2, 1, 1.0, 100), link(1, 2, 1.0, 100),
-                  link(2, 0, 1.0, 100)});
+      "y", 2, 3,
+      {link(0, 2, 1.0, 100), link(2, 1, 1.0, 100), link(1, 2, 1.0, 100), link(2, 0, 1.0, 100)});
   core::Simulation sim;
   FlowBackend net(sim, topo, {});
   Recorder rec(sim);
@@ -155,8 +149,8 @@ TEST(FlowBackend, ZeroByteMessageTakesOnlyLatency) {
 
 double run(const topology::Topology& t, const char* algo, collective::Collective c,
            std::uint64_t size, const char* backend) {
-  const auto p = collective::build_program(collective::parse_algorithm(algo, "t"), t, c,
-                                           core::Bytes{size}, 1);
+  const auto p =
+      collective::build_program(collective::parse_algorithm(algo, "t"), t, c, core::Bytes{size}, 1);
   core::Simulation sim;
   auto net = make_backend(find_backend(backend, "t"), sim, t, {}, "t");
   return scheduler::execute(p, *net, sim).time.seconds();
@@ -171,12 +165,12 @@ TEST(FlowBackend, EqualsAnalyticalOnContentionFreeOneHopTraffic) {
     const char* algo;
     Collective c;
   };
-  const Case cases[] = {{topology::ring(8, bw, lat, false), "ring", Collective::AllReduce},
-                        {topology::torus({8, 8}, bw, lat), "ring", Collective::AllReduce},
-                        {topology::fully_connected(8, bw, lat), "direct", Collective::AllReduce},
-                        {topology::fully_connected(16, bw, lat), "halving-doubling",
-                         Collective::AllReduce},
-                        {topology::fully_connected(8, bw, lat), "direct", Collective::AllToAll}};
+  const Case cases[] = {
+      {topology::ring(8, bw, lat, false), "ring", Collective::AllReduce},
+      {topology::torus({8, 8}, bw, lat), "ring", Collective::AllReduce},
+      {topology::fully_connected(8, bw, lat), "direct", Collective::AllReduce},
+      {topology::fully_connected(16, bw, lat), "halving-doubling", Collective::AllReduce},
+      {topology::fully_connected(8, bw, lat), "direct", Collective::AllToAll}};
   for (const Case& k : cases) {
     for (std::uint64_t s : {32768ull, 64ull << 20}) {
       const double a = run(k.topo, k.algo, k.c, s, "analytical");
@@ -200,9 +194,8 @@ TEST(FlowBackend, EveryAlgorithmRunsOnEveryTopologyDeterministically) {
   const core::Bandwidth bw{16e9};
   const auto lat = core::Time::from_ns(150);
   int runs = 0;
-  for (const char* spec : {"ring:8", "bidir-ring:16", "fc:8", "switch:16", "torus:4x4",
-                           "mesh:4x4", "torus:4x4x4", "mesh:3x3", "hier:ring4xfc2xsw2",
-                           "switch:64", "fc:17"}) {
+  for (const char* spec : {"ring:8", "bidir-ring:16", "fc:8", "switch:16", "torus:4x4", "mesh:4x4",
+                           "torus:4x4x4", "mesh:3x3", "hier:ring4xfc2xsw2", "switch:64", "fc:17"}) {
     const auto topo = topology::from_compact(spec, bw, lat);
     const std::uint32_t n = topo.num_npus();
     for (const auto& info : collective::algorithms()) {

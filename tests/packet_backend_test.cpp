@@ -7,29 +7,24 @@
 #include "core/engine.hpp"
 #include "core/error.hpp"
 #include "network/packet.hpp"
+#include "recorder.hpp"
 #include "scheduler/executor.hpp"
 #include "topology/builders.hpp"
 
 namespace collsim::network {
 namespace {
 
-struct Recorder final : DeliveryHandler {
-  explicit Recorder(core::Simulation& s) : sim(s) {}
-  void on_injected(std::uint64_t tag) override { injected[tag] = sim.now().ps; }
-  void on_delivered(std::uint64_t tag) override { delivered[tag] = sim.now().ps; }
-  core::Simulation& sim;
-  std::map<std::uint64_t, std::int64_t> injected, delivered;
-};
+using collsim::testing::Recorder;
 
-topology::Link link(topology::NodeId a, topology::NodeId b, double gbps = 16, std::int64_t ns = 10) {
+topology::Link link(topology::NodeId a, topology::NodeId b, double gbps = 16,
+                    std::int64_t ns = 10) {
   return topology::Link{a, b, core::Bandwidth{gbps * 1e9}, core::Time::from_ns(ns), 0};
 }
 
 // NPUs 0-1-2-3 in a line, 16 GB/s (a 16 B flit takes 1 ns) and 10 ns per link.
 topology::Topology line4() {
-  return topology::Topology::graph("line", 4, 4,
-                                   {link(0, 1), link(1, 2), link(2, 3), link(1, 0), link(2, 1),
-                                    link(3, 2)});
+  return topology::Topology::graph(
+      "line", 4, 4, {link(0, 1), link(1, 2), link(2, 3), link(1, 0), link(2, 1), link(3, 2)});
 }
 
 BackendOptions small_packets() {
@@ -156,8 +151,8 @@ TEST(PacketBackend, BadOptionsAreRefused) {
 
 double run(const topology::Topology& t, const char* algo, collective::Collective c,
            std::uint64_t size, const char* backend, const BackendOptions& o = {}) {
-  const auto p = collective::build_program(collective::parse_algorithm(algo, "t"), t, c,
-                                           core::Bytes{size}, 1);
+  const auto p =
+      collective::build_program(collective::parse_algorithm(algo, "t"), t, c, core::Bytes{size}, 1);
   core::Simulation sim;
   auto net = make_backend(find_backend(backend, "t"), sim, t, o, "t");
   return scheduler::execute(p, *net, sim).time.seconds();
@@ -182,9 +177,8 @@ TEST(PacketBackend, EveryAlgorithmRunsDeadlockFreeOnEveryTopology) {
   tight.packet.vcs = 2;
   tight.packet.vc_buffer_flits = 17;
   int runs = 0;
-  for (const char* spec : {"ring:8", "bidir-ring:16", "fc:8", "switch:16", "torus:4x4",
-                           "mesh:4x4", "torus:4x4x4", "mesh:3x3", "hier:ring4xfc2xsw2",
-                           "torus:3x5"}) {
+  for (const char* spec : {"ring:8", "bidir-ring:16", "fc:8", "switch:16", "torus:4x4", "mesh:4x4",
+                           "torus:4x4x4", "mesh:3x3", "hier:ring4xfc2xsw2", "torus:3x5"}) {
     const auto topo = topology::from_compact(spec, bw, lat);
     const std::uint32_t n = topo.num_npus();
     for (const auto& info : collective::algorithms()) {
