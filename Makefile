@@ -39,7 +39,7 @@ test: build
 
 # Rewrite tests/golden/*.txt from the current build (review the diff before committing).
 golden: build
-	COLLSIM_UPDATE_GOLDEN=1 ./$(BUILD)/collsim_tests --gtest_filter='Golden*'
+	COLLSIM_UPDATE_GOLDEN=1 ./$(BUILD)/collsim_tests --gtest_filter='*Golden*'
 
 sanitize: deps
 	@cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DCOLLSIM_SANITIZE=ON -DCOLLSIM_BENCH=OFF >/dev/null

@@ -4,12 +4,16 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -61,20 +65,45 @@ void expect_golden(const std::string& name, const std::string& actual) {
                                      << " changed; if intended, run `make golden`";
 }
 
-TEST(GoldenExamples, EveryScenarioMatchesItsGoldenOutput) {
+// One test per examples/*.yaml, so that CTest runs them in parallel.
+std::vector<std::string> example_names() {
+  std::vector<std::string> names;
   const auto dir = std::filesystem::path(COLLSIM_SOURCE_DIR) / "examples";
-  int count = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    if (entry.path().extension() != ".yaml") continue;
-    const std::string stem = entry.path().stem().string();
-    const Result r = collsim("run examples/" + stem + ".yaml");
-    ASSERT_EQ(r.status, 0) << stem << ": " << r.err;
-    expect_golden(stem + ".txt", r.out);
-    // Determinism: a second run gives the same bytes.
-    EXPECT_EQ(collsim("run examples/" + stem + ".yaml").out, r.out) << stem;
-    ++count;
+    if (entry.path().extension() == ".yaml") names.push_back(entry.path().stem().string());
   }
-  EXPECT_GE(count, 1);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+class GoldenExample : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GoldenExample, MatchesItsGoldenOutputAndIsDeterministic) {
+  const std::string stem = GetParam();
+  const Result r = collsim("run examples/" + stem + ".yaml");
+  ASSERT_EQ(r.status, 0) << stem << ": " << r.err;
+  expect_golden(stem + ".txt", r.out);
+  // Determinism: a second run gives the same bytes.
+  EXPECT_EQ(collsim("run examples/" + stem + ".yaml").out, r.out) << stem;
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, GoldenExample, ::testing::ValuesIn(example_names()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
+
+TEST(GoldenExamples, EveryExampleHasAGoldenOutput) {
+  const auto names = example_names();
+  EXPECT_GE(names.size(), 4u);
+  for (const std::string& stem : names) {
+    EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(COLLSIM_SOURCE_DIR) / "tests" /
+                                        "golden" / (stem + ".txt")))
+        << stem << " has no golden output; run `make golden`";
+  }
 }
 
 TEST(GoldenExamples, DefaultScenarioAsCsvAndJson) {

@@ -188,12 +188,14 @@ TEST(PacketBackend, EveryAlgorithmRunsDeadlockFreeOnEveryTopology) {
       }
       for (collective::Collective c : info.collectives) {
         for (const BackendOptions& o : {BackendOptions{}, tight}) {
-          const double t = run(topo, info.name.c_str(), c, 64 << 10, "packet", o);
+          const double t = run(topo, info.name.c_str(), c, 16 << 10, "packet", o);
           EXPECT_GT(t, 0) << spec << " " << info.name;
-          // Same inputs, same time.
-          EXPECT_EQ(t, run(topo, info.name.c_str(), c, 64 << 10, "packet", o)) << spec;
           ++runs;
         }
+        // Same inputs, same time.
+        EXPECT_EQ(run(topo, info.name.c_str(), c, 16 << 10, "packet", tight),
+                  run(topo, info.name.c_str(), c, 16 << 10, "packet", tight))
+            << spec << " " << info.name;
       }
     }
   }
