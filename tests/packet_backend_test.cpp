@@ -68,6 +68,18 @@ double stream_efficiency(bool mbfc) {
   return static_cast<double>(bytes) / seconds / 16e9;
 }
 
+TEST(PacketBackend, MessagesBecomePacketsOfFlits) {
+  // 1 MiB in 256 B packets of 16 B flits: 4096 packets of 1 head + 16 payload flits; with
+  // message-based flow control one head flit for the whole message.
+  const auto topo = line4();
+  core::Simulation sim;
+  BackendOptions o;
+  EXPECT_EQ(PacketBackend(sim, topo, o).flits_for(1 << 20), 4096u * 17u);
+  EXPECT_EQ(PacketBackend(sim, topo, o).flits_for(100), 1u + 7u);  // 100 B: 7 payload flits
+  o.packet.message_based_flow_control = true;
+  EXPECT_EQ(PacketBackend(sim, topo, o).flits_for(1 << 20), 65536u + 1u);
+}
+
 TEST(PacketBackend, HeadFlitsCostOneSeventeenthOfALongStream) {
   // 256 B payload + one 16 B head flit per packet: payload efficiency 256 / 272 = 16/17.
   EXPECT_NEAR(stream_efficiency(false), 16.0 / 17.0, 0.01 * 16.0 / 17.0);

@@ -133,7 +133,6 @@ class Topology {
   mutable CacheLock next_hop_lock_;
   std::vector<NodeId> ring_order_;
   bool ring_is_cycle_ = false;
-  friend struct TopologyAccess;
 
   // General-graph routing (also used for switch endpoints of a product).
   void route_graph(NodeId src, NodeId dst, std::vector<LinkId>& out) const;
