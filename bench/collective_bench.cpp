@@ -5,6 +5,7 @@
 #include "collective/algorithm.hpp"
 #include "core/engine.hpp"
 #include "network/analytical.hpp"
+#include "network/packet.hpp"
 #include "scheduler/executor.hpp"
 #include "topology/builders.hpp"
 
@@ -59,5 +60,31 @@ void BM_RingTorus8x8(benchmark::State& state) {
   run(state, topo, "ring", 64ull << 20, static_cast<std::uint32_t>(state.range(0)));
 }
 BENCHMARK(BM_RingTorus8x8)->Arg(1)->Arg(64)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+namespace {
+
+// The packet backend on MultiTree's platform (8x8 torus, Table III options): flit-hops per
+// wall second is the figure to compare with BookSim's 0.1-1 M (issue 4 target: 50 M).
+void BM_PacketRingTorus8x8(benchmark::State& state) {
+  using namespace collsim;
+  const auto topo = topology::torus({8, 8}, core::Bandwidth{16e9}, core::Time::from_ns(150));
+  const auto choice = collective::parse_algorithm("ring", "bench");
+  const auto size = static_cast<std::uint64_t>(state.range(0)) << 20;
+  double flit_hops = 0;
+  for (auto _ : state) {
+    const auto program = collective::build_program(choice, topo, collective::Collective::AllReduce,
+                                                   core::Bytes{size}, 1);
+    core::Simulation sim;
+    network::PacketBackend net(sim, topo, {});
+    benchmark::DoNotOptimize(scheduler::execute(program, net, sim).time);
+    for (const auto& [key, value] : net.summary()) {
+      if (key == "flit_hops") flit_hops += value;
+    }
+  }
+  state.counters["flit-hops/s"] = benchmark::Counter(flit_hops, benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_PacketRingTorus8x8)->Arg(1)->Arg(4)->Unit(benchmark::kMillisecond);
 
 }  // namespace
