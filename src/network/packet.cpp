@@ -127,9 +127,7 @@ void PacketBackend::send(topology::NodeId src, topology::NodeId dst, core::Bytes
   msg.sent = sim_.now();
   msg.path.clear();
   msg.path.push_back(ni_channel(src, ni, false));
-  std::vector<topology::LinkId> route;  // small; one per message
-  topo_.route(src, dst, route);
-  for (topology::LinkId l : route) msg.path.push_back(l);
+  topo_.route(src, dst, msg.path);  // channel ids of topology links are their link ids
   msg.path.push_back(ni_channel(dst, ni, true));
 
   const std::uint32_t queue = ni_queue_base_ + src * opt_.nis_per_npu + ni;
