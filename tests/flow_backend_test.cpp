@@ -23,11 +23,18 @@ Link link(topology::NodeId a, topology::NodeId b, double gbps = 1.0, std::int64_
   return Link{a, b, core::Bandwidth{gbps * 1e9}, core::Time::from_ns(lat_ns), 0};
 }
 
+// NPUs 0 and 1 -> switch 3 -> NPU 2 (links 0: 0->3, 1: 1->3, 2: 3->2, then the reverse links),
+// 1 GB/s except NPU 0's uplink at `uplink0_gbps`.
+topology::Topology two_into_one(double uplink0_gbps = 1.0) {
+  return topology::Topology::graph("y", 3, 4,
+                                   {link(0, 3, uplink0_gbps), link(1, 3), link(3, 2), link(2, 3),
+                                    link(3, 0), link(3, 1)});
+}
+
 TEST(FlowBackend, TwoFlowsOnOneLinkGetHalfEach) {
   // NPUs 0, 1 -> switch 3 -> NPU 2. Both 1000-byte flows share link 3->2 at 0.5 GB/s: they end
   // together at 2000 ns (the uplinks are not the bottleneck).
-  const auto topo = topology::Topology::graph(
-      "y", 3, 4, {link(0, 3), link(1, 3), link(3, 2), link(2, 3), link(3, 0), link(3, 1)});
+  const auto topo = two_into_one();
   core::Simulation sim;
   FlowBackend net(sim, topo, {});
   Recorder rec(sim);
@@ -47,8 +54,7 @@ TEST(FlowBackend, FlowLimitedElsewhereLeavesItsShareToTheOthers) {
   // Flow A: 0 -> 2 over a 0.25 GB/s uplink, then the shared 1 GB/s link 3->2.
   // Flow B: 1 -> 2 over a 1 GB/s uplink and the shared link. Max-min: A is capped at 0.25 by its
   // uplink, B gets the rest of the shared link, 0.75 (not 0.5).
-  const auto topo = topology::Topology::graph(
-      "y", 3, 4, {link(0, 3, 0.25), link(1, 3), link(3, 2), link(2, 3), link(3, 0), link(3, 1)});
+  const auto topo = two_into_one(0.25);
   core::Simulation sim;
   FlowBackend net(sim, topo, {});
   Recorder rec(sim);
@@ -94,8 +100,7 @@ TEST(FlowBackend, ProgressiveFillingOnThreeLinks) {
 TEST(FlowBackend, RatesRiseWhenAFlowEnds) {
   // Two flows share one 1 GB/s link: 500 B and 1500 B. Both at 0.5 until the short one ends at
   // 1000 ns (500 B at 0.5); the long one has 1000 B left and runs alone at 1 GB/s: ends 2000 ns.
-  const auto topo = topology::Topology::graph(
-      "y", 3, 4, {link(0, 3), link(1, 3), link(3, 2), link(2, 3), link(3, 0), link(3, 1)});
+  const auto topo = two_into_one();
   core::Simulation sim;
   FlowBackend net(sim, topo, {});
   Recorder rec(sim);
