@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 
 #include "core/error.hpp"
@@ -94,6 +93,7 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
   }
   ni_queue_base_ = static_cast<std::uint32_t>(channels_.size() * vcs_);
   for (std::size_t q = ni_queue_base_; q < ivcs_.size(); ++q) ivcs_[q].channel = kNoChannel;
+  nis_.resize(std::size_t{n} * nis);
   next_ni_.assign(n, 0);
   stats_.resize(links.size());
 }
@@ -129,39 +129,49 @@ void PacketBackend::send(topology::NodeId src, topology::NodeId dst, core::Bytes
   msg.path.push_back(ni_channel(src, ni, false));
   topo_.route(src, dst, msg.path);  // channel ids of topology links are their link ids
   msg.path.push_back(ni_channel(dst, ni, true));
+  msg.bytes_left = bytes.count;
+  msg.packets_made = 0;
+  msg.undelivered =
+      static_cast<std::uint32_t>(std::max<std::uint64_t>(1, ceil_div(bytes.count, opt_.packet_payload_bytes)));
+  const std::uint32_t q = src * opt_.nis_per_npu + ni;
+  nis_[q].messages.push_back(m);
+  if (ivcs_[ni_queue_base_ + q].packets.empty()) next_ni_packet(q);
+}
 
-  const std::uint32_t queue = ni_queue_base_ + src * opt_.nis_per_npu + ni;
-  InputVc& q = ivcs_[queue];
-  const bool was_empty = q.packets.empty();
-  const std::uint64_t count = std::max<std::uint64_t>(1, ceil_div(bytes.count, opt_.packet_payload_bytes));
-  msg.undelivered = static_cast<std::uint32_t>(count);
-  std::uint64_t left = bytes.count;
-  for (std::uint64_t i = 0; i < count; ++i) {
-    const std::uint32_t id = packets_.acquire();
-    Packet& p = packets_[id];
-    p.message = m;
-    p.payload = std::min<std::uint64_t>(left, opt_.packet_payload_bytes);
-    left -= p.payload;
-    p.head_flit = !opt_.message_based_flow_control || i == 0;
-    p.flits = static_cast<std::uint32_t>(ceil_div(p.payload, opt_.flit_bytes)) + (p.head_flit ? 1 : 0);
-    p.hop = 0;
-    p.ivc = queue;
-    p.vc_class = 0;
-    p.dim = UINT32_MAX;
-    p.head_at = p.tail_at = sim_.now();
-    p.last = i + 1 == count;
-    head_flits_ += p.head_flit ? 1 : 0;
-    total_flits_ += p.flits;
-    q.packets.push_back(id);
-  }
-  if (was_empty) make_ready(queue);
+// Cuts the NI's next packet from its front message (the NI queue holds a message's packets from
+// the instant it is sent; making them one at a time gives the same order and timing).
+void PacketBackend::next_ni_packet(std::uint32_t q) {
+  NiQueue& ni = nis_[q];
+  if (ni.messages.empty()) return;
+  const std::uint32_t m = ni.messages.front();
+  Message& msg = messages_[m];
+  const std::uint32_t id = packets_.acquire();
+  Packet& p = packets_[id];
+  const std::uint64_t payload = std::min<std::uint64_t>(msg.bytes_left, opt_.packet_payload_bytes);
+  msg.bytes_left -= payload;
+  const bool head_flit = !opt_.message_based_flow_control || msg.packets_made == 0;
+  ++msg.packets_made;
+  p.message = m;
+  p.flits = static_cast<std::uint32_t>(ceil_div(payload, opt_.flit_bytes)) + (head_flit ? 1 : 0);
+  p.hop = 0;
+  p.ivc = ni_queue_base_ + q;
+  p.vc_class = 0;
+  p.dim = UINT32_MAX;
+  p.head_at = p.tail_at = msg.sent;
+  p.last = msg.bytes_left == 0;
+  if (p.last) ni.messages.pop_front();
+  head_flits_ += head_flit ? 1 : 0;
+  total_flits_ += p.flits;
+  ivcs_[p.ivc].packets.push_back(id);
+  make_ready(p.ivc);
 }
 
 void PacketBackend::make_ready(std::uint32_t ivc) {
   InputVc& in = ivcs_[ivc];
-  if (in.packets.empty() || in.requesting || in.sending) return;
+  if (in.packets.empty() || in.requesting) return;
   const Packet& p = packets_[in.packets.front()];
-  const core::Time ready = p.head_at + (in.channel == kNoChannel ? core::Time{0} : pipeline_);
+  const core::Time ready =
+      std::max(p.head_at + (in.channel == kNoChannel ? core::Time{0} : pipeline_), in.busy_until);
   if (ready > sim_.now()) {
     sim_.schedule_at(ready, *this, ev(kReady, ivc));
     return;
@@ -207,32 +217,66 @@ void PacketBackend::schedule_free(std::uint32_t ch) {
   sim_.schedule_at(c.busy_until, *this, ev(kFree, ch));
 }
 
+void PacketBackend::schedule_wake(std::uint32_t ch, core::Time at) {
+  Channel& c = channels_[ch];
+  if (c.wake_at <= at) return;
+  c.wake_at = at;
+  sim_.schedule_at(at, *this, ev(kWake, ch));
+}
+
+void PacketBackend::apply_credits(std::uint32_t ch) {
+  Channel& c = channels_[ch];
+  if (c.ejection) return;
+  const core::Time now = sim_.now();
+  for (std::uint32_t v = 0; v < vcs_; ++v) {
+    auto& back = ivcs_[ch * vcs_ + v].returning;
+    while (!back.empty() && back.front().at <= now) {
+      c.credits[v] += back.front().flits;
+      back.pop_front();
+    }
+  }
+}
+
 void PacketBackend::try_grant(std::uint32_t ch) {
   Channel& c = channels_[ch];
   const core::Time now = sim_.now();
+  c.blocked = false;
   if (c.requests.empty()) return;
   if (c.busy_until > now) {
     schedule_free(ch);
     return;
   }
+  apply_credits(ch);
   const std::size_t n = c.requests.size();
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t idx = (c.rr + k) % n;
     const std::uint32_t ivc = c.requests[idx];
-    const std::uint32_t pid = ivcs_[ivc].packets.front();
+    InputVc& in = ivcs_[ivc];
+    const std::uint32_t pid = in.packets.front();
     Packet& p = packets_[pid];
     const std::uint32_t vc = pick_vc(c, p);
     if (vc == kNoVc) continue;
     // Grant: round-robin resumes after this requester.
     c.requests.erase(c.requests.begin() + static_cast<std::ptrdiff_t>(idx));
     c.rr = c.requests.empty() ? 0 : static_cast<std::uint32_t>(idx % c.requests.size());
-    ivcs_[ivc].requesting = false;
-    ivcs_[ivc].sending = true;
-    const core::Time in_pipe = ivcs_[ivc].channel == kNoChannel ? core::Time{0} : pipeline_;
+    const core::Time in_pipe = in.channel == kNoChannel ? core::Time{0} : pipeline_;
     const core::Time finish =
         std::max(now + c.flit_time * p.flits, p.tail_at + in_pipe + c.flit_time);
     c.busy_until = finish;
     if (!c.requests.empty()) schedule_free(ch);  // nobody waiting: no event needed
+    // The packet leaves its input VC: the VC is busy until the tail has gone, and the space goes
+    // back to the channel that filled it a latency + credit delay after that.
+    in.requesting = false;
+    in.packets.pop_front();
+    in.busy_until = finish;
+    if (in.channel != kNoChannel) {
+      const std::uint32_t up = in.channel;
+      const core::Time back = finish + channels_[up].latency + credit_delay_;
+      in.returning.push_back({back, p.flits});
+      if (channels_[up].blocked) schedule_wake(up, back);
+    } else if (p.last) {
+      sim_.schedule_at(finish, *this, ev(kInjected, p.message));
+    }
     if (c.link >= 0) {
       LinkStats& s = stats_[static_cast<std::size_t>(c.link)];
       s.bytes += std::uint64_t{p.flits} * opt_.flit_bytes;
@@ -242,10 +286,13 @@ void PacketBackend::try_grant(std::uint32_t ch) {
       p.dim = c.dim;
     }
     if (c.ejection) {
-      sim_.schedule_at(finish, *this, ev(kEject, ivc));  // tail leaves the VC and is delivered
+      // The packet has left the network once its tail is out.
+      const std::uint32_t m = p.message;
+      packets_.release(pid);
+      if (--messages_[m].undelivered == 0) sim_.schedule_at(finish, *this, ev(kDeliver, m));
     } else {
-      sim_.schedule_at(finish, *this, ev(kTail, ivc));
       c.credits[vc] -= p.flits;
+      max_occupancy_ = std::max(max_occupancy_, opt_.vc_buffer_flits - c.credits[vc]);
       // The packet's state moves to the downstream VC when its head gets there.
       p.tail_at = finish + c.latency;
       p.ivc = ch * vcs_ + vc;
@@ -253,7 +300,19 @@ void PacketBackend::try_grant(std::uint32_t ch) {
       // compete a pipeline delay later.
       sim_.schedule_at(now + c.flit_time + c.latency + pipeline_, *this, ev(kArrive, pid));
     }
+    if (in.channel == kNoChannel) {
+      next_ni_packet(ivc - ni_queue_base_);
+    } else {
+      make_ready(ivc);
+    }
     return;
+  }
+  // Nobody fits downstream: try again when the earliest credit comes back (or, if none is on its
+  // way, when one is sent back).
+  c.blocked = true;
+  for (std::uint32_t v = 0; v < vcs_; ++v) {
+    const auto& back = ivcs_[ch * vcs_ + v].returning;
+    if (!back.empty()) schedule_wake(ch, back.front().at);
   }
 }
 
@@ -268,6 +327,12 @@ void PacketBackend::on_event(std::uint64_t event) {
       channels_[arg].free_scheduled = false;
       request_alloc(arg);
       break;
+    case kWake: {
+      Channel& c = channels_[arg];
+      if (c.wake_at <= sim_.now()) c.wake_at = core::Time::max();
+      request_alloc(arg);
+      break;
+    }
     case kAlloc: {
       Channel& c = channels_[arg];
       c.alloc_scheduled = false;
@@ -277,53 +342,26 @@ void PacketBackend::on_event(std::uint64_t event) {
       try_grant(arg);
       break;
     }
-    case kCredit: {
-      const auto t = credits_in_flight_[arg];
-      credits_in_flight_.release(arg);
-      channels_[t[0]].credits[t[1]] += t[2];
-      request_alloc(t[0]);
-      break;
-    }
     case kArrive: {
       Packet& p = packets_[arg];
       ++p.hop;
       p.head_at = sim_.now() - pipeline_;
       InputVc& in = ivcs_[p.ivc];
       in.packets.push_back(arg);
-      in.occupancy += p.flits;
-      max_occupancy_ = std::max(max_occupancy_, in.occupancy);
       if (in.packets.size() == 1) make_ready(p.ivc);
       break;
     }
-    case kTail:
-    case kEject: {
-      InputVc& in = ivcs_[arg];
-      const std::uint32_t pid = in.packets.front();
-      in.packets.pop_front();
-      in.sending = false;
-      const Packet& p = packets_[pid];
-      if (in.channel != kNoChannel) {
-        in.occupancy -= p.flits;
-        // The buffer space goes back to the channel that filled it.
-        const Channel& up = channels_[in.channel];
-        const std::uint32_t id = credits_in_flight_.acquire();
-        credits_in_flight_[id] = {in.channel, arg % vcs_, p.flits};
-        sim_.schedule_at(sim_.now() + up.latency + credit_delay_, *this, ev(kCredit, id));
-      } else if (p.last) {
-        const Message& msg = messages_[p.message];
-        msg.handler->on_injected(msg.tag);  // may send(): nothing below uses references
-      }
-      if (!ivcs_[arg].packets.empty()) make_ready(arg);
-      if (kind == kTail) break;
-      // Ejected: the packet has left the network.
-      const std::uint32_t m = packets_[pid].message;
-      packets_.release(pid);
-      Message& msg = messages_[m];
-      if (--msg.undelivered > 0) break;
+    case kInjected: {
+      const Message& msg = messages_[arg];
+      msg.handler->on_injected(msg.tag);
+      break;
+    }
+    case kDeliver: {
+      Message& msg = messages_[arg];
       latencies_ns_.push_back((sim_.now() - msg.sent).ns());
       DeliveryHandler* h = msg.handler;
       const std::uint64_t tag = msg.tag;
-      messages_.release(m);
+      messages_.release(arg);
       h->on_delivered(tag);
       break;
     }

@@ -26,10 +26,17 @@
 //  * Events are per packet per hop, and each packet's flits move back to back, so the timing is
 //    that of flit-by-flit simulation with packet-granularity switch allocation (no flit
 //    interleaving of two packets on one channel); credits return per packet, at the tail.
+//    tests/packet_equivalence_test.cpp checks this against a flit-by-flit simulation.
+//  * Speed: a grant fixes when the packet's tail leaves its VC, so the VC's next packet, the
+//    message's delivery and the credit return are computed then, not stepped; returning credits
+//    wait in the VC (in time order) and are applied when the upstream channel next allocates,
+//    with an event only for a channel that is stalled waiting for them. About two events per
+//    packet per channel.
+//  * Metrics: max_vc_occupancy_flits is the peak of a VC's space in use as its upstream credit
+//    counter sees it (flits buffered, on the link, or whose credits are on their way back).
 // Left out: flit-level interleaving of packets on a link (iSLIP allocates per flit), wormhole
 // switching, adaptive routing, and the per-sub-packet VC hold of message-based flow control
 // (each sub-packet allocates its VC on its own; they follow the head in order).
-#include <array>
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -58,7 +65,7 @@ class PacketBackend final : public Backend, private core::EventHandler {
 
  private:
   enum Kind : std::uint64_t {
-    kReady = 0, kFree = 1, kCredit = 2, kArrive = 3, kTail = 4, kEject = 5, kAlloc = 6
+    kReady = 0, kFree = 1, kWake = 2, kArrive = 3, kInjected = 4, kDeliver = 5, kAlloc = 6
   };
   static std::uint64_t ev(Kind k, std::uint64_t a) { return (a << 3) | k; }
 
@@ -68,29 +75,37 @@ class PacketBackend final : public Backend, private core::EventHandler {
     core::Time flit_time;        // per flit
     core::Time latency;
     core::Time busy_until;
+    core::Time wake_at = core::Time::max();  // earliest kWake scheduled, if any
     bool ejection = false;
     bool injection = false;
     bool dateline = false;       // a torus ring's wrap-around link
+    bool blocked = false;        // free, with requests, but no downstream VC had room
     std::uint32_t dim = 0;
     std::int32_t link = -1;      // topology link id, or -1
-    std::vector<std::uint32_t> credits;    // per downstream VC
+    std::vector<std::uint32_t> credits;    // per downstream VC, as returned so far
     std::vector<std::uint32_t> requests;   // input VCs whose head packet wants this channel
     std::uint32_t rr = 0;                  // round-robin position in `requests`
     std::vector<std::uint32_t> arriving;   // requests made this instant, not yet in `requests`
     bool free_scheduled = false;
     bool alloc_scheduled = false;
   };
+  // A credit return in flight: `flits` of buffer space the upstream channel gets back at `at`.
+  struct CreditReturn {
+    core::Time at;
+    std::uint32_t flits = 0;
+  };
   struct InputVc {
-    std::deque<std::uint32_t> packets;  // FIFO; the front one competes
+    std::deque<std::uint32_t> packets;  // FIFO; the front one competes once the VC is free
     std::uint32_t channel = 0;          // the channel it is the end of (kNoChannel: an NI queue)
-    std::uint32_t occupancy = 0;        // flits buffered
+    core::Time busy_until;              // the last granted packet's tail leaves the VC
     bool requesting = false;
-    bool sending = false;  // the front packet was granted and its tail has not left yet
+    // Credits for space this VC has freed, in time order (a VC's tails leave in order). They are
+    // applied when the upstream channel next allocates: no event per packet.
+    std::deque<CreditReturn> returning;
   };
   struct Packet {
     std::uint32_t message = 0;
     std::uint32_t flits = 0;
-    std::uint64_t payload = 0;
     std::uint32_t hop = 0;       // channels already crossed (0: in the NI queue)
     std::uint32_t ivc = 0;       // input VC it is in
     std::uint32_t vc_class = 0;
@@ -98,21 +113,30 @@ class PacketBackend final : public Backend, private core::EventHandler {
     core::Time head_at;          // head arrived at the current input VC
     core::Time tail_at;          // tail arrived at the current input VC
     bool last = false;           // the message's last packet
-    bool head_flit = true;
   };
   struct Message {
     DeliveryHandler* handler = nullptr;
     std::uint64_t tag = 0;
     std::vector<std::uint32_t> path;  // channels: injection, links..., ejection
+    std::uint64_t bytes_left = 0;     // not yet cut into packets (they wait in the NI)
+    std::uint32_t packets_made = 0;
     std::uint32_t undelivered = 0;
     core::Time sent;
+  };
+  // An NI's queue of messages; only its front packet exists as a Packet (in its InputVc), the
+  // rest are cut from the front message when that one leaves.
+  struct NiQueue {
+    std::deque<std::uint32_t> messages;
   };
 
   void on_event(std::uint64_t event) override;
   void make_ready(std::uint32_t ivc);
+  void next_ni_packet(std::uint32_t ni);
   void try_grant(std::uint32_t ch);
   void request_alloc(std::uint32_t ch);
   void schedule_free(std::uint32_t ch);
+  void schedule_wake(std::uint32_t ch, core::Time at);
+  void apply_credits(std::uint32_t ch);
   std::uint32_t pick_vc(const Channel& c, const Packet& p) const;
   std::uint32_t ni_channel(topology::NodeId npu, std::uint32_t ni, bool ejection) const;
 
@@ -125,11 +149,11 @@ class PacketBackend final : public Backend, private core::EventHandler {
   std::vector<Channel> channels_;
   std::vector<InputVc> ivcs_;  // channel c's VCs at c*vcs_ .. ; NI queues after all of them
   std::uint32_t ni_queue_base_ = 0;
+  std::vector<NiQueue> nis_;            // per NPU * nis_per_npu
   std::vector<std::uint32_t> next_ni_;  // per NPU: round-robin NI for the next message
   core::SlotPool<Packet> packets_;
   core::SlotPool<Message> messages_;
   std::vector<LinkStats> stats_;
-  core::SlotPool<std::array<std::uint32_t, 3>> credits_in_flight_;  // (channel, vc, flits)
   std::uint64_t head_flits_ = 0, total_flits_ = 0, flit_hops_ = 0;
   std::uint32_t max_occupancy_ = 0;
   std::vector<double> latencies_ns_;  // per delivered message
