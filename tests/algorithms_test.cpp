@@ -1,8 +1,7 @@
 // Every algorithm passes the verifier on every topology and rank count it claims, and refuses
 // the ones it cannot run with a reason.
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include "collective/algorithm.hpp"
 #include "collective/ir/verifier.hpp"
@@ -18,12 +17,13 @@ const core::Time kLat = core::Time::from_ns(150);
 std::vector<std::string> topologies() {
   std::vector<std::string> t;
   for (int n = 2; n <= 17; ++n) {
-    for (const char* kind : {"ring", "bidir-ring", "fc", "switch"}) t.push_back(fmt::format("{}:{}", kind, n));
+    for (const char* kind : {"ring", "bidir-ring", "fc", "switch"})
+      t.push_back(fmt::format("{}:{}", kind, n));
   }
-  for (const char* s : {"ring:64", "bidir-ring:64", "fc:64", "switch:64", "torus:4x4", "torus:8x8",
-                        "torus:2x3", "torus:3x3", "torus:4x4x4", "torus:2x2x2", "mesh:4x4",
-                        "mesh:8x8", "mesh:3x3", "mesh:2x5", "mesh:4x4x4", "hier:ring4xfc2xsw2",
-                        "hier:fc3xring3", "hier:sw4xsw4xsw4"}) {
+  for (const char* s :
+       {"ring:64", "bidir-ring:64", "fc:64", "switch:64", "torus:4x4", "torus:8x8", "torus:2x3",
+        "torus:3x3", "torus:4x4x4", "torus:2x2x2", "mesh:4x4", "mesh:8x8", "mesh:3x3", "mesh:2x5",
+        "mesh:4x4x4", "hier:ring4xfc2xsw2", "hier:fc3xring3", "hier:sw4xsw4xsw4"}) {
     t.emplace_back(s);
   }
   return t;
@@ -44,16 +44,16 @@ TEST(Algorithms, VerifierAcceptsEveryAlgorithmOnEveryTopology) {
           }
           for (const auto& given : variants) {
             const auto choice = make_choice(info, given, info.name, "test");
-            const std::string what =
-                fmt::format("{} {} on {} chunks {} variants {}", info.name, to_string(c), spec,
-                            chunks, given.size());
+            const std::string what = fmt::format("{} {} on {} chunks {} variants {}", info.name,
+                                                 to_string(c), spec, chunks, given.size());
             if (!power_of_two(topo.num_npus()) &&
                 (info.name == "halving-doubling" || info.name == "recursive-doubling")) {
               try {
                 build_program(choice, topo, c, core::Bytes{1 << 20}, chunks);
                 ADD_FAILURE() << what << ": should be refused";
               } catch (const core::InputError& e) {
-                EXPECT_NE(std::string(e.what()).find("power-of-two"), std::string::npos) << e.what();
+                EXPECT_NE(std::string(e.what()).find("power-of-two"), std::string::npos)
+                    << e.what();
               }
               continue;
             }
@@ -98,8 +98,8 @@ TEST(Algorithms, BidirectionalRingRefusedOnUnidirectionalRing) {
 
 TEST(Algorithms, UnsupportedCollectiveAndBadParametersAreRefused) {
   const auto topo = topology::from_compact("fc:4", kBw, kLat);
-  EXPECT_THROW(build_program(parse_algorithm("recursive-doubling", "t"), topo,
-                             Collective::AllToAll, core::Bytes{64}, 1),
+  EXPECT_THROW(build_program(parse_algorithm("recursive-doubling", "t"), topo, Collective::AllToAll,
+                             core::Bytes{64}, 1),
                core::InputError);
   EXPECT_THROW(parse_algorithm("ring:directions=3", "t"), core::InputError);
   EXPECT_THROW(parse_algorithm("ring:speed=3", "t"), core::InputError);

@@ -1,7 +1,6 @@
 // The command line as a user drives it: golden output of every examples/ scenario, and error
 // paths (message and exit status 2, nothing written).
 #include <gtest/gtest.h>
-
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -61,8 +60,8 @@ void expect_golden(const std::string& name, const std::string& actual) {
     return;
   }
   ASSERT_TRUE(std::filesystem::exists(path)) << path << " missing; run `make golden`";
-  EXPECT_EQ(read_file(path), actual) << "output of " << name
-                                     << " changed; if intended, run `make golden`";
+  EXPECT_EQ(read_file(path), actual)
+      << "output of " << name << " changed; if intended, run `make golden`";
 }
 
 // One test per examples/*.yaml, so that CTest runs them in parallel.
@@ -162,7 +161,8 @@ TEST(Cli, UnknownTopologyAndBackendAndFormat) {
   EXPECT_EQ(collsim("collective --topology tourus:8x8 --sizes 1MiB").status, 2);
   const Result b = collsim("collective --topology ring:4 --sizes 1MiB --backend booksim");
   EXPECT_EQ(b.status, 2);
-  EXPECT_NE(b.err.find("unknown backend \"booksim\"; valid: analytical, queue, flow"), std::string::npos);
+  EXPECT_NE(b.err.find("unknown backend \"booksim\"; valid: analytical, queue, flow"),
+            std::string::npos);
   const Result f = collsim("collective --topology ring:4 --sizes 1MiB --format xml");
   EXPECT_EQ(f.status, 2);
   EXPECT_NE(f.err.find("--format"), std::string::npos);
@@ -173,21 +173,26 @@ TEST(Cli, UnknownTopologyAndBackendAndFormat) {
 TEST(Cli, FailedRunWritesNoOutputFile) {
   const auto out = std::filesystem::temp_directory_path() / "collsim_cli_test" / "never.csv";
   std::filesystem::remove(out);
-  const Result r = collsim("collective --topology torus:3x3 --algorithms ring,halving-doubling "
-                           "--sizes 1MiB --format csv --output '" + out.string() + "'");
+  const Result r = collsim(
+      "collective --topology torus:3x3 --algorithms ring,halving-doubling "
+      "--sizes 1MiB --format csv --output '" +
+      out.string() + "'");
   EXPECT_EQ(r.status, 2);
   EXPECT_FALSE(std::filesystem::exists(out));
   EXPECT_FALSE(std::filesystem::exists(out.string() + ".tmp"));
-  const Result ok = collsim("collective --topology torus:3x3 --algorithms ring --sizes 1MiB "
-                            "--format csv --output '" + out.string() + "'");
+  const Result ok = collsim(
+      "collective --topology torus:3x3 --algorithms ring --sizes 1MiB "
+      "--format csv --output '" +
+      out.string() + "'");
   EXPECT_EQ(ok.status, 0) << ok.err;
   EXPECT_TRUE(ok.out.empty());
   EXPECT_NE(read_file(out).find("torus:3x3"), std::string::npos);
 }
 
 TEST(Cli, TimeBoundEndsARunWithTheStuckRanks) {
-  const Result r = collsim("collective --topology ring:8 --algorithms ring --sizes 64MiB "
-                           "--max-time '1 us'");
+  const Result r = collsim(
+      "collective --topology ring:8 --algorithms ring --sizes 64MiB "
+      "--max-time '1 us'");
   EXPECT_EQ(r.status, 3);
   EXPECT_NE(r.err.find("time bound"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("rank 0"), std::string::npos) << r.err;
@@ -222,20 +227,23 @@ TEST(Cli, ScenarioErrorsNameFileLineAndKey) {
 namespace {
 
 TEST(CliBackends, SeveralBackendsInOneRunAndNpuLimits) {
-  const Result r = collsim("collective -t fc:8 -a direct -s 64MiB -b analytical,queue,flow "
-                           "--format csv");
+  const Result r = collsim(
+      "collective -t fc:8 -a direct -s 64MiB -b analytical,queue,flow "
+      "--format csv");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find(",analytical,"), std::string::npos);
   EXPECT_NE(r.out.find(",queue,"), std::string::npos);
   EXPECT_NE(r.out.find(",flow,"), std::string::npos);
   // A 25 GB/s NIC in front of seven 16 GB/s links: direct reduce-scatter and all-gather each
   // push 7 x 8 MiB = 56 MiB through it, 2 x 58720256 B / 25e9 B/s = 4.698 ms, plus latency.
-  const Result capped = collsim("collective -t fc:8 -a direct -s 64MiB --npu-injection-bandwidth "
-                                "'25 GB/s' --format csv");
+  const Result capped = collsim(
+      "collective -t fc:8 -a direct -s 64MiB --npu-injection-bandwidth "
+      "'25 GB/s' --format csv");
   ASSERT_EQ(capped.status, 0) << capped.err;
   EXPECT_NE(capped.out.find(",direct,1,67108864,4697920."), std::string::npos) << capped.out;
-  const Result refused = collsim("collective -t fc:8 -a direct -s 64MiB -b analytical "
-                                 "--npu-injection-bandwidth '25 GB/s'");
+  const Result refused = collsim(
+      "collective -t fc:8 -a direct -s 64MiB -b analytical "
+      "--npu-injection-bandwidth '25 GB/s'");
   EXPECT_EQ(refused.status, 2);
   EXPECT_NE(refused.err.find("does not model NPU injection/ejection limits"), std::string::npos)
       << refused.err;
@@ -255,7 +263,9 @@ TEST(CliBackends, ScenarioBackendListAndErrors) {
   // With an 8 GB/s ejection cap each 1 MiB message arrives at 8 GB/s: 393.216 us.
   EXPECT_NE(r.out.find(",analytical,all-gather,ring,1,4194304,196608.000"), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find(",flow:eject=8 GB/s,all-gather,ring,1,4194304,393216.000"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",flow:eject=8 GB/s,all-gather,ring,1,4194304,393216.000"),
+            std::string::npos)
+      << r.out;
   const auto bad = dir / "bad_backend.yaml";
   std::ofstream(bad) << "backend: {name: queue, npu_injection_bandwidth: 8 GB/s}\n"
                         "platform: {topology: ring:4, link_bandwidth: 16 GB/s, link_latency: "

@@ -31,7 +31,8 @@ double simulate(const topology::Topology& t, const std::string& algo, Collective
 
 // Serialization is rounded up to the picosecond per message; allow that on top of 1e-9.
 void expect_close(double got, double want, int messages_on_path) {
-  EXPECT_NEAR(got, want, want * 1e-9 + messages_on_path * 1e-12) << "got " << got << " want " << want;
+  EXPECT_NEAR(got, want, want * 1e-9 + messages_on_path * 1e-12)
+      << "got " << got << " want " << want;
 }
 
 TEST(ClosedForm, RingAllReduceOnRing) {

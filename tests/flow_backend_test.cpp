@@ -26,9 +26,9 @@ Link link(topology::NodeId a, topology::NodeId b, double gbps = 1.0, std::int64_
 // NPUs 0 and 1 -> switch 3 -> NPU 2 (links 0: 0->3, 1: 1->3, 2: 3->2, then the reverse links),
 // 1 GB/s except NPU 0's uplink at `uplink0_gbps`.
 topology::Topology two_into_one(double uplink0_gbps = 1.0) {
-  return topology::Topology::graph("y", 3, 4,
-                                   {link(0, 3, uplink0_gbps), link(1, 3), link(3, 2), link(2, 3),
-                                    link(3, 0), link(3, 1)});
+  return topology::Topology::graph(
+      "y", 3, 4,
+      {link(0, 3, uplink0_gbps), link(1, 3), link(3, 2), link(2, 3), link(3, 0), link(3, 1)});
 }
 
 TEST(FlowBackend, TwoFlowsOnOneLinkGetHalfEach) {

@@ -2,9 +2,8 @@
 // agreement with analytical where nothing contends, slowdown where traffic crosses, and every
 // algorithm running to completion, deterministically.
 // Notation: a = link latency, B = link bandwidth, ser(x) = ceil(x / B) in ps.
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>

@@ -1,8 +1,9 @@
 // The symbolic verifier accepts correct programs and rejects broken ones with a reason.
+#include "collective/ir/verifier.hpp"
+
 #include <gtest/gtest.h>
 
 #include "collective/algorithm.hpp"
-#include "collective/ir/verifier.hpp"
 
 namespace collsim::collective {
 namespace {

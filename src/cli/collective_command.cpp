@@ -33,8 +33,8 @@ int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, s
   const topology::Topology topo = topology::from_compact(opt.topology, bw, lat, "--topology");
   topology::validate(topo);
   std::vector<const network::BackendInfo*> backends;
-  for (const std::string& name : split(opt.backend.empty() ? std::string(network::kDefaultBackend)
-                                                           : opt.backend)) {
+  for (const std::string& name :
+       split(opt.backend.empty() ? std::string(network::kDefaultBackend) : opt.backend)) {
     backends.push_back(&network::find_backend(name, "--backend"));
   }
 
@@ -53,8 +53,8 @@ int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, s
   }
   job.busiest_links = opt.busiest_links;
   network::PacketOptions& pk = job.backend_options.packet;
-  pk.packet_payload_bytes = static_cast<std::uint32_t>(
-      core::parse_bytes(opt.packet_payload, "--packet-payload").count);
+  pk.packet_payload_bytes =
+      static_cast<std::uint32_t>(core::parse_bytes(opt.packet_payload, "--packet-payload").count);
   pk.flit_bytes = static_cast<std::uint32_t>(core::parse_bytes(opt.flit_size, "--flit-size").count);
   pk.vcs = opt.vcs;
   pk.vc_buffer_flits = opt.vc_buffer_flits;

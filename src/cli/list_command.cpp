@@ -26,7 +26,8 @@ int list_everything(std::ostream& out) {
   out << "Algorithms (--algorithms, comma-separated; parameters as name:key=value):\n";
   for (const auto& a : collective::algorithms()) {
     std::string colls;
-    for (auto c : a.collectives) colls += (colls.empty() ? "" : ", ") + std::string(collective::to_string(c));
+    for (auto c : a.collectives)
+      colls += (colls.empty() ? "" : ", ") + std::string(collective::to_string(c));
     out << fmt::format("  {:<20} {}\n  {:<20} collectives: {}\n  {:<20} source: {}\n", a.name,
                        a.description, "", colls, "", a.source);
     for (const auto& p : a.params) {
@@ -35,7 +36,8 @@ int list_everything(std::ostream& out) {
     }
   }
   out << "\nBackends (--backend, or `backend:` in a scenario):\n";
-  for (const auto& b : network::backends()) out << fmt::format("  {:<20} {}\n", b.name, b.description);
+  for (const auto& b : network::backends())
+    out << fmt::format("  {:<20} {}\n", b.name, b.description);
   return 0;
 }
 

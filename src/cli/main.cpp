@@ -76,15 +76,25 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   auto* pk = "packet backend";
   coll->add_option("--packet-payload", co.packet_payload, "payload per packet (MultiTree: 256 B)")
-      ->capture_default_str()->group(pk);
-  coll->add_option("--flit-size", co.flit_size, "flit (channel width)")->capture_default_str()->group(pk);
-  coll->add_option("--vcs", co.vcs, "virtual channels per input port")->capture_default_str()->group(pk);
+      ->capture_default_str()
+      ->group(pk);
+  coll->add_option("--flit-size", co.flit_size, "flit (channel width)")
+      ->capture_default_str()
+      ->group(pk);
+  coll->add_option("--vcs", co.vcs, "virtual channels per input port")
+      ->capture_default_str()
+      ->group(pk);
   coll->add_option("--vc-buffer-flits", co.vc_buffer_flits, "buffer depth of each VC, in flits")
-      ->capture_default_str()->group(pk);
+      ->capture_default_str()
+      ->group(pk);
   coll->add_option("--router-pipeline-cycles", co.router_pipeline_cycles,
-                   "per-hop router delay at 1 GHz")->capture_default_str()->group(pk);
-  coll->add_option("--nis-per-npu", co.nis_per_npu, "network interfaces per NPU (MultiTree: 1 or 4)")
-      ->capture_default_str()->group(pk);
+                   "per-hop router delay at 1 GHz")
+      ->capture_default_str()
+      ->group(pk);
+  coll->add_option("--nis-per-npu", co.nis_per_npu,
+                   "network interfaces per NPU (MultiTree: 1 or 4)")
+      ->capture_default_str()
+      ->group(pk);
   coll->add_option("--ni-bandwidth", co.ni_bandwidth,
                    "each NI's injection/ejection bandwidth (default: the NPU's fastest link)")
       ->group(pk);

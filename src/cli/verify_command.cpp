@@ -13,8 +13,8 @@ namespace collsim::cli {
 
 int verify_algorithm(const VerifyOptions& opt, std::ostream& out) {
   // Verification is symbolic: link figures do not matter, any positive ones do.
-  const topology::Topology topo = topology::from_compact(
-      opt.topology, core::Bandwidth{1e9}, core::Time::from_ns(1), "--topology");
+  const topology::Topology topo = topology::from_compact(opt.topology, core::Bandwidth{1e9},
+                                                         core::Time::from_ns(1), "--topology");
   const auto choice = collective::parse_algorithm(opt.algorithm, "--algorithm");
   const auto c = collective::parse_collective(opt.collective, "--collective");
   if (opt.chunks == 0) throw core::InputError("--chunks: must be >= 1, got 0");

@@ -33,8 +33,7 @@ AlgorithmChoice make_choice(const AlgorithmInfo& info, std::map<std::string, std
       std::string valid;
       for (const ParamSpec& s : info.params) valid += (valid.empty() ? "" : ", ") + s.key;
       throw core::InputError(fmt::format("{}: algorithm {} has no parameter \"{}\"{}", field,
-                                         info.name, key,
-                                         valid.empty() ? "" : "; valid: " + valid));
+                                         info.name, key, valid.empty() ? "" : "; valid: " + valid));
     }
     if (value < spec->min || value > spec->max) {
       throw core::InputError(fmt::format("{}: {}.{} must be in [{}, {}], got {}", field, info.name,
@@ -75,7 +74,8 @@ Program build_program(const AlgorithmChoice& choice, const topology::Topology& t
   const AlgorithmInfo& info = *choice.info;
   if (!info.supports(c)) {
     std::string valid;
-    for (Collective k : info.collectives) valid += (valid.empty() ? "" : ", ") + std::string(to_string(k));
+    for (Collective k : info.collectives)
+      valid += (valid.empty() ? "" : ", ") + std::string(to_string(k));
     throw core::InputError(fmt::format("algorithm {} does not implement {}; it implements: {}",
                                        info.name, to_string(c), valid));
   }
@@ -84,16 +84,17 @@ Program build_program(const AlgorithmChoice& choice, const topology::Topology& t
 }
 
 void add_step(Program& p, const std::vector<Transfer>& step, bool reduce) {
-  for (const Transfer& t : step) p.ops[t.from].push_back(Op{Op::Kind::Send, t.to, t.first, t.count});
+  for (const Transfer& t : step)
+    p.ops[t.from].push_back(Op{Op::Kind::Send, t.to, t.first, t.count});
   const Op::Kind k = reduce ? Op::Kind::RecvReduce : Op::Kind::Recv;
   for (const Transfer& t : step) p.ops[t.to].push_back(Op{k, t.from, t.first, t.count});
 }
 
 void require_power_of_two(std::string_view algorithm, std::uint32_t n) {
   if (n == 0 || (n & (n - 1)) != 0) {
-    throw core::InputError(fmt::format(
-        "algorithm {} needs a power-of-two number of ranks, got {}; use ring or direct", algorithm,
-        n));
+    throw core::InputError(
+        fmt::format("algorithm {} needs a power-of-two number of ranks, got {}; use ring or direct",
+                    algorithm, n));
   }
 }
 

@@ -27,8 +27,8 @@ struct ParamSpec {
 struct BuildRequest {
   const topology::Topology& topology;
   Collective collective = Collective::AllReduce;
-  core::Bytes size;         ///< collective size (collective.hpp conventions)
-  std::uint32_t chunks = 1; ///< pipelined chunks, >= 1
+  core::Bytes size;                            ///< collective size (collective.hpp conventions)
+  std::uint32_t chunks = 1;                    ///< pipelined chunks, >= 1
   std::map<std::string, std::int64_t> params;  ///< validated against the schema, defaults filled
 };
 
@@ -55,7 +55,7 @@ const AlgorithmInfo& find_algorithm(std::string_view name, std::string_view fiel
 struct AlgorithmChoice {
   const AlgorithmInfo* info = nullptr;
   std::map<std::string, std::int64_t> params;  ///< complete: defaults filled in
-  std::string label;  ///< the text the user wrote, used in reports
+  std::string label;                           ///< the text the user wrote, used in reports
 };
 /// Throws core::InputError naming `field` for an unknown name, key, or out-of-range value.
 AlgorithmChoice parse_algorithm(std::string_view text, std::string_view field);
@@ -64,8 +64,8 @@ AlgorithmChoice make_choice(const AlgorithmInfo& info, std::map<std::string, std
                             std::string label, std::string_view field);
 
 /// Check that the choice supports the collective and chunk count, then build the program.
-Program build_program(const AlgorithmChoice& choice, const topology::Topology& topo,
-                      Collective c, core::Bytes size, std::uint32_t chunks);
+Program build_program(const AlgorithmChoice& choice, const topology::Topology& topo, Collective c,
+                      core::Bytes size, std::uint32_t chunks);
 
 // Shared building blocks for algorithms.
 

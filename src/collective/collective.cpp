@@ -8,10 +8,14 @@ namespace collsim::collective {
 
 const char* to_string(Collective c) {
   switch (c) {
-    case Collective::AllReduce: return "all-reduce";
-    case Collective::ReduceScatter: return "reduce-scatter";
-    case Collective::AllGather: return "all-gather";
-    case Collective::AllToAll: return "all-to-all";
+    case Collective::AllReduce:
+      return "all-reduce";
+    case Collective::ReduceScatter:
+      return "reduce-scatter";
+    case Collective::AllGather:
+      return "all-gather";
+    case Collective::AllToAll:
+      return "all-to-all";
   }
   return "?";
 }

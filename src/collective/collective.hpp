@@ -10,7 +10,8 @@
 //   all-gather      space = S, P = C*N; rank r starts with only its own pieces (p % N == r), each
 //                   ending up on every rank unchanged.
 //   all-to-all      space = N*S (S = one rank's send buffer), P = C*N*N; piece p carries data from
-//                   rank (p / N) % N to rank p % N. Every rank ends with the pieces addressed to it.
+//                   rank (p / N) % N to rank p % N. Every rank ends with the pieces addressed to
+//                   it.
 #include <optional>
 #include <string>
 #include <string_view>

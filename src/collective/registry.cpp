@@ -6,9 +6,8 @@
 namespace collsim::collective {
 
 const std::vector<AlgorithmInfo>& algorithms() {
-  static const std::vector<AlgorithmInfo> all = {ring_info(), direct_info(),
-                                                 halving_doubling_info(),
-                                                 recursive_doubling_info()};
+  static const std::vector<AlgorithmInfo> all = {
+      ring_info(), direct_info(), halving_doubling_info(), recursive_doubling_info()};
   return all;
 }
 

@@ -205,11 +205,11 @@ class Reader {
     BackendChoice c;
     std::string name = std::string(kDefaultBackend);
     if (b.IsMap()) {
-      check_keys(b, path,
-                 {"name", "npu_injection_bandwidth", "npu_ejection_bandwidth", "packet_payload",
-                  "flit_size", "vcs", "vc_buffer_flits", "router_pipeline_cycles",
-                  "credit_delay_cycles", "nis_per_npu", "ni_bandwidth",
-                  "message_based_flow_control"});
+      check_keys(
+          b, path,
+          {"name", "npu_injection_bandwidth", "npu_ejection_bandwidth", "packet_payload",
+           "flit_size", "vcs", "vc_buffer_flits", "router_pipeline_cycles", "credit_delay_cycles",
+           "nis_per_npu", "ni_bandwidth", "message_based_flow_control"});
       if (b["name"]) name = scalar(b["name"], path + ".name");
       auto limit = [&](const char* key, std::optional<core::Bandwidth>& out) {
         if (!b[key]) return;

@@ -15,19 +15,17 @@ void Simulation::schedule_at(Time t, EventHandler& h, std::uint64_t tag) {
     now_queue_.push_back(Event{t, next_seq_++, &h, tag});
     return;
   }
-  heap_.push_back(Event{t, next_seq_++, &h, tag});
-  std::push_heap(heap_.begin(), heap_.end(), Later{});
+  heap_.push(Event{t, next_seq_++, &h, tag});
 }
 
 Simulation::RunResult Simulation::run(std::optional<Time> until) {
   RunResult r;
   for (;;) {
     Event e;
-    if (!heap_.empty() && heap_.front().time == now_) {
+    if (!heap_.empty() && heap_.top().time == now_) {
       // Scheduled at an earlier instant for this one: runs before the same-instant FIFO.
-      std::pop_heap(heap_.begin(), heap_.end(), Later{});
-      e = heap_.back();
-      heap_.pop_back();
+      e = heap_.top();
+      heap_.pop();
     } else if (now_head_ < now_queue_.size()) {
       e = now_queue_[now_head_++];
       if (now_head_ == now_queue_.size()) {
@@ -37,12 +35,11 @@ Simulation::RunResult Simulation::run(std::optional<Time> until) {
     } else if (heap_.empty()) {
       r.drained = true;
       break;
-    } else if (until && heap_.front().time > *until) {
+    } else if (until && heap_.top().time > *until) {
       break;
     } else {
-      std::pop_heap(heap_.begin(), heap_.end(), Later{});
-      e = heap_.back();
-      heap_.pop_back();
+      e = heap_.top();
+      heap_.pop();
       now_ = e.time;
     }
     ++r.events;

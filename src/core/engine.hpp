@@ -3,16 +3,18 @@
 // event queue; components get a reference. Events at equal times run in the order they were
 // scheduled (tie-break on a sequence number), so runs are deterministic.
 //
-// Hot path: an event is a 32-byte POD in a binary heap kept in a std::vector; scheduling allocates
-// only when the heap outgrows its capacity, never per event in steady state. Events scheduled for
-// the current instant (zero delay: batching, callbacks) skip the heap and go to a FIFO: every
-// event already in the heap for this instant was scheduled at an earlier instant, so it has a
-// smaller sequence number and runs first, and the FIFO keeps the rest in scheduling order. A handler is an
+// Hot path: an event is a 32-byte POD in a radix heap (core/event_queue.hpp) of vectors;
+// scheduling allocates only when a bucket outgrows its capacity, never per event in steady state.
+// Events scheduled for the current instant (zero delay: batching, callbacks) skip the heap and go
+// to a FIFO: every event already in the heap for this instant was scheduled at an earlier instant,
+// so it has a smaller sequence number and runs first, and the FIFO keeps the rest in scheduling
+// order. A handler is an
 // object with one virtual method, and the 64-bit tag tells it which of its events fired.
 #include <cstdint>
 #include <optional>
 #include <vector>
 
+#include "core/event_queue.hpp"
 #include "core/units.hpp"
 
 namespace collsim::core {
@@ -35,8 +37,8 @@ class Simulation {
   void schedule_in(Time dt, EventHandler& h, std::uint64_t tag) { schedule_at(now_ + dt, h, tag); }
 
   struct RunResult {
-    bool drained = false;  ///< true if the queue emptied; false if stopped at the bound
-    Time end;              ///< time of the last event run
+    bool drained = false;      ///< true if the queue emptied; false if stopped at the bound
+    Time end;                  ///< time of the last event run
     std::uint64_t events = 0;  ///< events run by this call
   };
   /// Run events in (time, sequence) order until the queue is empty or the next event is later than
@@ -45,22 +47,9 @@ class Simulation {
 
   std::uint64_t events_processed() const { return events_processed_; }
   std::size_t pending() const { return heap_.size() + (now_queue_.size() - now_head_); }
-  void reserve(std::size_t n) { heap_.reserve(n); }
 
  private:
-  struct Event {
-    Time time;
-    std::uint64_t seq;
-    EventHandler* handler;
-    std::uint64_t tag;
-  };
-  // Min-heap order: earlier time first, then earlier sequence number.
-  struct Later {
-    bool operator()(const Event& a, const Event& b) const {
-      return a.time != b.time ? a.time > b.time : a.seq > b.seq;
-    }
-  };
-  std::vector<Event> heap_;
+  EventQueue heap_;
   std::vector<Event> now_queue_;  // events for the current instant, in scheduling order
   std::size_t now_head_ = 0;
   Time now_;

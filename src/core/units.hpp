@@ -20,8 +20,14 @@ struct Time {
   constexpr double us() const { return static_cast<double>(ps) / 1e6; }
   constexpr double seconds() const { return static_cast<double>(ps) / 1e12; }
 
-  constexpr Time& operator+=(Time o) { ps += o.ps; return *this; }
-  constexpr Time& operator-=(Time o) { ps -= o.ps; return *this; }
+  constexpr Time& operator+=(Time o) {
+    ps += o.ps;
+    return *this;
+  }
+  constexpr Time& operator-=(Time o) {
+    ps -= o.ps;
+    return *this;
+  }
   friend constexpr Time operator+(Time a, Time b) { return Time{a.ps + b.ps}; }
   friend constexpr Time operator-(Time a, Time b) { return Time{a.ps - b.ps}; }
   friend constexpr Time operator*(Time a, std::int64_t k) { return Time{a.ps * k}; }
@@ -33,7 +39,10 @@ struct Time {
 struct Bytes {
   std::uint64_t count = 0;
 
-  constexpr Bytes& operator+=(Bytes o) { count += o.count; return *this; }
+  constexpr Bytes& operator+=(Bytes o) {
+    count += o.count;
+    return *this;
+  }
   friend constexpr Bytes operator+(Bytes a, Bytes b) { return Bytes{a.count + b.count}; }
   friend constexpr Bytes operator-(Bytes a, Bytes b) { return Bytes{a.count - b.count}; }
   friend constexpr auto operator<=>(Bytes, Bytes) = default;

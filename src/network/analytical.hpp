@@ -17,8 +17,8 @@ class AnalyticalBackend final : public Backend, private core::EventHandler {
   AnalyticalBackend(core::Simulation& sim, const topology::Topology& topo);
 
   std::string_view name() const override { return "analytical"; }
-  void send(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
-            DeliveryHandler& handler, std::uint64_t tag) override;
+  void send(topology::NodeId src, topology::NodeId dst, core::Bytes bytes, DeliveryHandler& handler,
+            std::uint64_t tag) override;
   const std::vector<LinkStats>& link_stats() const override { return link_stats_; }
 
  private:
@@ -30,7 +30,7 @@ class AnalyticalBackend final : public Backend, private core::EventHandler {
   };
   core::Simulation& sim_;
   const topology::Topology& topo_;
-  core::SlotPool<Slot> slots_;  // in-flight messages
+  core::SlotPool<Slot> slots_;           // in-flight messages
   std::vector<topology::LinkId> route_;  // scratch, reused for every message
   std::vector<LinkStats> link_stats_;
   std::uint64_t last_bytes_ = UINT64_MAX;

@@ -55,15 +55,15 @@ class Backend {
 /// Options of the packet backend (multitree.txt Table III defaults; BookSim configuration in
 /// shared/notes/reference-implementations.md).
 struct PacketOptions {
-  std::uint32_t flit_bytes = 16;            ///< 128-bit channels
-  std::uint32_t packet_payload_bytes = 256; ///< "Data Packet Payload 256 Bytes for Baselines"
-  std::uint32_t vcs = 4;                    ///< virtual channels per input port
-  std::uint32_t vc_buffer_flits = 318;      ///< "VC Buffer Depth 318 flits"
+  std::uint32_t flit_bytes = 16;             ///< 128-bit channels
+  std::uint32_t packet_payload_bytes = 256;  ///< "Data Packet Payload 256 Bytes for Baselines"
+  std::uint32_t vcs = 4;                     ///< virtual channels per input port
+  std::uint32_t vc_buffer_flits = 318;       ///< "VC Buffer Depth 318 flits"
   core::Time router_period = core::Time::from_ns(1);  ///< 1 GHz router clock
-  std::uint32_t router_pipeline_cycles = 1; ///< per-hop delay from head arrival to departure
-  std::uint32_t credit_delay_cycles = 1;    ///< added to the link latency for returning credits
-  bool message_based_flow_control = false;  ///< MultiTree Sec. IV-B: one head flit per message
-  std::uint32_t nis_per_npu = 1;            ///< network interfaces (injection/ejection ports)
+  std::uint32_t router_pipeline_cycles = 1;  ///< per-hop delay from head arrival to departure
+  std::uint32_t credit_delay_cycles = 1;     ///< added to the link latency for returning credits
+  bool message_based_flow_control = false;   ///< MultiTree Sec. IV-B: one head flit per message
+  std::uint32_t nis_per_npu = 1;             ///< network interfaces (injection/ejection ports)
   /// Bandwidth of each NI's injection and ejection channel; unset: the NPU's fastest link.
   std::optional<core::Bandwidth> ni_bandwidth;
 };
@@ -91,8 +91,8 @@ std::string backend_label(const BackendInfo& info, const BackendOptions& options
 
 /// Build a backend; throws core::InputError naming `field` when options are not supported.
 std::unique_ptr<Backend> make_backend(const BackendInfo& info, core::Simulation& sim,
-                                      const topology::Topology& topo,
-                                      const BackendOptions& options, std::string_view field);
+                                      const topology::Topology& topo, const BackendOptions& options,
+                                      std::string_view field);
 
 /// The backend used when a scenario or command line names none.
 inline constexpr std::string_view kDefaultBackend = "flow";

@@ -9,8 +9,8 @@ namespace {
 // Picoseconds to move `bytes` at `rate`, rounded up (never early).
 core::Time time_for(double bytes, double rate) {
   if (bytes <= 0) return core::Time{0};
-  return core::Time{static_cast<std::int64_t>(std::ceil(static_cast<long double>(bytes) * 1e12L /
-                                                        static_cast<long double>(rate)))};
+  return core::Time{static_cast<std::int64_t>(
+      std::ceil(static_cast<long double>(bytes) * 1e12L / static_cast<long double>(rate)))};
 }
 
 }  // namespace
@@ -21,8 +21,10 @@ FlowBackend::FlowBackend(core::Simulation& sim, const topology::Topology& topo,
   for (const topology::Link& l : topo.links()) capacity_.push_back(l.bandwidth.bytes_per_s);
   inject_cap_ = opt.npu_injection_bandwidth.has_value();
   eject_cap_ = opt.npu_ejection_bandwidth.has_value();
-  if (inject_cap_) capacity_.resize(capacity_.size() + topo.num_npus(), opt.npu_injection_bandwidth->bytes_per_s);
-  if (eject_cap_) capacity_.resize(capacity_.size() + topo.num_npus(), opt.npu_ejection_bandwidth->bytes_per_s);
+  if (inject_cap_)
+    capacity_.resize(capacity_.size() + topo.num_npus(), opt.npu_injection_bandwidth->bytes_per_s);
+  if (eject_cap_)
+    capacity_.resize(capacity_.size() + topo.num_npus(), opt.npu_ejection_bandwidth->bytes_per_s);
   const std::size_t n = capacity_.size();
   stats_.resize(n);
   on_res_.resize(n);

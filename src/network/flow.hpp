@@ -30,8 +30,8 @@ class FlowBackend final : public Backend, private core::EventHandler {
   FlowBackend(core::Simulation& sim, const topology::Topology& topo, const BackendOptions& opt);
 
   std::string_view name() const override { return "flow"; }
-  void send(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
-            DeliveryHandler& handler, std::uint64_t tag) override;
+  void send(topology::NodeId src, topology::NodeId dst, core::Bytes bytes, DeliveryHandler& handler,
+            std::uint64_t tag) override;
   const std::vector<LinkStats>& link_stats() const override { return stats_; }
 
   /// Current rate of the flow carrying message `tag` (bytes/s; for tests), or -1 if none.
@@ -53,8 +53,8 @@ class FlowBackend final : public Backend, private core::EventHandler {
     core::Time updated;              // when `remaining` was last brought up to date
     core::Time latency;              // sum of route latencies
     std::uint64_t bytes = 0;
-    std::uint32_t version = 0;       // finish events carry it; a rate change makes old ones stale
-    std::uint32_t seen = 0;          // component-search epoch
+    std::uint32_t version = 0;  // finish events carry it; a rate change makes old ones stale
+    std::uint32_t seen = 0;     // component-search epoch
     bool active = false;
     bool frozen = false;
   };

@@ -71,7 +71,8 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
   for (int ej = 0; ej < 2; ++ej) {
     for (topology::NodeId npu = 0; npu < n; ++npu) {
       double bw = 0;
-      for (topology::LinkId l : topo.out_links(npu)) bw = std::max(bw, links[l].bandwidth.bytes_per_s);
+      for (topology::LinkId l : topo.out_links(npu))
+        bw = std::max(bw, links[l].bandwidth.bytes_per_s);
       if (opt_.ni_bandwidth) bw = opt_.ni_bandwidth->bytes_per_s;
       for (std::uint32_t i = 0; i < nis; ++i) {
         Channel c;
@@ -106,7 +107,8 @@ std::uint32_t PacketBackend::ni_channel(topology::NodeId npu, std::uint32_t ni,
 }
 
 std::uint64_t PacketBackend::flits_for(std::uint64_t bytes) const {
-  const std::uint64_t packets = std::max<std::uint64_t>(1, ceil_div(bytes, opt_.packet_payload_bytes));
+  const std::uint64_t packets =
+      std::max<std::uint64_t>(1, ceil_div(bytes, opt_.packet_payload_bytes));
   const std::uint64_t heads = opt_.message_based_flow_control ? 1 : packets;
   std::uint64_t payload_flits = 0;
   for (std::uint64_t left = bytes; left > 0;) {
@@ -131,8 +133,8 @@ void PacketBackend::send(topology::NodeId src, topology::NodeId dst, core::Bytes
   msg.path.push_back(ni_channel(dst, ni, true));
   msg.bytes_left = bytes.count;
   msg.packets_made = 0;
-  msg.undelivered =
-      static_cast<std::uint32_t>(std::max<std::uint64_t>(1, ceil_div(bytes.count, opt_.packet_payload_bytes)));
+  msg.undelivered = static_cast<std::uint32_t>(
+      std::max<std::uint64_t>(1, ceil_div(bytes.count, opt_.packet_payload_bytes)));
   const std::uint32_t q = src * opt_.nis_per_npu + ni;
   nis_[q].messages.push_back(m);
   if (ivcs_[ni_queue_base_ + q].packets.empty()) next_ni_packet(q);
@@ -248,8 +250,7 @@ void PacketBackend::try_grant(std::uint32_t ch) {
   }
   apply_credits(ch);
   const std::size_t n = c.requests.size();
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::size_t idx = (c.rr + k) % n;
+  for (std::size_t k = 0, idx = c.rr < n ? c.rr : 0; k < n; ++k, idx = idx + 1 == n ? 0 : idx + 1) {
     const std::uint32_t ivc = c.requests[idx];
     InputVc& in = ivcs_[ivc];
     const std::uint32_t pid = in.packets.front();
@@ -258,7 +259,7 @@ void PacketBackend::try_grant(std::uint32_t ch) {
     if (vc == kNoVc) continue;
     // Grant: round-robin resumes after this requester.
     c.requests.erase(c.requests.begin() + static_cast<std::ptrdiff_t>(idx));
-    c.rr = c.requests.empty() ? 0 : static_cast<std::uint32_t>(idx % c.requests.size());
+    c.rr = idx < c.requests.size() ? static_cast<std::uint32_t>(idx) : 0;
     const core::Time in_pipe = in.channel == kNoChannel ? core::Time{0} : pipeline_;
     const core::Time finish =
         std::max(now + c.flit_time * p.flits, p.tail_at + in_pipe + c.flit_time);
@@ -293,12 +294,16 @@ void PacketBackend::try_grant(std::uint32_t ch) {
     } else {
       c.credits[vc] -= p.flits;
       max_occupancy_ = std::max(max_occupancy_, opt_.vc_buffer_flits - c.credits[vc]);
-      // The packet's state moves to the downstream VC when its head gets there.
+      // The packet joins the downstream VC's FIFO now, with the times its head and tail get
+      // there: one channel fills the VC, so grant order is arrival order. It competes a pipeline
+      // delay after its head arrives (make_ready schedules that, when it is the front).
+      ++p.hop;
+      p.head_at = now + c.flit_time + c.latency;
       p.tail_at = finish + c.latency;
       p.ivc = ch * vcs_ + vc;
-      // One event per hop: the head is in the downstream VC at now + flit + latency and may
-      // compete a pipeline delay later.
-      sim_.schedule_at(now + c.flit_time + c.latency + pipeline_, *this, ev(kArrive, pid));
+      InputVc& down = ivcs_[p.ivc];
+      down.packets.push_back(pid);
+      if (down.packets.size() == 1) make_ready(p.ivc);
     }
     if (in.channel == kNoChannel) {
       next_ni_packet(ivc - ni_queue_base_);
@@ -342,15 +347,6 @@ void PacketBackend::on_event(std::uint64_t event) {
       try_grant(arg);
       break;
     }
-    case kArrive: {
-      Packet& p = packets_[arg];
-      ++p.hop;
-      p.head_at = sim_.now() - pipeline_;
-      InputVc& in = ivcs_[p.ivc];
-      in.packets.push_back(arg);
-      if (in.packets.size() == 1) make_ready(p.ivc);
-      break;
-    }
     case kInjected: {
       const Message& msg = messages_[arg];
       msg.handler->on_injected(msg.tag);
@@ -372,7 +368,8 @@ std::vector<std::pair<std::string, double>> PacketBackend::summary() const {
   std::vector<double> lat = latencies_ns_;
   std::sort(lat.begin(), lat.end());
   auto pct = [&](double q) {
-    return lat.empty() ? 0.0 : lat[static_cast<std::size_t>(q * static_cast<double>(lat.size() - 1))];
+    return lat.empty() ? 0.0
+                       : lat[static_cast<std::size_t>(q * static_cast<double>(lat.size() - 1))];
   };
   return {{"head_flit_overhead", total_flits_ ? double(head_flits_) / double(total_flits_) : 0.0},
           {"flits", double(total_flits_)},

@@ -30,8 +30,9 @@
 //  * Speed: a grant fixes when the packet's tail leaves its VC, so the VC's next packet, the
 //    message's delivery and the credit return are computed then, not stepped; returning credits
 //    wait in the VC (in time order) and are applied when the upstream channel next allocates,
-//    with an event only for a channel that is stalled waiting for them. About two events per
-//    packet per channel.
+//    with an event only for a channel that is stalled waiting for them. A granted packet joins
+//    the next VC's FIFO at once, stamped with its head's arrival time. One timed event (the
+//    packet becoming ready to compete) and one zero-delay allocation per packet per channel.
 //  * Metrics: max_vc_occupancy_flits is the peak of a VC's space in use as its upstream credit
 //    counter sees it (flits buffered, on the link, or whose credits are on their way back).
 // Left out: flit-level interleaving of packets on a link (iSLIP allocates per flit), wormhole
@@ -54,8 +55,8 @@ class PacketBackend final : public Backend, private core::EventHandler {
   PacketBackend(core::Simulation& sim, const topology::Topology& topo, const BackendOptions& opt);
 
   std::string_view name() const override { return "packet"; }
-  void send(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
-            DeliveryHandler& handler, std::uint64_t tag) override;
+  void send(topology::NodeId src, topology::NodeId dst, core::Bytes bytes, DeliveryHandler& handler,
+            std::uint64_t tag) override;
   const std::vector<LinkStats>& link_stats() const override { return stats_; }
   std::vector<std::pair<std::string, double>> summary() const override;
   std::string describe_blocked() const override;
@@ -65,27 +66,32 @@ class PacketBackend final : public Backend, private core::EventHandler {
 
  private:
   enum Kind : std::uint64_t {
-    kReady = 0, kFree = 1, kWake = 2, kArrive = 3, kInjected = 4, kDeliver = 5, kAlloc = 6
+    kReady = 0,
+    kFree = 1,
+    kWake = 2,
+    kInjected = 3,
+    kDeliver = 4,
+    kAlloc = 5
   };
   static std::uint64_t ev(Kind k, std::uint64_t a) { return (a << 3) | k; }
 
   struct Channel {
-    topology::NodeId from = 0;   // router (or NI) feeding it
-    topology::NodeId to = 0;     // router it enters (ejection: the NPU)
-    core::Time flit_time;        // per flit
+    topology::NodeId from = 0;  // router (or NI) feeding it
+    topology::NodeId to = 0;    // router it enters (ejection: the NPU)
+    core::Time flit_time;       // per flit
     core::Time latency;
     core::Time busy_until;
     core::Time wake_at = core::Time::max();  // earliest kWake scheduled, if any
     bool ejection = false;
     bool injection = false;
-    bool dateline = false;       // a torus ring's wrap-around link
-    bool blocked = false;        // free, with requests, but no downstream VC had room
+    bool dateline = false;  // a torus ring's wrap-around link
+    bool blocked = false;   // free, with requests, but no downstream VC had room
     std::uint32_t dim = 0;
-    std::int32_t link = -1;      // topology link id, or -1
-    std::vector<std::uint32_t> credits;    // per downstream VC, as returned so far
-    std::vector<std::uint32_t> requests;   // input VCs whose head packet wants this channel
-    std::uint32_t rr = 0;                  // round-robin position in `requests`
-    std::vector<std::uint32_t> arriving;   // requests made this instant, not yet in `requests`
+    std::int32_t link = -1;               // topology link id, or -1
+    std::vector<std::uint32_t> credits;   // per downstream VC, as returned so far
+    std::vector<std::uint32_t> requests;  // input VCs whose head packet wants this channel
+    std::uint32_t rr = 0;                 // round-robin position in `requests`
+    std::vector<std::uint32_t> arriving;  // requests made this instant, not yet in `requests`
     bool free_scheduled = false;
     bool alloc_scheduled = false;
   };
@@ -106,13 +112,13 @@ class PacketBackend final : public Backend, private core::EventHandler {
   struct Packet {
     std::uint32_t message = 0;
     std::uint32_t flits = 0;
-    std::uint32_t hop = 0;       // channels already crossed (0: in the NI queue)
-    std::uint32_t ivc = 0;       // input VC it is in
+    std::uint32_t hop = 0;  // channels already crossed (0: in the NI queue)
+    std::uint32_t ivc = 0;  // input VC it is in
     std::uint32_t vc_class = 0;
-    std::uint32_t dim = 0;       // dimension of the last topology link crossed
-    core::Time head_at;          // head arrived at the current input VC
-    core::Time tail_at;          // tail arrived at the current input VC
-    bool last = false;           // the message's last packet
+    std::uint32_t dim = 0;  // dimension of the last topology link crossed
+    core::Time head_at;     // head arrived at the current input VC
+    core::Time tail_at;     // tail arrived at the current input VC
+    bool last = false;      // the message's last packet
   };
   struct Message {
     DeliveryHandler* handler = nullptr;

@@ -57,7 +57,7 @@ class QueueBackend final : public Backend, private core::EventHandler {
   };
   core::Simulation& sim_;
   const topology::Topology& topo_;
-  core::SlotPool<Slot> slots_;  // in-flight messages; each keeps its route vector's capacity
+  core::SlotPool<Slot> slots_;       // in-flight messages; each keeps its route vector's capacity
   std::vector<core::Time> free_at_;  // per link: when its last queued message ends serializing
   std::vector<LinkStats> link_stats_;
 };

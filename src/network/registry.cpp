@@ -16,35 +16,27 @@ const std::vector<BackendInfo>& backends() {
        "congestion-unaware alpha-beta: route latency + bytes / bottleneck bandwidth, cut-through; "
        "messages never contend",
        false,
-       [](core::Simulation& sim, const topology::Topology& topo,
-          const BackendOptions&) -> std::unique_ptr<Backend> {
-         return std::make_unique<AnalyticalBackend>(sim, topo);
-       }},
+       [](core::Simulation& sim, const topology::Topology& topo, const BackendOptions&)
+           -> std::unique_ptr<Backend> { return std::make_unique<AnalyticalBackend>(sim, topo); }},
       {"queue",
        "congestion-aware per-link FIFO, store-and-forward: each hop latency + bytes / bandwidth "
        "after the messages ahead (ASTRA-sim's congestion-aware analytical model, any topology)",
        false,
-       [](core::Simulation& sim, const topology::Topology& topo,
-          const BackendOptions&) -> std::unique_ptr<Backend> {
-         return std::make_unique<QueueBackend>(sim, topo);
-       }},
+       [](core::Simulation& sim, const topology::Topology& topo, const BackendOptions&)
+           -> std::unique_ptr<Backend> { return std::make_unique<QueueBackend>(sim, topo); }},
       {"flow",
        "congestion-aware fluid model: messages are flows sharing every link max-min fairly, "
        "latency added once per message; NPU injection/ejection caps",
        true,
-       [](core::Simulation& sim, const topology::Topology& topo,
-          const BackendOptions& opt) -> std::unique_ptr<Backend> {
-         return std::make_unique<FlowBackend>(sim, topo, opt);
-       }},
+       [](core::Simulation& sim, const topology::Topology& topo, const BackendOptions& opt)
+           -> std::unique_ptr<Backend> { return std::make_unique<FlowBackend>(sim, topo, opt); }},
       {"packet",
        "packets of flits through input-buffered routers: virtual channels, credits, virtual "
        "cut-through, round-robin allocation, dateline VCs on tori; message-based flow control "
        "option (BookSim-like, MultiTree Table III defaults)",
        false,
-       [](core::Simulation& sim, const topology::Topology& topo,
-          const BackendOptions& opt) -> std::unique_ptr<Backend> {
-         return std::make_unique<PacketBackend>(sim, topo, opt);
-       }},
+       [](core::Simulation& sim, const topology::Topology& topo, const BackendOptions& opt)
+           -> std::unique_ptr<Backend> { return std::make_unique<PacketBackend>(sim, topo, opt); }},
   };
   return all;
 }
@@ -84,17 +76,17 @@ std::string backend_label(const BackendInfo& info, const BackendOptions& o) {
 }
 
 std::unique_ptr<Backend> make_backend(const BackendInfo& info, core::Simulation& sim,
-                                      const topology::Topology& topo,
-                                      const BackendOptions& options, std::string_view field) {
+                                      const topology::Topology& topo, const BackendOptions& options,
+                                      std::string_view field) {
   if ((options.npu_injection_bandwidth || options.npu_ejection_bandwidth) &&
       !info.supports_npu_limits) {
     std::string valid;
     for (const BackendInfo& b : backends()) {
       if (b.supports_npu_limits) valid += (valid.empty() ? "" : ", ") + b.name;
     }
-    throw core::InputError(fmt::format(
-        "{}: the {} backend does not model NPU injection/ejection limits; use {}", field,
-        info.name, valid.empty() ? "no backend yet" : valid));
+    throw core::InputError(
+        fmt::format("{}: the {} backend does not model NPU injection/ejection limits; use {}",
+                    field, info.name, valid.empty() ? "no backend yet" : valid));
   }
   for (const auto* bw : {&options.npu_injection_bandwidth, &options.npu_ejection_bandwidth}) {
     if (*bw && bw->value().bytes_per_s <= 0) {

@@ -19,13 +19,13 @@ struct LinkUse {
   topology::NodeId dst = 0;
   std::uint32_t dim = 0;
   std::uint64_t bytes = 0;
-  core::Time busy;         ///< time the link was serializing (flow: carrying any flow)
+  core::Time busy;  ///< time the link was serializing (flow: carrying any flow)
   double utilization = 0;
 };
 
 struct ResultRow {
-  std::string platform;   ///< scenario's platform name
-  std::string topology;   ///< e.g. "torus:8x8"
+  std::string platform;  ///< scenario's platform name
+  std::string topology;  ///< e.g. "torus:8x8"
   std::uint32_t npus = 0;
   std::string backend;
   collective::Collective collective = collective::Collective::AllReduce;
@@ -35,9 +35,9 @@ struct ResultRow {
   core::Time time;
   double algbw_GBps = 0;  ///< 10^9 bytes/s
   double busbw_GBps = 0;
-  double speedup = 1;     ///< time of the job's first algorithm at this size / this time
+  double speedup = 1;  ///< time of the job's first algorithm at this size / this time
   std::uint64_t messages = 0;
-  std::uint64_t bytes_sent = 0;  ///< bytes injected by all NPUs
+  std::uint64_t bytes_sent = 0;     ///< bytes injected by all NPUs
   double max_link_utilization = 0;  ///< busiest link's bytes / (bandwidth * time)
   /// Per dimension: bytes over its links / (sum of their bandwidths x time).
   std::vector<double> dim_utilization;

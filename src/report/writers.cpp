@@ -22,9 +22,12 @@ Format parse_format(std::string_view text, std::string_view field) {
 
 std::string render(const std::vector<ResultRow>& rows, Format f) {
   switch (f) {
-    case Format::Table: return render_table(rows);
-    case Format::Csv: return render_csv(rows);
-    case Format::Json: return render_json(rows);
+    case Format::Table:
+      return render_table(rows);
+    case Format::Csv:
+      return render_csv(rows);
+    case Format::Json:
+      return render_json(rows);
   }
   return {};
 }
@@ -81,9 +84,9 @@ std::string render_table(const std::vector<ResultRow>& rows) {
       out += fmt::format("{} ({}, {} NPUs) {} on the {} backend, {} chunk{}\n", r.platform,
                          r.topology, r.npus, collective::to_string(r.collective), r.backend,
                          r.chunks, r.chunks == 1 ? "" : "s");
-      out += fmt::format("{:>11}  {:<{}}  {:>11}  {:>10}  {:>10}  {:>7}  {:>9}\n", "size",
-                         "algorithm", name_w, "time", "algbw GB/s", "busbw GB/s", "speedup",
-                         "max link");
+      out +=
+          fmt::format("{:>11}  {:<{}}  {:>11}  {:>10}  {:>10}  {:>7}  {:>9}\n", "size", "algorithm",
+                      name_w, "time", "algbw GB/s", "busbw GB/s", "speedup", "max link");
     }
     // A link asked to carry more than its bandwidth allows can only happen on a backend that
     // ignores contention; mark it so nobody mistakes the row for a feasible time.
@@ -99,8 +102,9 @@ std::string render_table(const std::vector<ResultRow>& rows) {
     if (block_ends) out += busiest_links_at_largest_size(rows, i, name_w);
   }
   if (oversubscribed) {
-    out += "\n! the busiest link carried more than its bandwidth allows in that time: the "
-           "analytical\n  backend ignores contention, so those times are lower bounds.\n";
+    out +=
+        "\n! the busiest link carried more than its bandwidth allows in that time: the "
+        "analytical\n  backend ignores contention, so those times are lower bounds.\n";
   }
   return out;
 }
@@ -112,11 +116,11 @@ std::string render_csv(const std::vector<ResultRow>& rows) {
   for (const ResultRow& r : rows) {
     std::string dims;  // one value per dimension, ';'-separated so the CSV keeps its columns
     for (double u : r.dim_utilization) dims += fmt::format("{}{:.6f}", dims.empty() ? "" : ";", u);
-    out += fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.6f},{:.6f},{:.6f},{},{},{:.6f},{}\n",
-                       r.platform, r.topology, r.npus, r.backend,
-                       collective::to_string(r.collective), r.algorithm, r.chunks, r.size.count,
-                       r.time.ns(), r.algbw_GBps, r.busbw_GBps, r.speedup, r.messages,
-                       r.bytes_sent, r.max_link_utilization, dims);
+    out +=
+        fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.6f},{:.6f},{:.6f},{},{},{:.6f},{}\n",
+                    r.platform, r.topology, r.npus, r.backend, collective::to_string(r.collective),
+                    r.algorithm, r.chunks, r.size.count, r.time.ns(), r.algbw_GBps, r.busbw_GBps,
+                    r.speedup, r.messages, r.bytes_sent, r.max_link_utilization, dims);
   }
   return out;
 }
@@ -159,8 +163,10 @@ std::string render_json(const std::vector<ResultRow>& rows) {
     results.push_back(std::move(j));
   }
   nlohmann::ordered_json doc;
-  doc["units"] = {{"time_ps", "picoseconds"}, {"time_ns", "nanoseconds"},
-                  {"algbw_GBps", "10^9 bytes/s"}, {"busbw_GBps", "10^9 bytes/s"},
+  doc["units"] = {{"time_ps", "picoseconds"},
+                  {"time_ns", "nanoseconds"},
+                  {"algbw_GBps", "10^9 bytes/s"},
+                  {"busbw_GBps", "10^9 bytes/s"},
                   {"size_bytes", "bytes"},
                   {"utilization", "bytes carried / (bandwidth x collective time)"}};
   doc["results"] = std::move(results);

@@ -7,9 +7,10 @@
 
 namespace collsim::scheduler {
 
-std::vector<collective::AlgorithmChoice> expand_all_algorithms(
-    const topology::Topology& topo, collective::Collective c, std::uint32_t chunks,
-    std::vector<std::string>* skipped) {
+std::vector<collective::AlgorithmChoice> expand_all_algorithms(const topology::Topology& topo,
+                                                               collective::Collective c,
+                                                               std::uint32_t chunks,
+                                                               std::vector<std::string>* skipped) {
   std::vector<collective::AlgorithmChoice> out;
   for (const collective::AlgorithmInfo& info : collective::algorithms()) {
     auto choice = collective::make_choice(info, {}, info.name, "algorithms");
@@ -55,8 +56,8 @@ std::vector<report::ResultRow> run_collective_job(const std::string& platform,
       report::fill_link_metrics(row, topo, net->link_stats(), job.busiest_links);
       row.backend_metrics = net->summary();
       const core::Time base = rows.size() > first ? rows[first].time : res.time;
-      row.speedup = res.time.ps > 0 ? static_cast<double>(base.ps) / static_cast<double>(res.time.ps)
-                                    : 1.0;
+      row.speedup =
+          res.time.ps > 0 ? static_cast<double>(base.ps) / static_cast<double>(res.time.ps) : 1.0;
       rows.push_back(std::move(row));
     }
   }

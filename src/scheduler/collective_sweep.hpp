@@ -25,9 +25,10 @@ struct CollectiveJob {
 
 /// Algorithms from `names` ("all" expands to every registered algorithm that supports the
 /// collective and can be built on the topology; skipped ones are reported in `skipped`).
-std::vector<collective::AlgorithmChoice> expand_all_algorithms(
-    const topology::Topology& topo, collective::Collective c, std::uint32_t chunks,
-    std::vector<std::string>* skipped);
+std::vector<collective::AlgorithmChoice> expand_all_algorithms(const topology::Topology& topo,
+                                                               collective::Collective c,
+                                                               std::uint32_t chunks,
+                                                               std::vector<std::string>* skipped);
 
 /// Runs every (size, algorithm) pair; rows are ordered by size, then algorithm as listed.
 /// Throws core::InputError when an algorithm cannot run on the topology (saying why).

@@ -4,7 +4,6 @@
 
 #include <vector>
 
-
 #include "collective/ir/progress.hpp"
 #include "core/error.hpp"
 #include "core/slot_pool.hpp"
@@ -28,14 +27,14 @@ class Executor final : public collective::Progress::Hooks, public network::Deliv
     const auto run = sim_.run(opt.max_time ? std::optional(start + *opt.max_time) : std::nullopt);
     if (!progress_.finished()) {
       if (!run.drained) {
-        throw core::SimulationError(fmt::format(
-            "{}: not finished within the time bound of {}; {}", p_.algorithm,
-            core::to_string(*opt.max_time), progress_.describe_stuck()));
+        throw core::SimulationError(fmt::format("{}: not finished within the time bound of {}; {}",
+                                                p_.algorithm, core::to_string(*opt.max_time),
+                                                progress_.describe_stuck()));
       }
       const std::string blocked = backend_.describe_blocked();
-      throw core::SimulationError(fmt::format(
-          "{}: deadlock at {}; {}{}", p_.algorithm, core::to_string(sim_.now() - start),
-          progress_.describe_stuck(), blocked.empty() ? "" : "; network: " + blocked));
+      throw core::SimulationError(
+          fmt::format("{}: deadlock at {}; {}{}", p_.algorithm, core::to_string(sim_.now() - start),
+                      progress_.describe_stuck(), blocked.empty() ? "" : "; network: " + blocked));
     }
     ExecutionResult r;
     r.time = last_ - start;
@@ -49,8 +48,7 @@ class Executor final : public collective::Progress::Hooks, public network::Deliv
     return channel >= busy_.size() || !busy_[channel];
   }
 
-  void on_send(Rank r, std::uint32_t op_index, std::uint32_t seq,
-               std::uint32_t channel) override {
+  void on_send(Rank r, std::uint32_t op_index, std::uint32_t seq, std::uint32_t channel) override {
     const Op op = p_.op(r, op_index);
     const core::Bytes bytes = p_.bytes(op.first, op.count);
     const std::uint32_t slot = flight_.acquire();

@@ -18,10 +18,10 @@ struct ExecuteOptions {
 };
 
 struct ExecutionResult {
-  core::Time time;              ///< when the last rank finished
-  std::uint64_t messages = 0;   ///< messages sent
-  std::uint64_t bytes = 0;      ///< payload bytes sent (sum over messages)
-  std::uint64_t events = 0;     ///< simulation events run
+  core::Time time;             ///< when the last rank finished
+  std::uint64_t messages = 0;  ///< messages sent
+  std::uint64_t bytes = 0;     ///< payload bytes sent (sum over messages)
+  std::uint64_t events = 0;    ///< simulation events run
 };
 
 /// Runs the program from sim.now(). Throws core::SimulationError naming the stuck ranks when the

@@ -50,10 +50,10 @@ const char* to_string(DimKind k);
 /// A ring of size 2 has one directed link each way (the +1 and -1 neighbours coincide).
 struct DimSpec {
   DimKind kind = DimKind::Ring;
-  std::uint32_t size = 2;              ///< NPUs per group, >= 2
-  core::Bandwidth bandwidth;           ///< per physical link
-  core::Time latency;                  ///< per hop
-  std::uint32_t links_per_npu = 0;     ///< 0 means the natural count: Ring 2, FC size-1, else 1
+  std::uint32_t size = 2;           ///< NPUs per group, >= 2
+  core::Bandwidth bandwidth;        ///< per physical link
+  core::Time latency;               ///< per hop
+  std::uint32_t links_per_npu = 0;  ///< 0 means the natural count: Ring 2, FC size-1, else 1
 };
 
 /// A named dimension and the groups of NPUs that talk inside it: the X rings and Y rings of a

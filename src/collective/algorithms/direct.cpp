@@ -20,10 +20,10 @@ Program build(const BuildRequest& req) {
       for (Rank r = 0; r < n; ++r) {
         for (std::uint32_t d = 1; d < n; ++d) {
           const Rank peer = (r + d) % n;
-          const std::uint32_t piece =
-              req.collective == Collective::AllToAll ? (c * n + r) * n + peer
-              : reduce                               ? c * n + peer
-                                                     : c * n + r;
+          const std::uint32_t piece = req.collective == Collective::AllToAll
+                                          ? (c * n + r) * n + peer
+                                      : reduce ? c * n + peer
+                                               : c * n + r;
           step.push_back(Transfer{r, peer, piece, 1});
         }
       }
@@ -31,10 +31,17 @@ Program build(const BuildRequest& req) {
     add_step(p, step, reduce);
   };
   switch (req.collective) {
-    case Collective::AllReduce: phase(true); phase(false); break;
-    case Collective::ReduceScatter: phase(true); break;
+    case Collective::AllReduce:
+      phase(true);
+      phase(false);
+      break;
+    case Collective::ReduceScatter:
+      phase(true);
+      break;
     case Collective::AllGather:
-    case Collective::AllToAll: phase(false); break;
+    case Collective::AllToAll:
+      phase(false);
+      break;
   }
   return p;
 }

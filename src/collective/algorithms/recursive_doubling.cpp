@@ -3,10 +3,9 @@
 //   latency-optimal, bandwidth log2(N)/2 (N-1)/N times worse than halving-doubling;
 //   all-gather: every step exchanges the gathered block range, T = log2(N) alpha + (N-1)/N S/B.
 // Power-of-two rank counts only.
-#include "collective/algorithms/doubling.hpp"
-
 #include "collective/algorithm.hpp"
 #include "collective/algorithms/algorithms.hpp"
+#include "collective/algorithms/doubling.hpp"
 
 namespace collsim::collective {
 

@@ -91,10 +91,10 @@ Program build(const BuildRequest& req) {
     for (std::uint32_t k = 0; k < n; ++k) {
       const Rank a = t.ring_order()[k], b = t.ring_order()[(k + 1) % n];
       if (t.hops(b, a) != t.hops(a, b)) {
-        throw core::InputError(fmt::format(
-            "algorithm ring:directions=2 needs links both ways round the ring; {} is "
-            "unidirectional (rank {} -> {} takes {} hops)",
-            t.name(), b, a, t.hops(b, a)));
+        throw core::InputError(
+            fmt::format("algorithm ring:directions=2 needs links both ways round the ring; {} is "
+                        "unidirectional (rank {} -> {} takes {} hops)",
+                        t.name(), b, a, t.hops(b, a)));
       }
     }
     orders.emplace_back(orders[0].rbegin(), orders[0].rend());

@@ -3,11 +3,11 @@
 // (sequence numbers, "still serializing") lives in plain vectors. Most algorithms give a rank few
 // peers (ring 1-2, halving-doubling log2 N): a short per-rank list searched linearly answers them
 // without hashing; ranks with many peers (direct) spill into a hash map.
+#include <absl/container/flat_hash_map.h>
+
 #include <cstdint>
 #include <utility>
 #include <vector>
-
-#include <absl/container/flat_hash_map.h>
 
 #include "collective/collective.hpp"
 

@@ -6,7 +6,7 @@ namespace collsim::collective {
 
 std::string to_string(const Op& op) {
   if (op.kind == Op::Kind::Fence) return "fence";
-  const char* k = op.kind == Op::Kind::Send ? "send to"
+  const char* k = op.kind == Op::Kind::Send   ? "send to"
                   : op.kind == Op::Kind::Recv ? "recv from"
                                               : "recv-reduce from";
   if (op.count == 1) return fmt::format("{} rank {} piece {}", k, op.peer, op.first);

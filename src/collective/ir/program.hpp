@@ -54,8 +54,8 @@ struct Program {
   std::uint32_t num_ranks = 0;
   std::uint32_t num_chunks = 1;
   std::uint32_t num_pieces = 0;
-  std::uint64_t space_bytes = 0;  ///< bytes of the whole piece space
-  std::vector<std::vector<Op>> ops;  ///< ops[rank], when stored
+  std::uint64_t space_bytes = 0;                 ///< bytes of the whole piece space
+  std::vector<std::vector<Op>> ops;              ///< ops[rank], when stored
   std::shared_ptr<const OpGenerator> generator;  ///< when set, ops are generated instead
 
   std::uint32_t num_ops(Rank r) const {

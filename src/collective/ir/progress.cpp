@@ -35,9 +35,7 @@ Progress::Progress(const Program& p, Hooks& hooks)
   for (Rank r = 0; r < p.num_ranks; ++r) num_ops_.push_back(p.num_ops(r));
 }
 
-bool Progress::rank_finished(Rank r) const {
-  return cursor_[r] == num_ops_[r] && open_[r] == 0;
-}
+bool Progress::rank_finished(Rank r) const { return cursor_[r] == num_ops_[r] && open_[r] == 0; }
 
 void Progress::pump(Rank r) {
   // Completions unblock sends; issuing only unblocks completions when it posts a recv whose

@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-
 #include "collective/ir/channels.hpp"
 #include "collective/ir/program.hpp"
 
@@ -81,7 +80,7 @@ class Progress {
   std::vector<std::uint32_t> head_;          // first entry that may be open
   std::vector<std::uint32_t> open_;          // entries not done
   std::vector<std::uint32_t> arrived_open_;  // entries arrived and not done
-  std::vector<std::vector<Early>> early_;      // arrived before their recv was posted
+  std::vector<std::vector<Early>> early_;    // arrived before their recv was posted
   std::vector<std::uint8_t> done_;
   // A send blocked by an overlapping pending recv stays blocked until some recv of that rank
   // completes: remember the completion count at which it was found blocked, so pump() does not

@@ -15,7 +15,8 @@ namespace {
 class Holdings {
  public:
   Holdings(std::uint32_t ranks, std::uint32_t pieces)
-      : words_((ranks + 63) / 64), pieces_(pieces),
+      : words_((ranks + 63) / 64),
+        pieces_(pieces),
         bits_(static_cast<std::size_t>(ranks) * pieces * words_, 0) {}
   std::uint64_t* at(Rank r, std::uint32_t piece) {
     return bits_.data() + (static_cast<std::size_t>(r) * pieces_ + piece) * words_;
@@ -46,7 +47,8 @@ void set(std::uint64_t* s, Rank r) { s[r / 64] |= std::uint64_t{1} << (r % 64); 
 
 class Checker final : public Progress::Hooks {
  public:
-  explicit Checker(const Program& p) : p_(p), held_(p.num_ranks, p.num_pieces), progress_(p, *this) {}
+  explicit Checker(const Program& p)
+      : p_(p), held_(p.num_ranks, p.num_pieces), progress_(p, *this) {}
 
   Verdict run() {
     Verdict v;
@@ -70,8 +72,8 @@ class Checker final : public Progress::Hooks {
       (void)snap;
       const Rank src = static_cast<Rank>(key >> 32);
       const auto op = static_cast<std::uint32_t>(key);
-      error_ = fmt::format("rank {} op {} ({}) is never received", src, op,
-                           to_string(p_.op(src, op)));
+      error_ =
+          fmt::format("rank {} op {} ({}) is never received", src, op, to_string(p_.op(src, op)));
       return fail(v);
     }
     check_final();
@@ -119,8 +121,8 @@ class Checker final : public Progress::Hooks {
           if (dst[k] & in[k]) {
             const Rank twice = static_cast<Rank>(k * 64 + std::countr_zero(dst[k] & in[k]));
             error_ = fmt::format(
-                "rank {} op {} ({}) reduces piece {}: rank {}'s contribution counted twice", r,
-                idx, to_string(rv), rv.first + i, twice);
+                "rank {} op {} ({}) reduces piece {}: rank {}'s contribution counted twice", r, idx,
+                to_string(rv), rv.first + i, twice);
             return;
           }
           dst[k] |= in[k];
@@ -150,8 +152,8 @@ class Checker final : public Progress::Hooks {
       return false;
     }
     if (!p_.generator && p_.ops.size() != p_.num_ranks) {
-      error_ = fmt::format("program lists ops for {} ranks, expected {}", p_.ops.size(),
-                           p_.num_ranks);
+      error_ =
+          fmt::format("program lists ops for {} ranks, expected {}", p_.ops.size(), p_.num_ranks);
       return false;
     }
     for (Rank r = 0; r < p_.num_ranks; ++r) {
@@ -177,8 +179,7 @@ class Checker final : public Progress::Hooks {
     const std::uint32_t n = p_.num_ranks;
     for (Rank r = 0; r < n; ++r) {
       for (std::uint32_t piece = 0; piece < p_.num_pieces; ++piece) {
-        const bool holds = p_.collective == Collective::AllToAll
-                               ? (piece / n) % n == r
+        const bool holds = p_.collective == Collective::AllToAll    ? (piece / n) % n == r
                            : p_.collective == Collective::AllGather ? piece % n == r
                                                                     : true;
         if (holds) set(held_.at(r, piece), r);

@@ -1,0 +1,50 @@
+#pragma once
+// The engine's pending events, ordered by (time, sequence number): a radix heap.
+//
+// Why a radix heap: simulated time never goes backwards, so every key pushed is >= the last key
+// popped. Bucket i holds the events whose time differs from that last key first in bit i-1
+// (bucket 0: equal to it). Popping empties the lowest non-empty bucket into lower ones; an event
+// moves down at most 64 times in its life and usually once or twice, against ~2 log2(n) moves of
+// 32-byte events per binary-heap operation. Measured on the packet backend: see
+// docs/performance.md.
+//
+// Ties: events at one time leave in sequence order (bucket 0 is sorted by sequence when it is
+// refilled). A push earlier than the current minimum (a bounded run resumed, then an event
+// scheduled before the next pending one) rebuilds the buckets around the new minimum: O(n),
+// rare.
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "core/units.hpp"
+
+namespace collsim::core {
+
+class EventHandler;
+
+struct Event {
+  Time time;
+  std::uint64_t seq = 0;
+  EventHandler* handler = nullptr;
+  std::uint64_t tag = 0;
+};
+
+class EventQueue {
+ public:
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
+  void push(const Event& e);
+  /// The earliest event (lowest sequence among equal times). Precondition: !empty().
+  const Event& top();
+  void pop();  ///< removes top(); precondition: !empty()
+
+ private:
+  static std::size_t bucket(std::uint64_t key, std::uint64_t last);
+  void refill();  // makes bucket 0 non-empty (precondition: !empty())
+
+  std::array<std::vector<Event>, 65> buckets_;
+  std::uint64_t last_ = 0;  // keys are Time::ps, never negative
+  std::size_t size_ = 0;
+};
+
+}  // namespace collsim::core
