@@ -74,9 +74,12 @@ TEST(EventQueue, RandomWorkloadMatchesSortedOrder) {
     if (r < 52 || pending.empty()) {
       std::int64_t t = now;
       const auto kind = rng() % 10;
-      if (kind < 3) t = now + static_cast<std::int64_t>(rng() % 4);         // ties
-      else if (kind < 9) t = now + static_cast<std::int64_t>(rng() % 100000);
-      else t = now + static_cast<std::int64_t>(rng() % (1ll << 40));
+      if (kind < 3)
+        t = now + static_cast<std::int64_t>(rng() % 4);  // ties
+      else if (kind < 9)
+        t = now + static_cast<std::int64_t>(rng() % 100000);
+      else
+        t = now + static_cast<std::int64_t>(rng() % (1ll << 40));
       if (rng() % 1000 == 0 && now > 10) t = now - 5;  // below the minimum: rebuild path
       q.push(event(t, seq));
       pending.emplace_back(t, seq++);

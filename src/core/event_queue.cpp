@@ -20,7 +20,8 @@ void EventQueue::push(const Event& e) {
       b.clear();
     }
     last_ = key;
-    for (const Event& x : all) buckets_[bucket(static_cast<std::uint64_t>(x.time.ps), last_)].push_back(x);
+    for (const Event& x : all)
+      buckets_[bucket(static_cast<std::uint64_t>(x.time.ps), last_)].push_back(x);
     // Bucket 0 must stay sorted for pop(): highest sequence first.
     std::sort(buckets_[0].begin(), buckets_[0].end(),
               [](const Event& a, const Event& b) { return a.seq > b.seq; });
@@ -45,11 +46,13 @@ void EventQueue::refill() {
   std::uint64_t min = UINT64_MAX;
   for (const Event& e : from) min = std::min(min, static_cast<std::uint64_t>(e.time.ps));
   last_ = min;
-  for (const Event& e : from) buckets_[bucket(static_cast<std::uint64_t>(e.time.ps), last_)].push_back(e);
+  for (const Event& e : from)
+    buckets_[bucket(static_cast<std::uint64_t>(e.time.ps), last_)].push_back(e);
   from.clear();
   auto& zero = buckets_[0];
   if (zero.size() > 1) {
-    std::sort(zero.begin(), zero.end(), [](const Event& a, const Event& b) { return a.seq > b.seq; });
+    std::sort(zero.begin(), zero.end(),
+              [](const Event& a, const Event& b) { return a.seq > b.seq; });
   }
 }
 

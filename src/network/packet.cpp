@@ -172,8 +172,8 @@ void PacketBackend::make_ready(std::uint32_t ivc) {
   InputVc& in = ivcs_[ivc];
   if (in.packets.empty() || in.requesting) return;
   const Packet& p = packets_[in.packets.front()];
-  const core::Time ready =
-      std::max(p.head_at + (in.channel == kNoChannel ? core::Time{0} : pipeline_), in.busy_until);
+  const core::Time ready = std::max(
+      p.head_at + (in.channel == kNoChannel ? core::Time{0} : pipeline_), port_busy_until(in));
   if (ready > sim_.now()) {
     sim_.schedule_at(ready, *this, ev(kReady, ivc));
     return;
@@ -184,12 +184,37 @@ void PacketBackend::make_ready(std::uint32_t ivc) {
   request_alloc(ch);
 }
 
+core::Time PacketBackend::port_busy_until(const InputVc& in) const {
+  return in.channel == kNoChannel ? in.busy_until : channels_[in.channel].port_busy_until;
+}
+
 void PacketBackend::request_alloc(std::uint32_t ch) {
   Channel& c = channels_[ch];
-  if (c.alloc_scheduled) return;
-  c.alloc_scheduled = true;
+  if (c.alloc_due) return;
+  c.alloc_due = true;
+  alloc_due_.push_back(ch);
+  if (pass_scheduled_) return;
+  pass_scheduled_ = true;
   // Zero delay: runs after every event already queued for this instant.
-  sim_.schedule_in(core::Time{0}, *this, ev(kAlloc, ch));
+  sim_.schedule_in(core::Time{0}, *this, ev(kAllocPass, 0));
+}
+
+// Separable allocation, once per instant after the instant's changes: the output channels with
+// something new allocate in channel order, each round-robin over its requests; an input port
+// granted by one output is busy for the others (a maximal matching, as iSLIP converges to).
+void PacketBackend::allocation_pass() {
+  pass_scheduled_ = false;
+  alloc_now_.swap(alloc_due_);
+  std::sort(alloc_now_.begin(), alloc_now_.end());
+  for (std::uint32_t ch : alloc_now_) {
+    Channel& c = channels_[ch];
+    c.alloc_due = false;
+    std::sort(c.arriving.begin(), c.arriving.end());
+    c.requests.insert(c.requests.end(), c.arriving.begin(), c.arriving.end());
+    c.arriving.clear();
+    try_grant(ch);
+  }
+  alloc_now_.clear();
 }
 
 std::uint32_t PacketBackend::pick_vc(const Channel& c, const Packet& p) const {
@@ -253,6 +278,17 @@ void PacketBackend::try_grant(std::uint32_t ch) {
   for (std::size_t k = 0, idx = c.rr < n ? c.rr : 0; k < n; ++k, idx = idx + 1 == n ? 0 : idx + 1) {
     const std::uint32_t ivc = c.requests[idx];
     InputVc& in = ivcs_[ivc];
+    if (in.channel != kNoChannel) {
+      Channel& port = channels_[in.channel];
+      if (port.port_busy_until > now) {
+        // Its port is sending another VC's packet: ask again when that tail has left.
+        if (!port.port_wake_scheduled) {
+          port.port_wake_scheduled = true;
+          sim_.schedule_at(port.port_busy_until, *this, ev(kPortFree, in.channel));
+        }
+        continue;
+      }
+    }
     const std::uint32_t pid = in.packets.front();
     Packet& p = packets_[pid];
     const std::uint32_t vc = pick_vc(c, p);
@@ -272,6 +308,7 @@ void PacketBackend::try_grant(std::uint32_t ch) {
     in.busy_until = finish;
     if (in.channel != kNoChannel) {
       const std::uint32_t up = in.channel;
+      channels_[up].port_busy_until = finish;
       const core::Time back = finish + channels_[up].latency + credit_delay_;
       in.returning.push_back({back, p.flits});
       if (channels_[up].blocked) schedule_wake(up, back);
@@ -338,13 +375,18 @@ void PacketBackend::on_event(std::uint64_t event) {
       request_alloc(arg);
       break;
     }
-    case kAlloc: {
-      Channel& c = channels_[arg];
-      c.alloc_scheduled = false;
-      std::sort(c.arriving.begin(), c.arriving.end());
-      c.requests.insert(c.requests.end(), c.arriving.begin(), c.arriving.end());
-      c.arriving.clear();
-      try_grant(arg);
+    case kAllocPass:
+      allocation_pass();
+      break;
+    case kPortFree: {
+      // The port's tail has left: its other VCs' requests may be granted now.
+      channels_[arg].port_wake_scheduled = false;
+      for (std::uint32_t v = 0; v < vcs_; ++v) {
+        const InputVc& in = ivcs_[arg * vcs_ + v];
+        if (!in.requesting) continue;
+        const Packet& p = packets_[in.packets.front()];
+        request_alloc(messages_[p.message].path[p.hop]);
+      }
       break;
     }
     case kInjected: {

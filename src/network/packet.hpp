@@ -20,9 +20,15 @@
 //  * Packets on a torus ring change to the second half of the VCs after crossing the ring's
 //    dateline (its wrap-around link), and back to the first when they enter a new dimension:
 //    with dimension-order routing this breaks every cyclic channel dependency.
-//  * Allocation runs once per channel per instant, after everything that instant changes
-//    (requests, credits, the channel freeing), as a cycle-based router allocates after the cycle's
-//    updates; requests made in the same instant join the round-robin in input-VC order.
+//  * Separable switch allocation with the switch held for the packet: an input port (the VCs at
+//    the end of one channel) sends one packet at a time, from its grant until its tail has left,
+//    and an output channel one packet at a time. Allocation runs once per instant, after
+//    everything that instant changes (requests, credits, channels and ports freeing), as a
+//    cycle-based router allocates after the cycle's updates: the outputs with something new
+//    allocate in channel order, each round-robin over its requests, skipping input ports already
+//    sending; so no port is granted twice and the matching is maximal (what iSLIP converges to
+//    with enough iterations; MultiTree's BookSim ran one). Requests made in the same instant join
+//    the round-robin in input-VC order.
 //  * Events are per packet per hop, and each packet's flits move back to back, so the timing is
 //    that of flit-by-flit simulation with packet-granularity switch allocation (no flit
 //    interleaving of two packets on one channel); credits return per packet, at the tail.
@@ -32,7 +38,8 @@
 //    wait in the VC (in time order) and are applied when the upstream channel next allocates,
 //    with an event only for a channel that is stalled waiting for them. A granted packet joins
 //    the next VC's FIFO at once, stamped with its head's arrival time. One timed event (the
-//    packet becoming ready to compete) and one zero-delay allocation per packet per channel.
+//    packet becoming ready to compete) and a share of one zero-delay allocation pass per packet
+//    per channel.
 //  * Metrics: max_vc_occupancy_flits is the peak of a VC's space in use as its upstream credit
 //    counter sees it (flits buffered, on the link, or whose credits are on their way back).
 // Left out: flit-level interleaving of packets on a link (iSLIP allocates per flit), wormhole
@@ -71,7 +78,8 @@ class PacketBackend final : public Backend, private core::EventHandler {
     kWake = 2,
     kInjected = 3,
     kDeliver = 4,
-    kAlloc = 5
+    kAllocPass = 5,
+    kPortFree = 6
   };
   static std::uint64_t ev(Kind k, std::uint64_t a) { return (a << 3) | k; }
 
@@ -93,7 +101,10 @@ class PacketBackend final : public Backend, private core::EventHandler {
     std::uint32_t rr = 0;                 // round-robin position in `requests`
     std::vector<std::uint32_t> arriving;  // requests made this instant, not yet in `requests`
     bool free_scheduled = false;
-    bool alloc_scheduled = false;
+    bool alloc_due = false;  // in alloc_due_ for this instant's allocation pass
+    // The router input port this channel ends in (all its VCs): it sends one packet at a time.
+    core::Time port_busy_until;  // the tail of the packet it is sending leaves
+    bool port_wake_scheduled = false;
   };
   // A credit return in flight: `flits` of buffer space the upstream channel gets back at `at`.
   struct CreditReturn {
@@ -140,6 +151,8 @@ class PacketBackend final : public Backend, private core::EventHandler {
   void next_ni_packet(std::uint32_t ni);
   void try_grant(std::uint32_t ch);
   void request_alloc(std::uint32_t ch);
+  void allocation_pass();
+  core::Time port_busy_until(const InputVc& in) const;
   void schedule_free(std::uint32_t ch);
   void schedule_wake(std::uint32_t ch, core::Time at);
   void apply_credits(std::uint32_t ch);
@@ -155,6 +168,8 @@ class PacketBackend final : public Backend, private core::EventHandler {
   std::vector<Channel> channels_;
   std::vector<InputVc> ivcs_;  // channel c's VCs at c*vcs_ .. ; NI queues after all of them
   std::uint32_t ni_queue_base_ = 0;
+  std::vector<std::uint32_t> alloc_due_, alloc_now_;  // channels to allocate this instant
+  bool pass_scheduled_ = false;
   std::vector<NiQueue> nis_;            // per NPU * nis_per_npu
   std::vector<std::uint32_t> next_ni_;  // per NPU: round-robin NI for the next message
   core::SlotPool<Packet> packets_;
