@@ -278,6 +278,50 @@ TEST(CliBackends, ScenarioBackendListAndErrors) {
       << e.err;
 }
 
+TEST(CliBackends, PacketNiQueueOptions) {
+  // A one-packet (17-flit) injection and ejection queue on a 4-ring: accepted, labelled, and
+  // slower than without queue stages (one more flit time per stage, and credit turns).
+  const Result plain = collsim("collective -t ring:4 -a ring -s 64KiB -b packet --format csv");
+  const Result queued = collsim(
+      "collective -t ring:4 -a ring -s 64KiB -b packet --injection-queue-flits 17 "
+      "--ejection-queue-flits 17 --format csv");
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  ASSERT_EQ(queued.status, 0) << queued.err;
+  EXPECT_NE(queued.out.find(",packet:injq=17:ejq=17,"), std::string::npos) << queued.out;
+  const auto time_of = [](const std::string& csv) {
+    const std::string row = csv.substr(csv.rfind('\n', csv.size() - 2) + 1);
+    std::size_t pos = 0;
+    for (int field = 0; field < 8; ++field) pos = row.find(',', pos) + 1;
+    return std::stod(row.substr(pos));
+  };
+  EXPECT_GT(time_of(queued.out), time_of(plain.out));
+  const auto dir = std::filesystem::temp_directory_path() / "collsim_cli_test";
+  std::filesystem::create_directories(dir);
+  const auto yaml = dir / "ni_queues.yaml";
+  std::ofstream(yaml) << "backend: {name: packet, injection_queue_flits: 17, ejection_queue_flits: "
+                         "17}\nplatform: {topology: ring:4, link_bandwidth: 16 GB/s, "
+                         "link_latency: 150 ns}\njobs:\n  - {collective: all-reduce, sizes: 64KiB, "
+                         "algorithms: ring}\n";
+  const Result scenario = collsim("run '" + yaml.string() + "' --format csv");
+  ASSERT_EQ(scenario.status, 0) << scenario.err;
+  EXPECT_NE(scenario.out.find(",packet:injq=17:ejq=17,all-reduce,ring,1,65536,8220.000"),
+            std::string::npos)
+      << scenario.out;
+  std::ofstream(yaml) << "backend: {name: packet, injection_queue_flits: 0}\nplatform: {topology: "
+                         "ring:4, link_bandwidth: 16 GB/s, link_latency: 150 ns}\njobs:\n  - "
+                         "{collective: all-reduce, sizes: 64KiB, algorithms: ring}\n";
+  const Result zero = collsim("run '" + yaml.string() + "'");
+  EXPECT_EQ(zero.status, 2);
+  EXPECT_NE(zero.err.find("ni_queues.yaml:1: backend.injection_queue_flits"), std::string::npos)
+      << zero.err;
+  const Result shallow =
+      collsim("collective -t ring:4 -a ring -s 64KiB -b packet --ejection-queue-flits 16");
+  EXPECT_EQ(shallow.status, 2);
+  EXPECT_NE(shallow.err.find("ejection_queue_flits: must hold a whole packet (17 flits)"),
+            std::string::npos)
+      << shallow.err;
+}
+
 TEST(CliBackends, JsonCarriesLinkMetrics) {
   const Result r = collsim("collective -t torus:4x4 -a ring -s 1MiB --format json");
   ASSERT_EQ(r.status, 0) << r.err;

@@ -2,6 +2,10 @@
 // message-based flow control, back-pressure, round-robin fairness, deadlock freedom.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
 #include "collective/algorithm.hpp"
 #include "collective/ir/verifier.hpp"
 #include "core/engine.hpp"
@@ -48,6 +52,99 @@ TEST(PacketBackend, OneMessageOverThreeHopsMatchesTheClosedForm) {
     const std::int64_t ns = 1000;
     EXPECT_EQ(rec.delivered[1], (2 + 3 * 12 + static_cast<std::int64_t>(packets) * 5) * ns);
     EXPECT_EQ(rec.injected[1], static_cast<std::int64_t>(packets) * 5 * ns);
+  }
+}
+
+TEST(PacketBackend, NiQueuesAddOneFlitTimeEachToTheClosedForm) {
+  // As above with an injection and an ejection queue of 80 flits (MultiTree's NI): the head also
+  // crosses the NPU -> injection queue channel and the ejection queue -> NPU channel, ft each,
+  // with no pipeline delay (NI queues are not routers); 80 flits hold all P packets, so nothing
+  // waits for credits:  delivered = 2 ft + (ft + p) + h (ft + L + p) + P F ft,
+  // injected (the last tail is in the injection queue) = P F ft.
+  for (std::uint64_t packets : {1u, 3u}) {
+    const auto topo = line4();
+    core::Simulation sim;
+    BackendOptions o = small_packets();
+    o.packet.injection_queue_flits = 80;
+    o.packet.ejection_queue_flits = 80;
+    PacketBackend net(sim, topo, o);
+    Recorder rec(sim);
+    net.send(0, 3, core::Bytes{64 * packets}, rec, 1);
+    sim.run();
+    const std::int64_t ns = 1000;
+    EXPECT_EQ(rec.delivered[1], (2 + 2 + 3 * 12 + static_cast<std::int64_t>(packets) * 5) * ns);
+    EXPECT_EQ(rec.injected[1], static_cast<std::int64_t>(packets) * 5 * ns);
+  }
+}
+
+TEST(PacketBackend, SlowNpuDrainBackPressuresThroughTheEjectionQueue) {
+  // NPUs 0 and 2 each send 40 packets (200 flits) to NPU 1 on a line; NI bandwidth 4 GB/s (4 ns a
+  // flit between each NPU and its NI queues), links 16 GB/s, 10 ns; one VC of 20 flits per router
+  // port (4 packets: enough for the credit round trip at 4 ns a flit) and a 5-flit injection
+  // queue. NPU 1 drains its ejection queue at 4 ns a flit:
+  // 400 flits take >= 1600 ns whatever the queue depth.
+  //  * A deep ejection queue (1000 flits) absorbs both streams: each sender feeds at its own NI
+  //    rate, except that its one-packet injection queue takes a packet only when the previous
+  //    tail has left it and the credit is back (1 ns head on the injection channel + 1 ns credit
+  //    delay): 40 x (5 x 4 + 2) = 880 ns. The drain never idles: the last delivery is 1600 ns
+  //    plus the first packet's trip.
+  //  * A one-packet ejection queue back-pressures through the credits: a sender can be ahead of
+  //    the drain by only what its path buffers (injection queue 5, two router VCs 40, the link
+  //    ~3: about 50 flits), and the drain serves the two in turn, so a sender finishes feeding
+  //    after 2 x (200 - 50) x 4 ns = 1200 ns. The drain also idles between packets: the ejection
+  //    channel can refill the queue only when the previous tail has left it and the credit has
+  //    come back (credit delay 1 ns + the head's 1 ns), >= 2 ns for each of the 80 packets.
+  const auto topo =
+      topology::Topology::graph("line3", 3, 3, {link(0, 1), link(1, 0), link(1, 2), link(2, 1)});
+  for (const std::uint32_t depth : {1000u, 5u}) {
+    core::Simulation sim;
+    BackendOptions o = small_packets();
+    o.packet.vcs = 1;
+    o.packet.vc_buffer_flits = 20;
+    o.packet.ni_bandwidth = core::Bandwidth{4e9};
+    o.packet.injection_queue_flits = 5;
+    o.packet.ejection_queue_flits = depth;
+    PacketBackend net(sim, topo, o);
+    Recorder rec(sim);
+    net.send(0, 1, core::Bytes{64 * 40}, rec, 0);
+    net.send(2, 1, core::Bytes{64 * 40}, rec, 2);
+    sim.run();
+    SCOPED_TRACE("ejection queue " + std::to_string(depth));
+    const std::int64_t ns = 1000;
+    const std::int64_t last = std::max(rec.delivered[0], rec.delivered[2]);
+    for (std::uint64_t tag : {0u, 2u}) {
+      if (depth == 1000) {
+        EXPECT_NEAR(rec.injected[tag], 880 * ns, 3 * ns);
+      } else {
+        EXPECT_GE(rec.injected[tag], 1200 * ns);
+      }
+    }
+    if (depth == 1000) {
+      EXPECT_GE(last, 1600 * ns);
+      EXPECT_LE(last, (1600 + 40) * ns);
+    } else {
+      EXPECT_GE(last, (1600 + 80 * 2) * ns);
+    }
+    std::printf("[ ni queue ] depth %u: injected %lld / %lld ns, delivered %lld / %lld ns\n", depth,
+                static_cast<long long>(rec.injected[0] / ns),
+                static_cast<long long>(rec.injected[2] / ns),
+                static_cast<long long>(rec.delivered[0] / ns),
+                static_cast<long long>(rec.delivered[2] / ns));
+  }
+}
+
+TEST(PacketBackend, NiQueueShallowerThanAPacketIsRefused) {
+  const auto topo = line4();
+  core::Simulation sim;
+  BackendOptions o = small_packets();
+  o.packet.ejection_queue_flits = 4;  // a packet is 5 flits
+  try {
+    PacketBackend net(sim, topo, o);
+    FAIL() << "no error";
+  } catch (const core::InputError& e) {
+    EXPECT_STREQ(e.what(),
+                 "packet backend option ejection_queue_flits: must hold a whole packet (5 flits) "
+                 "for virtual cut-through, got 4");
   }
 }
 

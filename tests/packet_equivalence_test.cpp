@@ -126,27 +126,45 @@ class FlitReference {
       channels_.push_back(c);
     }
     const std::uint32_t n = topo.num_npus();
-    for (int ejection = 0; ejection < 2; ++ejection) {
+    // NI channels: injection, ejection, and with NI queues a feed (NPU -> injection queue) and a
+    // drain (ejection queue -> NPU) per NPU. A queue is one FIFO (VC 0) of its depth with no
+    // pipeline delay; the NI channel on the router side of a queue runs at the link rate, the
+    // NPU side at the NI bandwidth.
+    const bool injq = opt.injection_queue_flits.has_value();
+    const bool ejq = opt.ejection_queue_flits.has_value();
+    for (int stage = 0; stage < 4; ++stage) {  // injection, ejection, feed, drain
+      if ((stage == 2 && !injq) || (stage == 3 && !ejq)) continue;
+      if (stage == 2) feed_ = static_cast<std::uint32_t>(channels_.size());
+      if (stage == 3) drain_ = static_cast<std::uint32_t>(channels_.size());
       for (topology::NodeId npu = 0; npu < n; ++npu) {
-        double bw = 0;
+        double link_bw = 0;
         for (topology::LinkId l : topo.out_links(npu)) {
-          bw = std::max(bw, links[l].bandwidth.bytes_per_s);
+          link_bw = std::max(link_bw, links[l].bandwidth.bytes_per_s);
         }
-        if (opt.ni_bandwidth) bw = opt.ni_bandwidth->bytes_per_s;
+        const bool router_side = (stage == 0 && injq) || (stage == 1 && ejq);
+        const double bw =
+            router_side || !opt.ni_bandwidth ? link_bw : opt.ni_bandwidth->bytes_per_s;
         Channel c;
         c.flit_cycles = to_cycles(core::transfer_time(flit, core::Bandwidth{bw}), "NI flit time");
-        c.ejection = ejection == 1;
+        c.sink = (stage == 1 && !ejq) || stage == 3;
+        c.queue_depth = stage == 2          ? *opt.injection_queue_flits
+                        : stage == 1 && ejq ? *opt.ejection_queue_flits
+                                            : 0;
         channels_.push_back(c);
       }
     }
     for (Channel& c : channels_) {
-      if (!c.ejection) c.credits.assign(vcs_, opt.vc_buffer_flits);
+      if (c.sink) continue;
+      c.credits.assign(vcs_, c.queue_depth ? 0 : opt.vc_buffer_flits);
+      if (c.queue_depth) c.credits[0] = c.queue_depth;
     }
     vcs_of_.resize(channels_.size() * vcs_ + n);
     for (std::uint32_t ch = 0; ch < channels_.size(); ++ch) {
       for (std::uint32_t v = 0; v < vcs_; ++v) {
         vcs_of_[ch * vcs_ + v].upstream = ch;
-        vcs_of_[ch * vcs_ + v].pipe = pipeline_;
+        vcs_of_[ch * vcs_ + v].pipe = channels_[ch].queue_depth ? 0 : pipeline_;
+        vcs_of_[ch * vcs_ + v].capacity =
+            channels_[ch].queue_depth ? channels_[ch].queue_depth : opt.vc_buffer_flits;
         vcs_of_[ch * vcs_ + v].port = ch;
       }
     }
@@ -183,7 +201,7 @@ class FlitReference {
       for (const Arrival& a : take(arrivals_, t)) {
         Vc& v = vcs_of_[a.vc];
         v.flits.push_back(Flit{a.packet, a.index, t});
-        EXPECT_LE(v.flits.size(), opt_.vc_buffer_flits) << "VC overflow";
+        EXPECT_LE(v.flits.size(), v.capacity) << "VC overflow";
         if (a.index == 0) {
           Packet& p = packets_[a.packet];
           ++p.hop;
@@ -214,7 +232,7 @@ class FlitReference {
         } else if (p.last) {
           out.injected[p.message] = t * kCyclePs;
         }
-        if (c.ejection && --packets_left_[p.message] == 0) {
+        if (c.sink && --packets_left_[p.message] == 0) {
           out.delivered[p.message] = t * kCyclePs;
           ++done;
         }
@@ -258,7 +276,8 @@ class FlitReference {
   struct Channel {
     Cycle flit_cycles = 1;
     Cycle latency = 0;
-    bool ejection = false;
+    bool sink = false;              // delivers: the ejection channel, or the drain after a queue
+    std::uint32_t queue_depth = 0;  // > 0: ends in an NI queue of this many flits
     bool link = false;
     bool dateline = false;
     std::uint32_t dim = kNone;
@@ -282,6 +301,7 @@ class FlitReference {
     std::uint32_t upstream = kNone;  // the channel that fills it; kNone: an NI queue
     std::uint32_t port = 0;          // its input port: the channel's VCs share one, an NI its own
     Cycle pipe = 0;
+    std::size_t capacity = 0;  // flits
     std::deque<Flit> flits;
     std::deque<std::uint32_t> packets;  // first flit arrived, tail not yet left; front competes
     bool requesting = false;
@@ -327,9 +347,11 @@ class FlitReference {
 
   void enqueue(const Send& s, std::uint32_t m, Cycle t) {
     std::vector<std::uint32_t>& path = paths_[m];
+    if (feed_ != kNone) path.push_back(feed_ + s.src);
     path.push_back(injection(s.src));
     for (topology::LinkId l : topo_.route(s.src, s.dst)) path.push_back(l);
     path.push_back(ejection(s.dst));
+    if (drain_ != kNone) path.push_back(drain_ + s.dst);
     Vc& queue = vcs_of_[channels_.size() * vcs_ + s.src];
     std::uint64_t left = s.bytes;
     bool first = true;
@@ -354,7 +376,8 @@ class FlitReference {
 
   std::uint32_t pick_vc(const Channel& c, const std::vector<std::uint32_t>& credits,
                         const Packet& p) const {
-    if (c.ejection) return 0;  // a sink
+    if (c.sink) return 0;
+    if (c.queue_depth) return credits[0] >= p.flits ? 0 : kNone;  // an NI queue
     std::uint32_t cls = c.dim == p.dim ? p.vc_class : 0;
     if (c.dateline) cls = 1;
     const std::uint32_t lo = class_split_ ? cls * (vcs_ / 2) : 0;
@@ -380,7 +403,7 @@ class FlitReference {
       if (down == kNone) continue;
       requests.erase(requests.begin() + static_cast<std::ptrdiff_t>(idx));
       rr = requests.empty() ? 0 : idx % requests.size();
-      if (!c.ejection) credits[down] -= p.flits;
+      if (!c.sink) credits[down] -= p.flits;
       return Grant{true, id, down};
     }
     return Grant{};
@@ -476,7 +499,7 @@ class FlitReference {
     EXPECT_EQ(f.packet, c.packet);
     EXPECT_EQ(f.index, c.sent);
     v.flits.pop_front();
-    if (!c.ejection) {
+    if (!c.sink) {
       arrivals_[t + c.flit_cycles + c.latency].push_back(Arrival{c.dst_vc, f.packet, f.index});
     }
     c.next_start = t + c.flit_cycles;
@@ -493,6 +516,7 @@ class FlitReference {
   std::vector<bool> port_sending_;  // per input port: one of its VCs is sending a packet
   std::vector<Packet> packets_;
   std::vector<std::vector<std::uint32_t>> paths_;  // per message: injection, links..., ejection
+  std::uint32_t feed_ = kNone, drain_ = kNone;     // first NI-queue stage channel, if any
   std::vector<std::uint32_t> packets_left_;        // per message: not yet ejected
   std::map<Cycle, std::vector<Arrival>> arrivals_;
   std::map<Cycle, std::vector<CreditReturn>> credits_due_;
@@ -806,6 +830,9 @@ TEST(PacketEquivalence, RandomSmallCases) {
     opt.credit_delay_cycles = pick(3);
     opt.message_based_flow_control = pick(2) == 1;
     if (pick(3) == 0) opt.ni_bandwidth = pick(2) == 0 ? half : quarter;
+    const std::uint32_t packet_flits = opt.packet_payload_bytes / opt.flit_bytes + 1;
+    if (pick(4) == 0) opt.injection_queue_flits = packet_flits + pick(8);
+    if (pick(4) == 0) opt.ejection_queue_flits = packet_flits + pick(8);
     std::vector<Send> sends;
     const std::uint32_t n = topo.num_npus();
     for (std::uint32_t k = 0, count = 2 + pick(5); k < count; ++k) {
@@ -813,13 +840,19 @@ TEST(PacketEquivalence, RandomSmallCases) {
       const topology::NodeId dst = (src + 1 + pick(n - 1)) % n;
       sends.push_back({src, dst, 1 + pick(400), static_cast<Cycle>(pick(25))});
     }
-    std::string what = "trial " + std::to_string(trial) + " on " + topo.name() + ": payload " +
-                       std::to_string(opt.packet_payload_bytes) + ", vcs " +
-                       std::to_string(opt.vcs) + ", buffer " + std::to_string(opt.vc_buffer_flits) +
-                       ", pipeline " + std::to_string(opt.router_pipeline_cycles) +
-                       ", credit delay " + std::to_string(opt.credit_delay_cycles) +
-                       (opt.ni_bandwidth ? ", NI " + core::to_string(*opt.ni_bandwidth) : "") +
-                       (opt.message_based_flow_control ? ", message-based" : "") + "; sends";
+    std::string what =
+        "trial " + std::to_string(trial) + " on " + topo.name() + ": payload " +
+        std::to_string(opt.packet_payload_bytes) + ", vcs " + std::to_string(opt.vcs) +
+        ", buffer " + std::to_string(opt.vc_buffer_flits) + ", pipeline " +
+        std::to_string(opt.router_pipeline_cycles) + ", credit delay " +
+        std::to_string(opt.credit_delay_cycles) +
+        (opt.ni_bandwidth ? ", NI " + core::to_string(*opt.ni_bandwidth) : "") +
+        (opt.injection_queue_flits
+             ? ", injection queue " + std::to_string(*opt.injection_queue_flits)
+             : "") +
+        (opt.ejection_queue_flits ? ", ejection queue " + std::to_string(*opt.ejection_queue_flits)
+                                  : "") +
+        (opt.message_based_flow_control ? ", message-based" : "") + "; sends";
     for (const Send& s : sends) {
       what += " " + std::to_string(s.src) + "->" + std::to_string(s.dst) + " " +
               std::to_string(s.bytes) + " B at " + std::to_string(s.at);

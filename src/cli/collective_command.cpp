@@ -61,6 +61,8 @@ int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, s
   pk.router_pipeline_cycles = opt.router_pipeline_cycles;
   pk.nis_per_npu = opt.nis_per_npu;
   pk.message_based_flow_control = opt.message_based_flow_control;
+  if (opt.injection_queue_flits > 0) pk.injection_queue_flits = opt.injection_queue_flits;
+  if (opt.ejection_queue_flits > 0) pk.ejection_queue_flits = opt.ejection_queue_flits;
   if (!opt.ni_bandwidth.empty()) {
     pk.ni_bandwidth = core::parse_bandwidth(opt.ni_bandwidth, "--ni-bandwidth");
   }

@@ -96,7 +96,14 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->group(pk);
   coll->add_option("--ni-bandwidth", co.ni_bandwidth,
-                   "each NI's injection/ejection bandwidth (default: the NPU's fastest link)")
+                   "each NI's injection/ejection bandwidth (default: the NPU's fastest link); "
+                   "with NI queues, the NPU-to-queue bandwidth")
+      ->group(pk);
+  coll->add_option("--injection-queue-flits", co.injection_queue_flits,
+                   "depth of each NI's injection queue (MultiTree: 80); 0: no queue stage")
+      ->group(pk);
+  coll->add_option("--ejection-queue-flits", co.ejection_queue_flits,
+                   "depth of each NI's ejection queue; 0: no queue stage")
       ->group(pk);
   coll->add_flag("--message-based-flow-control", co.message_based_flow_control,
                  "one head flit per message instead of per packet (MultiTree Sec. IV-B)")

@@ -205,11 +205,11 @@ class Reader {
     BackendChoice c;
     std::string name = std::string(kDefaultBackend);
     if (b.IsMap()) {
-      check_keys(
-          b, path,
-          {"name", "npu_injection_bandwidth", "npu_ejection_bandwidth", "packet_payload",
-           "flit_size", "vcs", "vc_buffer_flits", "router_pipeline_cycles", "credit_delay_cycles",
-           "nis_per_npu", "ni_bandwidth", "message_based_flow_control"});
+      check_keys(b, path,
+                 {"name", "npu_injection_bandwidth", "npu_ejection_bandwidth", "packet_payload",
+                  "flit_size", "vcs", "vc_buffer_flits", "router_pipeline_cycles",
+                  "credit_delay_cycles", "nis_per_npu", "ni_bandwidth", "injection_queue_flits",
+                  "ejection_queue_flits", "message_based_flow_control"});
       if (b["name"]) name = scalar(b["name"], path + ".name");
       auto limit = [&](const char* key, std::optional<core::Bandwidth>& out) {
         if (!b[key]) return;
@@ -254,6 +254,12 @@ class Reader {
     count("router_pipeline_cycles", pk.router_pipeline_cycles, 0);
     count("credit_delay_cycles", pk.credit_delay_cycles, 0);
     count("nis_per_npu", pk.nis_per_npu, 1);
+    for (const char* key : {"injection_queue_flits", "ejection_queue_flits"}) {
+      if (!b[key]) continue;
+      auto& out = std::string_view(key) == "injection_queue_flits" ? pk.injection_queue_flits
+                                                                   : pk.ejection_queue_flits;
+      out = uint(b[key], path + "." + key, 1);
+    }
     if (b["ni_bandwidth"]) {
       const std::string kp = path + ".ni_bandwidth";
       pk.ni_bandwidth = with_line(b["ni_bandwidth"], [&] {

@@ -64,8 +64,15 @@ struct PacketOptions {
   std::uint32_t credit_delay_cycles = 1;     ///< added to the link latency for returning credits
   bool message_based_flow_control = false;   ///< MultiTree Sec. IV-B: one head flit per message
   std::uint32_t nis_per_npu = 1;             ///< network interfaces (injection/ejection ports)
-  /// Bandwidth of each NI's injection and ejection channel; unset: the NPU's fastest link.
+  /// Bandwidth of each NI's injection and ejection channel; unset: the NPU's fastest link. With
+  /// NI queues, the bandwidth between the NPU and its NI queues instead (the NI's channels to and
+  /// from the router then run at the NPU's fastest link).
   std::optional<core::Bandwidth> ni_bandwidth;
+  /// Depth of each NI's injection queue and ejection queue, in flits (>= one packet); unset: the
+  /// NI has no queue stage (the NPU feeds and drains the NI channels directly, as BookSim's
+  /// unbounded source queues and immediate sinks). MultiTree's NI used an 80-flit injection queue.
+  std::optional<std::uint32_t> injection_queue_flits;
+  std::optional<std::uint32_t> ejection_queue_flits;
 };
 
 /// Options that apply to the congestion-aware backends.

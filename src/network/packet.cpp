@@ -35,6 +35,13 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
                                         packet_flits, opt_.packet_payload_bytes, opt_.flit_bytes,
                                         opt_.vc_buffer_flits));
   }
+  for (const auto& [key, depth] : {std::pair{"injection_queue_flits", opt_.injection_queue_flits},
+                                   std::pair{"ejection_queue_flits", opt_.ejection_queue_flits}}) {
+    if (depth && *depth < packet_flits) {
+      fail(key, fmt::format("must hold a whole packet ({} flits) for virtual cut-through, got {}",
+                            packet_flits, *depth));
+    }
+  }
   vcs_ = opt_.vcs;
   pipeline_ = opt_.router_period * opt_.router_pipeline_cycles;
   credit_delay_ = opt_.router_period * opt_.credit_delay_cycles;
@@ -68,25 +75,45 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
     }
     channels_.push_back(std::move(c));
   }
-  for (int ej = 0; ej < 2; ++ej) {
+  // NI channels, in blocks of n * nis: injection, ejection, then the NI queue stages if any
+  // (feed: NPU -> injection queue; drain: ejection queue -> NPU).
+  const bool injq = opt_.injection_queue_flits.has_value();
+  const bool ejq = opt_.ejection_queue_flits.has_value();
+  enum Stage { kInjection, kEjection, kFeed, kDrain };
+  for (Stage stage : {kInjection, kEjection, kFeed, kDrain}) {
+    if ((stage == kFeed && !injq) || (stage == kDrain && !ejq)) continue;
+    if (stage == kFeed) feed_base_ = static_cast<std::uint32_t>(channels_.size());
+    if (stage == kDrain) drain_base_ = static_cast<std::uint32_t>(channels_.size());
     for (topology::NodeId npu = 0; npu < n; ++npu) {
-      double bw = 0;
-      for (topology::LinkId l : topo.out_links(npu))
-        bw = std::max(bw, links[l].bandwidth.bytes_per_s);
-      if (opt_.ni_bandwidth) bw = opt_.ni_bandwidth->bytes_per_s;
+      double link_bw = 0;
+      for (topology::LinkId l : topo.out_links(npu)) {
+        link_bw = std::max(link_bw, links[l].bandwidth.bytes_per_s);
+      }
+      const double npu_bw = opt_.ni_bandwidth ? opt_.ni_bandwidth->bytes_per_s : link_bw;
+      // With a queue stage, the NI's channel to or from the router runs at the router's speed.
+      const bool router_side = (stage == kInjection && injq) || (stage == kEjection && ejq);
       for (std::uint32_t i = 0; i < nis; ++i) {
         Channel c;
         c.from = c.to = npu;
-        c.flit_time = core::transfer_time(flit, core::Bandwidth{bw});
-        c.injection = ej == 0;
-        c.ejection = ej == 1;
+        c.flit_time = core::transfer_time(flit, core::Bandwidth{router_side ? link_bw : npu_bw});
+        c.injection = stage == kInjection || stage == kFeed;
+        c.ejection = stage == kEjection || stage == kDrain;
+        c.sink = (stage == kEjection && !ejq) || stage == kDrain;
+        c.into_ni = stage == kFeed || (stage == kEjection && ejq);
         c.dim = UINT32_MAX;
         channels_.push_back(std::move(c));
       }
     }
   }
   for (Channel& c : channels_) {
-    if (!c.ejection) c.credits.assign(vcs_, opt_.vc_buffer_flits);
+    if (c.sink) continue;
+    if (c.into_ni) {
+      // An NI queue: one FIFO (VC 0) of the configured depth.
+      c.credits.assign(vcs_, 0);
+      c.credits[0] = c.injection ? *opt_.injection_queue_flits : *opt_.ejection_queue_flits;
+    } else {
+      c.credits.assign(vcs_, opt_.vc_buffer_flits);
+    }
   }
   ivcs_.resize(channels_.size() * vcs_ + std::size_t{n} * nis);
   for (std::uint32_t ch = 0; ch < channels_.size(); ++ch) {
@@ -128,9 +155,11 @@ void PacketBackend::send(topology::NodeId src, topology::NodeId dst, core::Bytes
   msg.tag = tag;
   msg.sent = sim_.now();
   msg.path.clear();
+  if (feed_base_ != kNoChannel) msg.path.push_back(feed_base_ + src * opt_.nis_per_npu + ni);
   msg.path.push_back(ni_channel(src, ni, false));
   topo_.route(src, dst, msg.path);  // channel ids of topology links are their link ids
   msg.path.push_back(ni_channel(dst, ni, true));
+  if (drain_base_ != kNoChannel) msg.path.push_back(drain_base_ + dst * opt_.nis_per_npu + ni);
   msg.bytes_left = bytes.count;
   msg.packets_made = 0;
   msg.undelivered = static_cast<std::uint32_t>(
@@ -172,8 +201,7 @@ void PacketBackend::make_ready(std::uint32_t ivc) {
   InputVc& in = ivcs_[ivc];
   if (in.packets.empty() || in.requesting) return;
   const Packet& p = packets_[in.packets.front()];
-  const core::Time ready = std::max(
-      p.head_at + (in.channel == kNoChannel ? core::Time{0} : pipeline_), port_busy_until(in));
+  const core::Time ready = std::max(p.head_at + pipe_of(in), port_busy_until(in));
   if (ready > sim_.now()) {
     sim_.schedule_at(ready, *this, ev(kReady, ivc));
     return;
@@ -182,6 +210,11 @@ void PacketBackend::make_ready(std::uint32_t ivc) {
   const std::uint32_t ch = messages_[p.message].path[p.hop];
   channels_[ch].arriving.push_back(ivc);
   request_alloc(ch);
+}
+
+core::Time PacketBackend::pipe_of(const InputVc& in) const {
+  // Routers take the pipeline delay; NI queues none.
+  return in.channel == kNoChannel || channels_[in.channel].into_ni ? core::Time{0} : pipeline_;
 }
 
 core::Time PacketBackend::port_busy_until(const InputVc& in) const {
@@ -218,7 +251,8 @@ void PacketBackend::allocation_pass() {
 }
 
 std::uint32_t PacketBackend::pick_vc(const Channel& c, const Packet& p) const {
-  if (c.ejection) return 0;
+  if (c.sink) return 0;
+  if (c.into_ni) return c.credits[0] >= p.flits ? 0 : kNoVc;
   // Dateline classes: a new dimension starts in class 0; the wrap-around link and everything
   // after it in that dimension use class 1.
   std::uint32_t cls = c.dim == p.dim ? p.vc_class : 0;
@@ -253,7 +287,7 @@ void PacketBackend::schedule_wake(std::uint32_t ch, core::Time at) {
 
 void PacketBackend::apply_credits(std::uint32_t ch) {
   Channel& c = channels_[ch];
-  if (c.ejection) return;
+  if (c.sink) return;
   const core::Time now = sim_.now();
   for (std::uint32_t v = 0; v < vcs_; ++v) {
     auto& back = ivcs_[ch * vcs_ + v].returning;
@@ -296,7 +330,7 @@ void PacketBackend::try_grant(std::uint32_t ch) {
     // Grant: round-robin resumes after this requester.
     c.requests.erase(c.requests.begin() + static_cast<std::ptrdiff_t>(idx));
     c.rr = idx < c.requests.size() ? static_cast<std::uint32_t>(idx) : 0;
-    const core::Time in_pipe = in.channel == kNoChannel ? core::Time{0} : pipeline_;
+    const core::Time in_pipe = pipe_of(in);
     const core::Time finish =
         std::max(now + c.flit_time * p.flits, p.tail_at + in_pipe + c.flit_time);
     c.busy_until = finish;
@@ -323,14 +357,16 @@ void PacketBackend::try_grant(std::uint32_t ch) {
       p.vc_class = (c.dim == p.dim ? p.vc_class : 0) | (c.dateline ? 1u : 0u);
       p.dim = c.dim;
     }
-    if (c.ejection) {
+    if (c.sink) {
       // The packet has left the network once its tail is out.
       const std::uint32_t m = p.message;
       packets_.release(pid);
       if (--messages_[m].undelivered == 0) sim_.schedule_at(finish, *this, ev(kDeliver, m));
     } else {
       c.credits[vc] -= p.flits;
-      max_occupancy_ = std::max(max_occupancy_, opt_.vc_buffer_flits - c.credits[vc]);
+      if (!c.into_ni) {
+        max_occupancy_ = std::max(max_occupancy_, opt_.vc_buffer_flits - c.credits[vc]);
+      }
       // The packet joins the downstream VC's FIFO now, with the times its head and tail get
       // there: one channel fills the VC, so grant order is arrival order. It competes a pipeline
       // delay after its head arrives (make_ready schedules that, when it is the front).
@@ -433,7 +469,10 @@ std::string PacketBackend::describe_blocked() const {
       credits += fmt::format("{}{}", v ? "/" : "", c.credits[v]);
     }
     s += fmt::format("{}channel {}->{}{}: {} packet(s) waiting, downstream VC credits {}",
-                     listed ? "; " : "", c.from, c.to, c.injection ? " (injection)" : "",
+                     listed ? "; " : "", c.from, c.to,
+                     c.injection  ? " (NI, injection)"
+                     : c.ejection ? " (NI, ejection)"
+                                  : "",
                      c.requests.size(), credits.empty() ? "sink" : credits);
     ++listed;
   }

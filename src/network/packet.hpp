@@ -90,8 +90,10 @@ class PacketBackend final : public Backend, private core::EventHandler {
     core::Time latency;
     core::Time busy_until;
     core::Time wake_at = core::Time::max();  // earliest kWake scheduled, if any
-    bool ejection = false;
-    bool injection = false;
+    bool ejection = false;                   // NI side, towards the NPU (ejection or drain)
+    bool injection = false;                  // NI side, from the NPU (feed or injection)
+    bool sink = false;      // delivers: the ejection channel, or the drain after a queue
+    bool into_ni = false;   // ends in an NI queue (one FIFO, no router pipeline)
     bool dateline = false;  // a torus ring's wrap-around link
     bool blocked = false;   // free, with requests, but no downstream VC had room
     std::uint32_t dim = 0;
@@ -153,6 +155,7 @@ class PacketBackend final : public Backend, private core::EventHandler {
   void request_alloc(std::uint32_t ch);
   void allocation_pass();
   core::Time port_busy_until(const InputVc& in) const;
+  core::Time pipe_of(const InputVc& in) const;
   void schedule_free(std::uint32_t ch);
   void schedule_wake(std::uint32_t ch, core::Time at);
   void apply_credits(std::uint32_t ch);
@@ -168,6 +171,7 @@ class PacketBackend final : public Backend, private core::EventHandler {
   std::vector<Channel> channels_;
   std::vector<InputVc> ivcs_;  // channel c's VCs at c*vcs_ .. ; NI queues after all of them
   std::uint32_t ni_queue_base_ = 0;
+  std::uint32_t feed_base_ = UINT32_MAX, drain_base_ = UINT32_MAX;  // NI queue stages, if any
   std::vector<std::uint32_t> alloc_due_, alloc_now_;  // channels to allocate this instant
   bool pass_scheduled_ = false;
   std::vector<NiQueue> nis_;            // per NPU * nis_per_npu
