@@ -54,7 +54,19 @@ class Backend {
 
 /// Options of the packet backend (multitree.txt Table III defaults; BookSim configuration in
 /// shared/notes/reference-implementations.md).
+/// How a router forwards a packet (multitree.txt Sec. V-A; Dally & Towles ch. 13).
+enum class Switching {
+  /// Virtual cut-through: a packet leaves a router only when a downstream VC has room for all of
+  /// it, and moves as one unit (events per packet per hop).
+  VirtualCutThrough,
+  /// Wormhole: a packet's head takes an idle downstream VC with room for one flit and holds it
+  /// until its tail has gone; flits move one by one as credits allow, so a packet can stretch
+  /// over several routers and buffers may be smaller than a packet (events per flit per hop).
+  Wormhole,
+};
+
 struct PacketOptions {
+  Switching switching = Switching::VirtualCutThrough;
   std::uint32_t flit_bytes = 16;             ///< 128-bit channels
   std::uint32_t packet_payload_bytes = 256;  ///< "Data Packet Payload 256 Bytes for Baselines"
   std::uint32_t vcs = 4;                     ///< virtual channels per input port
