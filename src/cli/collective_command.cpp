@@ -1,3 +1,5 @@
+#include <fmt/format.h>
+
 #include <ostream>
 
 #include "cli/commands.hpp"
@@ -61,6 +63,12 @@ int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, s
   pk.router_pipeline_cycles = opt.router_pipeline_cycles;
   pk.nis_per_npu = opt.nis_per_npu;
   pk.message_based_flow_control = opt.message_based_flow_control;
+  if (opt.switching == "wormhole") {
+    pk.switching = network::Switching::Wormhole;
+  } else if (opt.switching != "virtual-cut-through") {
+    throw core::InputError(fmt::format(
+        "--switching: must be virtual-cut-through or wormhole, got \"{}\"", opt.switching));
+  }
   if (opt.injection_queue_flits > 0) pk.injection_queue_flits = opt.injection_queue_flits;
   if (opt.ejection_queue_flits > 0) pk.ejection_queue_flits = opt.ejection_queue_flits;
   if (!opt.ni_bandwidth.empty()) {

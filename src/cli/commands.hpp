@@ -38,6 +38,7 @@ struct CollectiveOptions {
   std::uint32_t router_pipeline_cycles = 1;
   std::uint32_t nis_per_npu = 1;
   std::string ni_bandwidth;
+  std::string switching = "virtual-cut-through";
   std::uint32_t injection_queue_flits = 0;  // 0: no NI queue stage
   std::uint32_t ejection_queue_flits = 0;
   bool message_based_flow_control = false;

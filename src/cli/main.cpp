@@ -99,6 +99,11 @@ int main(int argc, char** argv) {
                    "each NI's injection/ejection bandwidth (default: the NPU's fastest link); "
                    "with NI queues, the NPU-to-queue bandwidth")
       ->group(pk);
+  coll->add_option("--switching", co.switching,
+                   "virtual-cut-through (a packet moves when it fits whole downstream; Table III) "
+                   "or wormhole (flit by flit; buffers may be smaller than a packet; slower)")
+      ->capture_default_str()
+      ->group(pk);
   coll->add_option("--injection-queue-flits", co.injection_queue_flits,
                    "depth of each NI's injection queue (MultiTree: 80); 0: no queue stage")
       ->group(pk);

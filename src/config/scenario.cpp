@@ -209,7 +209,7 @@ class Reader {
                  {"name", "npu_injection_bandwidth", "npu_ejection_bandwidth", "packet_payload",
                   "flit_size", "vcs", "vc_buffer_flits", "router_pipeline_cycles",
                   "credit_delay_cycles", "nis_per_npu", "ni_bandwidth", "injection_queue_flits",
-                  "ejection_queue_flits", "message_based_flow_control"});
+                  "ejection_queue_flits", "switching", "message_based_flow_control"});
       if (b["name"]) name = scalar(b["name"], path + ".name");
       auto limit = [&](const char* key, std::optional<core::Bandwidth>& out) {
         if (!b[key]) return;
@@ -265,6 +265,16 @@ class Reader {
       pk.ni_bandwidth = with_line(b["ni_bandwidth"], [&] {
         return core::parse_bandwidth(scalar(b["ni_bandwidth"], kp), kp);
       });
+    }
+    if (b["switching"]) {
+      const std::string kp = path + ".switching";
+      const std::string v = scalar(b["switching"], kp);
+      if (v != "virtual-cut-through" && v != "wormhole") {
+        fail(b["switching"], kp,
+             fmt::format("must be virtual-cut-through or wormhole, got \"{}\"", v));
+      }
+      pk.switching =
+          v == "wormhole" ? network::Switching::Wormhole : network::Switching::VirtualCutThrough;
     }
     if (b["message_based_flow_control"]) {
       const std::string kp = path + ".message_based_flow_control";

@@ -29,7 +29,9 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
   if (opt_.nis_per_npu == 0) fail("nis_per_npu", "must be >= 1");
   if (opt_.router_period.ps <= 0) fail("router_clock", "must be > 0");
   const std::uint64_t packet_flits = 1 + ceil_div(opt_.packet_payload_bytes, opt_.flit_bytes);
-  if (opt_.vc_buffer_flits < packet_flits) {
+  wormhole_ = opt_.switching == Switching::Wormhole;
+  if (opt_.vc_buffer_flits == 0) fail("vc_buffer_flits", "must be >= 1");
+  if (!wormhole_ && opt_.vc_buffer_flits < packet_flits) {
     fail("vc_buffer_flits", fmt::format("must hold a whole packet ({} flits: 1 head + {} B / {} B "
                                         "flits) for virtual cut-through, got {}",
                                         packet_flits, opt_.packet_payload_bytes, opt_.flit_bytes,
@@ -37,7 +39,8 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
   }
   for (const auto& [key, depth] : {std::pair{"injection_queue_flits", opt_.injection_queue_flits},
                                    std::pair{"ejection_queue_flits", opt_.ejection_queue_flits}}) {
-    if (depth && *depth < packet_flits) {
+    if (depth && *depth == 0) fail(key, "must be >= 1");
+    if (depth && !wormhole_ && *depth < packet_flits) {
       fail(key, fmt::format("must hold a whole packet ({} flits) for virtual cut-through, got {}",
                             packet_flits, *depth));
     }
@@ -107,6 +110,7 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
   }
   for (Channel& c : channels_) {
     if (c.sink) continue;
+    if (wormhole_) c.held.assign(vcs_, 0);
     if (c.into_ni) {
       // An NI queue: one FIFO (VC 0) of the configured depth.
       c.credits.assign(vcs_, 0);
@@ -163,7 +167,9 @@ void PacketBackend::send(topology::NodeId src, topology::NodeId dst, core::Bytes
   msg.bytes_left = bytes.count;
   msg.packets_made = 0;
   msg.undelivered = static_cast<std::uint32_t>(
-      std::max<std::uint64_t>(1, ceil_div(bytes.count, opt_.packet_payload_bytes)));
+      wormhole_ ? flits_for(bytes.count)
+                : std::max<std::uint64_t>(1, ceil_div(bytes.count, opt_.packet_payload_bytes)));
+  msg.flits_left_in_packet = 0;
   const std::uint32_t q = src * opt_.nis_per_npu + ni;
   nis_[q].messages.push_back(m);
   if (ivcs_[ni_queue_base_ + q].packets.empty()) next_ni_packet(q);
@@ -178,21 +184,37 @@ void PacketBackend::next_ni_packet(std::uint32_t q) {
   Message& msg = messages_[m];
   const std::uint32_t id = packets_.acquire();
   Packet& p = packets_[id];
-  const std::uint64_t payload = std::min<std::uint64_t>(msg.bytes_left, opt_.packet_payload_bytes);
-  msg.bytes_left -= payload;
-  const bool head_flit = !opt_.message_based_flow_control || msg.packets_made == 0;
-  ++msg.packets_made;
+  const bool mbfc = opt_.message_based_flow_control;
+  bool packet_start = true;
+  if (!wormhole_ || msg.flits_left_in_packet == 0) {
+    const std::uint64_t payload =
+        std::min<std::uint64_t>(msg.bytes_left, opt_.packet_payload_bytes);
+    msg.bytes_left -= payload;
+    const bool head_flit = !mbfc || msg.packets_made == 0;
+    ++msg.packets_made;
+    const auto flits =
+        static_cast<std::uint32_t>(ceil_div(payload, opt_.flit_bytes)) + (head_flit ? 1 : 0);
+    head_flits_ += head_flit ? 1 : 0;
+    total_flits_ += flits;
+    msg.flits_left_in_packet = flits;
+  } else {
+    packet_start = false;
+  }
+  // Virtual cut-through moves the whole packet; wormhole one flit at a time. A worm is a packet,
+  // or with message-based flow control the whole message (one head flit leads it).
+  p.flits = wormhole_ ? 1 : msg.flits_left_in_packet;
+  msg.flits_left_in_packet -= p.flits;
+  const bool packet_end = msg.flits_left_in_packet == 0;
+  p.worm_head = packet_start && (!mbfc || msg.packets_made == 1);
+  p.worm_tail = packet_end && (!mbfc || msg.bytes_left == 0);
   p.message = m;
-  p.flits = static_cast<std::uint32_t>(ceil_div(payload, opt_.flit_bytes)) + (head_flit ? 1 : 0);
   p.hop = 0;
   p.ivc = ni_queue_base_ + q;
   p.vc_class = 0;
   p.dim = UINT32_MAX;
   p.head_at = p.tail_at = msg.sent;
-  p.last = msg.bytes_left == 0;
+  p.last = packet_end && msg.bytes_left == 0;
   if (p.last) ni.messages.pop_front();
-  head_flits_ += head_flit ? 1 : 0;
-  total_flits_ += p.flits;
   ivcs_[p.ivc].packets.push_back(id);
   make_ready(p.ivc);
 }
@@ -250,9 +272,16 @@ void PacketBackend::allocation_pass() {
   alloc_now_.clear();
 }
 
-std::uint32_t PacketBackend::pick_vc(const Channel& c, const Packet& p) const {
+std::uint32_t PacketBackend::pick_vc(const Channel& c, const Packet& p, const InputVc& in) const {
   if (c.sink) return 0;
-  if (c.into_ni) return c.credits[0] >= p.flits ? 0 : kNoVc;
+  // Virtual cut-through needs room for the whole packet; wormhole room for one flit, in the VC
+  // the worm's head took (body flits) or in an idle VC (a head).
+  const std::uint32_t need = p.flits;
+  if (wormhole_ && !p.worm_head) return c.credits[in.out_vc] >= need ? in.out_vc : kNoVc;
+  const auto usable = [&](std::uint32_t v) {
+    return c.credits[v] >= need && (!wormhole_ || !c.held[v]);
+  };
+  if (c.into_ni) return usable(0) ? 0 : kNoVc;
   // Dateline classes: a new dimension starts in class 0; the wrap-around link and everything
   // after it in that dimension use class 1.
   std::uint32_t cls = c.dim == p.dim ? p.vc_class : 0;
@@ -266,7 +295,7 @@ std::uint32_t PacketBackend::pick_vc(const Channel& c, const Packet& p) const {
   // queueing behind each other in one, as a VC allocator that prefers idle VCs does.
   std::uint32_t best = kNoVc;
   for (std::uint32_t v = lo; v < hi; ++v) {
-    if (c.credits[v] >= p.flits && (best == kNoVc || c.credits[v] > c.credits[best])) best = v;
+    if (usable(v) && (best == kNoVc || c.credits[v] > c.credits[best])) best = v;
   }
   return best;
 }
@@ -325,7 +354,7 @@ void PacketBackend::try_grant(std::uint32_t ch) {
     }
     const std::uint32_t pid = in.packets.front();
     Packet& p = packets_[pid];
-    const std::uint32_t vc = pick_vc(c, p);
+    const std::uint32_t vc = pick_vc(c, p, in);
     if (vc == kNoVc) continue;
     // Grant: round-robin resumes after this requester.
     c.requests.erase(c.requests.begin() + static_cast<std::ptrdiff_t>(idx));
@@ -364,6 +393,11 @@ void PacketBackend::try_grant(std::uint32_t ch) {
       if (--messages_[m].undelivered == 0) sim_.schedule_at(finish, *this, ev(kDeliver, m));
     } else {
       c.credits[vc] -= p.flits;
+      if (wormhole_) {
+        // A worm holds its downstream VC from its head's grant until its tail's.
+        if (p.worm_head) in.out_vc = vc;
+        c.held[vc] = p.worm_tail ? 0 : 1;
+      }
       if (!c.into_ni) {
         max_occupancy_ = std::max(max_occupancy_, opt_.vc_buffer_flits - c.credits[vc]);
       }

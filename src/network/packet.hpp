@@ -99,6 +99,7 @@ class PacketBackend final : public Backend, private core::EventHandler {
     std::uint32_t dim = 0;
     std::int32_t link = -1;               // topology link id, or -1
     std::vector<std::uint32_t> credits;   // per downstream VC, as returned so far
+    std::vector<std::uint8_t> held;       // wormhole: per downstream VC, a worm holds it
     std::vector<std::uint32_t> requests;  // input VCs whose head packet wants this channel
     std::uint32_t rr = 0;                 // round-robin position in `requests`
     std::vector<std::uint32_t> arriving;  // requests made this instant, not yet in `requests`
@@ -118,6 +119,7 @@ class PacketBackend final : public Backend, private core::EventHandler {
     std::uint32_t channel = 0;          // the channel it is the end of (kNoChannel: an NI queue)
     core::Time busy_until;              // the last granted packet's tail leaves the VC
     bool requesting = false;
+    std::uint32_t out_vc = 0;  // wormhole: the downstream VC the worm at the front holds
     // Credits for space this VC has freed, in time order (a VC's tails leave in order). They are
     // applied when the upstream channel next allocates: no event per packet.
     std::deque<CreditReturn> returning;
@@ -131,7 +133,9 @@ class PacketBackend final : public Backend, private core::EventHandler {
     std::uint32_t dim = 0;  // dimension of the last topology link crossed
     core::Time head_at;     // head arrived at the current input VC
     core::Time tail_at;     // tail arrived at the current input VC
-    bool last = false;      // the message's last packet
+    bool last = false;      // the message's last packet (wormhole: its last flit)
+    bool worm_head = true;  // wormhole: the unit is one flit; this one leads its worm
+    bool worm_tail = true;  // wormhole: the worm's last flit
   };
   struct Message {
     DeliveryHandler* handler = nullptr;
@@ -139,6 +143,7 @@ class PacketBackend final : public Backend, private core::EventHandler {
     std::vector<std::uint32_t> path;  // channels: injection, links..., ejection
     std::uint64_t bytes_left = 0;     // not yet cut into packets (they wait in the NI)
     std::uint32_t packets_made = 0;
+    std::uint32_t flits_left_in_packet = 0;  // of the packet being cut (wormhole: into flits)
     std::uint32_t undelivered = 0;
     core::Time sent;
   };
@@ -159,7 +164,7 @@ class PacketBackend final : public Backend, private core::EventHandler {
   void schedule_free(std::uint32_t ch);
   void schedule_wake(std::uint32_t ch, core::Time at);
   void apply_credits(std::uint32_t ch);
-  std::uint32_t pick_vc(const Channel& c, const Packet& p) const;
+  std::uint32_t pick_vc(const Channel& c, const Packet& p, const InputVc& in) const;
   std::uint32_t ni_channel(topology::NodeId npu, std::uint32_t ni, bool ejection) const;
 
   core::Simulation& sim_;
@@ -168,6 +173,7 @@ class PacketBackend final : public Backend, private core::EventHandler {
   core::Time pipeline_, credit_delay_;
   std::uint32_t vcs_ = 0;
   bool datelines_ = false;
+  bool wormhole_ = false;
   std::vector<Channel> channels_;
   std::vector<InputVc> ivcs_;  // channel c's VCs at c*vcs_ .. ; NI queues after all of them
   std::uint32_t ni_queue_base_ = 0;

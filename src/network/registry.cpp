@@ -72,6 +72,7 @@ std::string backend_label(const BackendInfo& info, const BackendOptions& o) {
   }
   if (p.nis_per_npu != d.nis_per_npu) s += fmt::format(":nis={}", p.nis_per_npu);
   if (p.ni_bandwidth) s += ":ni=" + core::to_string(*p.ni_bandwidth);
+  if (p.switching == Switching::Wormhole) s += ":wormhole";
   if (p.injection_queue_flits) s += fmt::format(":injq={}", *p.injection_queue_flits);
   if (p.ejection_queue_flits) s += fmt::format(":ejq={}", *p.ejection_queue_flits);
   return s;
