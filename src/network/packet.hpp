@@ -42,8 +42,18 @@
 //    per channel.
 //  * Metrics: max_vc_occupancy_flits is the peak of a VC's space in use as its upstream credit
 //    counter sees it (flits buffered, on the link, or whose credits are on their way back).
-// Left out: flit-level interleaving of packets on a link (iSLIP allocates per flit), wormhole
-// switching, adaptive routing, and the per-sub-packet VC hold of message-based flow control
+//  * Wormhole (switching = Wormhole): the unit is one flit. A worm (a packet; with message-based
+//    flow control the whole message) takes, with its head flit, an idle downstream VC with room
+//    for one flit and holds it until its tail flit has been granted; body flits follow into that
+//    VC as credits allow; credits return per flit; switch allocation is per flit, so worms in
+//    different VCs interleave on a channel and a stalled worm does not hold the channel. Buffers
+//    may be smaller than a packet. About 17x the events of virtual cut-through.
+//  * NI queues (injection_queue_flits, ejection_queue_flits): a FIFO of that depth between the
+//    NPU and the NI channel, fed (drained) by the NPU at the NI bandwidth; the NI channel then
+//    runs at the router's link rate. Unset: the NPU feeds and drains the NI channels directly.
+// Left out: flit-level interleaving of virtual cut-through packets on a link (BookSim's iSLIP
+// allocates per flit; here a VCT packet holds the channel and its input port until its tail),
+// adaptive routing, and the VC hold of message-based flow control under virtual cut-through
 // (each sub-packet allocates its VC on its own; they follow the head in order).
 #include <cstdint>
 #include <deque>
