@@ -27,6 +27,7 @@
 
 #include "core/engine.hpp"
 #include "core/units.hpp"
+#include "flit_harness.hpp"
 #include "network/backend.hpp"
 #include "network/packet.hpp"
 #include "topology/builders.hpp"
@@ -35,31 +36,9 @@
 namespace collsim {
 namespace {
 
-using Cycle = std::int64_t;
-constexpr std::int64_t kCyclePs = 1000;  // one cycle: 1 ns, the flit time of a 16 GB/s channel
-const core::Bandwidth kBw{16e9};
-constexpr std::uint32_t kNone = UINT32_MAX;
+using namespace collsim::testing;  // NOLINT: the shared harness
 
-// One message: `bytes` from NPU src to NPU dst, handed to the network at cycle `at`.
-struct Send {
-  topology::NodeId src = 0;
-  topology::NodeId dst = 0;
-  std::uint64_t bytes = 0;
-  Cycle at = 0;
-};
-
-// Per message, in the order of the sends: when its last flit had left the source NI (injected)
-// and when its last flit had been ejected (delivered), in ps; -1: never.
-struct Times {
-  std::vector<std::int64_t> injected;
-  std::vector<std::int64_t> delivered;
-  bool operator==(const Times&) const = default;
-};
-
-Cycle to_cycles(core::Time t, const char* what) {
-  EXPECT_EQ(t.ps % kCyclePs, 0) << what << " (" << t.ps << " ps) is not a whole number of cycles";
-  return t.ps / kCyclePs;
-}
+network::PacketOptions small_options() { return small_packet_options(); }
 
 // ------------------------------------------------------------------------------------------------
 // The flit-by-flit reference.
@@ -104,55 +83,14 @@ class FlitReference {
       : topo_(topo), opt_(opt), vcs_(opt.vcs) {
     pipeline_ = to_cycles(opt.router_period * opt.router_pipeline_cycles, "router pipeline");
     credit_delay_ = to_cycles(opt.router_period * opt.credit_delay_cycles, "credit delay");
-    const core::Bytes flit{opt.flit_bytes};
-    for (const auto& d : topo.dimensions()) {
-      class_split_ = class_split_ || (d.spec.kind == topology::DimKind::Ring && d.spec.size >= 3) ||
-                     (d.spec.kind == topology::DimKind::UniRing && d.spec.size >= 2);
-    }
-    const auto& links = topo.links();
-    for (const topology::Link& l : links) {
+    layout_ = channel_layout(topo, opt);
+    class_split_ = layout_.class_split;
+    for (const ChannelSpec& spec : layout_.channels) {
       Channel c;
-      c.flit_cycles = to_cycles(core::transfer_time(flit, l.bandwidth), "link flit time");
-      c.latency = to_cycles(l.latency, "link latency");
-      c.dim = l.dim;
-      c.link = true;
-      if (class_split_ && topo.is_npu(l.src) && topo.is_npu(l.dst)) {
-        const auto& spec = topo.dimensions()[l.dim].spec;
-        if (spec.kind == topology::DimKind::Ring || spec.kind == topology::DimKind::UniRing) {
-          const std::int64_t a = topo.coords(l.src)[l.dim], b = topo.coords(l.dst)[l.dim];
-          c.dateline = std::abs(a - b) > 1 || (spec.size == 2 && a > b);
-        }
-      }
-      channels_.push_back(c);
+      static_cast<ChannelSpec&>(c) = spec;
+      channels_.push_back(std::move(c));
     }
     const std::uint32_t n = topo.num_npus();
-    // NI channels: injection, ejection, and with NI queues a feed (NPU -> injection queue) and a
-    // drain (ejection queue -> NPU) per NPU. A queue is one FIFO (VC 0) of its depth with no
-    // pipeline delay; the NI channel on the router side of a queue runs at the link rate, the
-    // NPU side at the NI bandwidth.
-    const bool injq = opt.injection_queue_flits.has_value();
-    const bool ejq = opt.ejection_queue_flits.has_value();
-    for (int stage = 0; stage < 4; ++stage) {  // injection, ejection, feed, drain
-      if ((stage == 2 && !injq) || (stage == 3 && !ejq)) continue;
-      if (stage == 2) feed_ = static_cast<std::uint32_t>(channels_.size());
-      if (stage == 3) drain_ = static_cast<std::uint32_t>(channels_.size());
-      for (topology::NodeId npu = 0; npu < n; ++npu) {
-        double link_bw = 0;
-        for (topology::LinkId l : topo.out_links(npu)) {
-          link_bw = std::max(link_bw, links[l].bandwidth.bytes_per_s);
-        }
-        const bool router_side = (stage == 0 && injq) || (stage == 1 && ejq);
-        const double bw =
-            router_side || !opt.ni_bandwidth ? link_bw : opt.ni_bandwidth->bytes_per_s;
-        Channel c;
-        c.flit_cycles = to_cycles(core::transfer_time(flit, core::Bandwidth{bw}), "NI flit time");
-        c.sink = (stage == 1 && !ejq) || stage == 3;
-        c.queue_depth = stage == 2          ? *opt.injection_queue_flits
-                        : stage == 1 && ejq ? *opt.ejection_queue_flits
-                                            : 0;
-        channels_.push_back(c);
-      }
-    }
     for (Channel& c : channels_) {
       if (c.sink) continue;
       c.credits.assign(vcs_, c.queue_depth ? 0 : opt.vc_buffer_flits);
@@ -273,14 +211,7 @@ class FlitReference {
   struct CreditReturn {
     std::uint32_t channel = 0, vc = 0, n = 0;
   };
-  struct Channel {
-    Cycle flit_cycles = 1;
-    Cycle latency = 0;
-    bool sink = false;              // delivers: the ejection channel, or the drain after a queue
-    std::uint32_t queue_depth = 0;  // > 0: ends in an NI queue of this many flits
-    bool link = false;
-    bool dateline = false;
-    std::uint32_t dim = kNone;
+  struct Channel : ChannelSpec {
     std::vector<std::uint32_t> credits;   // per downstream VC
     std::vector<std::uint32_t> requests;  // input VCs, in the order they started requesting
     std::size_t rr = 0;
@@ -325,21 +256,6 @@ class FlitReference {
     bool operator==(const Grant&) const = default;
   };
 
-  template <typename T>
-  static std::vector<T> take(std::map<Cycle, std::vector<T>>& due, Cycle t) {
-    std::vector<T> now;
-    if (auto it = due.find(t); it != due.end()) {
-      now = std::move(it->second);
-      due.erase(it);
-    }
-    return now;
-  }
-
-  std::uint32_t injection(topology::NodeId npu) const {
-    return static_cast<std::uint32_t>(topo_.links().size()) + npu;
-  }
-  std::uint32_t ejection(topology::NodeId npu) const { return injection(npu) + topo_.num_npus(); }
-
   void receive_credits(const CreditReturn& r) {
     channels_[r.channel].credits[r.vc] += r.n;
     channels_[r.channel].credits_now.push_back(r);
@@ -347,11 +263,7 @@ class FlitReference {
 
   void enqueue(const Send& s, std::uint32_t m, Cycle t) {
     std::vector<std::uint32_t>& path = paths_[m];
-    if (feed_ != kNone) path.push_back(feed_ + s.src);
-    path.push_back(injection(s.src));
-    for (topology::LinkId l : topo_.route(s.src, s.dst)) path.push_back(l);
-    path.push_back(ejection(s.dst));
-    if (drain_ != kNone) path.push_back(drain_ + s.dst);
+    path = layout_.path(topo_, s.src, s.dst);
     Vc& queue = vcs_of_[channels_.size() * vcs_ + s.src];
     std::uint64_t left = s.bytes;
     bool first = true;
@@ -516,41 +428,12 @@ class FlitReference {
   std::vector<bool> port_sending_;  // per input port: one of its VCs is sending a packet
   std::vector<Packet> packets_;
   std::vector<std::vector<std::uint32_t>> paths_;  // per message: injection, links..., ejection
-  std::uint32_t feed_ = kNone, drain_ = kNone;     // first NI-queue stage channel, if any
-  std::vector<std::uint32_t> packets_left_;        // per message: not yet ejected
+  ChannelLayout layout_;
+  std::vector<std::uint32_t> packets_left_;  // per message: not yet ejected
   std::map<Cycle, std::vector<Arrival>> arrivals_;
   std::map<Cycle, std::vector<CreditReturn>> credits_due_;
   std::map<Cycle, std::vector<std::uint32_t>> tails_;
   std::uint64_t credit_stalls_ = 0, flit_waits_ = 0, ties_ = 0;
-};
-
-// ------------------------------------------------------------------------------------------------
-// PacketBackend driven directly: each send is an event at its cycle; the callbacks record.
-class Driver final : public core::EventHandler, public network::DeliveryHandler {
- public:
-  Driver(core::Simulation& sim, network::Backend& net, const std::vector<Send>& sends)
-      : sim_(sim), net_(net), sends_(sends) {
-    times.injected.assign(sends.size(), -1);
-    times.delivered.assign(sends.size(), -1);
-  }
-  void on_event(std::uint64_t m) override {
-    const Send& s = sends_[m];
-    net_.send(s.src, s.dst, core::Bytes{s.bytes}, *this, m);
-  }
-  void on_injected(std::uint64_t m) override {
-    EXPECT_EQ(times.injected[m], -1) << "message " << m << " injected twice";
-    times.injected[m] = sim_.now().ps;
-  }
-  void on_delivered(std::uint64_t m) override {
-    EXPECT_EQ(times.delivered[m], -1) << "message " << m << " delivered twice";
-    times.delivered[m] = sim_.now().ps;
-  }
-  Times times;
-
- private:
-  core::Simulation& sim_;
-  network::Backend& net_;
-  const std::vector<Send>& sends_;
 };
 
 Times run_packet(const topology::Topology& topo, const network::PacketOptions& opt,
@@ -601,33 +484,6 @@ Both expect_equivalent(const topology::Topology& topo, const network::PacketOpti
   }
   return b;
 }
-
-topology::Link link(topology::NodeId a, topology::NodeId b, core::Time lat,
-                    core::Bandwidth bw = kBw) {
-  return topology::Link{a, b, bw, lat, 0};
-}
-
-// NPUs 0 - 1 - 2 joined by links both ways; each NPU's router is its own node.
-topology::Topology line3(core::Time lat) {
-  return topology::Topology::graph(
-      "line3", 3, 3, {link(0, 1, lat), link(1, 0, lat), link(1, 2, lat), link(2, 1, lat)});
-}
-
-// 64 B payload in 16 B flits: 5-flit packets (4 flits after the first with message-based flow
-// control); 1 ns pipeline and credit delay.
-network::PacketOptions small_options() {
-  network::PacketOptions o;
-  o.flit_bytes = 16;
-  o.packet_payload_bytes = 64;
-  o.vcs = 2;
-  o.vc_buffer_flits = 20;
-  o.router_period = core::Time::from_ns(1);
-  o.router_pipeline_cycles = 1;
-  o.credit_delay_cycles = 1;
-  return o;
-}
-
-constexpr std::int64_t ns(std::int64_t v) { return v * kCyclePs; }
 
 // Case 1. One 192 B message 0 -> 2: 3 packets of 5 flits, nothing else in the network.
 // By hand (ns; flit time 1, link latency 2, pipeline 1; credits never short):
@@ -796,69 +652,14 @@ TEST(PacketEquivalence, AnInputPortSendsOnePacketAtATime) {
 // Random small traffic on small topologies (heterogeneous link and NI rates included) with random
 // options. Every run must agree exactly, also those with same-instant ties.
 TEST(PacketEquivalence, RandomSmallCases) {
-  const core::Bandwidth half{8e9}, quarter{4e9};
-  const auto nanos = [](std::int64_t v) { return core::Time::from_ns(v); };
-  const auto mixed = topology::Topology::graph(
-      "line4-mixed", 4, 4,
-      {link(0, 1, nanos(1)), link(1, 0, nanos(1), half), link(1, 2, nanos(0), half),
-       link(2, 1, nanos(2)), link(2, 3, nanos(1)), link(3, 2, nanos(1), half)});
-  const std::vector<topology::Topology> topos{line3(nanos(1)),
-                                              topology::ring(4, kBw, nanos(2), true),
-                                              topology::ring(3, kBw, nanos(1), false),
-                                              topology::switch_star(3, kBw, nanos(1)),
-                                              topology::mesh({2, 2}, kBw, nanos(1)),
-                                              topology::torus({3, 2}, kBw, nanos(0)),
-                                              mixed};
+  const std::vector<topology::Topology> topos = sweep_topologies();
   std::mt19937 rng(7);
-  const auto pick = [&](std::uint32_t n) {
-    return std::uniform_int_distribution<std::uint32_t>(0, n - 1)(rng);
-  };
   constexpr std::uint32_t kTrials = 1000;
   std::uint32_t tie_free = 0, ties_agree = 0, ties_differ = 0;
   for (std::uint32_t trial = 0; trial < kTrials; ++trial) {
-    const topology::Topology& topo = topos[pick(static_cast<std::uint32_t>(topos.size()))];
-    bool rings = false;
-    for (const auto& d : topo.dimensions()) {
-      rings = rings || d.spec.kind == topology::DimKind::Ring ||
-              d.spec.kind == topology::DimKind::UniRing;
-    }
-    auto opt = small_options();
-    opt.packet_payload_bytes = 32 + 32 * pick(3);
-    opt.vcs = rings ? 2 + 2 * pick(2) : 1 + pick(3);
-    opt.vc_buffer_flits = opt.packet_payload_bytes / opt.flit_bytes + 1 + pick(6);
-    opt.router_pipeline_cycles = pick(3);
-    opt.credit_delay_cycles = pick(3);
-    opt.message_based_flow_control = pick(2) == 1;
-    if (pick(3) == 0) opt.ni_bandwidth = pick(2) == 0 ? half : quarter;
-    const std::uint32_t packet_flits = opt.packet_payload_bytes / opt.flit_bytes + 1;
-    if (pick(4) == 0) opt.injection_queue_flits = packet_flits + pick(8);
-    if (pick(4) == 0) opt.ejection_queue_flits = packet_flits + pick(8);
-    std::vector<Send> sends;
-    const std::uint32_t n = topo.num_npus();
-    for (std::uint32_t k = 0, count = 2 + pick(5); k < count; ++k) {
-      const topology::NodeId src = pick(n);
-      const topology::NodeId dst = (src + 1 + pick(n - 1)) % n;
-      sends.push_back({src, dst, 1 + pick(400), static_cast<Cycle>(pick(25))});
-    }
-    std::string what =
-        "trial " + std::to_string(trial) + " on " + topo.name() + ": payload " +
-        std::to_string(opt.packet_payload_bytes) + ", vcs " + std::to_string(opt.vcs) +
-        ", buffer " + std::to_string(opt.vc_buffer_flits) + ", pipeline " +
-        std::to_string(opt.router_pipeline_cycles) + ", credit delay " +
-        std::to_string(opt.credit_delay_cycles) +
-        (opt.ni_bandwidth ? ", NI " + core::to_string(*opt.ni_bandwidth) : "") +
-        (opt.injection_queue_flits
-             ? ", injection queue " + std::to_string(*opt.injection_queue_flits)
-             : "") +
-        (opt.ejection_queue_flits ? ", ejection queue " + std::to_string(*opt.ejection_queue_flits)
-                                  : "") +
-        (opt.message_based_flow_control ? ", message-based" : "") + "; sends";
-    for (const Send& s : sends) {
-      what += " " + std::to_string(s.src) + "->" + std::to_string(s.dst) + " " +
-              std::to_string(s.bytes) + " B at " + std::to_string(s.at);
-    }
-    SCOPED_TRACE(what);
-    const Both b = run_both(topo, opt, sends);
+    const RandomCase c = random_case(rng, topos, small_options(), true);
+    SCOPED_TRACE(c.describe(trial));
+    const Both b = run_both(*c.topo, c.opt, c.sends);
     EXPECT_EQ(b.packet.injected, b.reference.injected);
     EXPECT_EQ(b.packet.delivered, b.reference.delivered);
     if (b.ties == 0) {
