@@ -32,8 +32,9 @@ const std::vector<BackendInfo>& backends() {
            -> std::unique_ptr<Backend> { return std::make_unique<FlowBackend>(sim, topo, opt); }},
       {"packet",
        "packets of flits through input-buffered routers: virtual channels, credits, virtual "
-       "cut-through, round-robin allocation, dateline VCs on tori; message-based flow control "
-       "option (BookSim-like, MultiTree Table III defaults)",
+       "cut-through or wormhole switching, separable round-robin allocation, dateline VCs on "
+       "tori, NIs with optional injection/ejection queues; message-based flow control option "
+       "(BookSim-like, MultiTree Table III defaults)",
        false,
        [](core::Simulation& sim, const topology::Topology& topo, const BackendOptions& opt)
            -> std::unique_ptr<Backend> { return std::make_unique<PacketBackend>(sim, topo, opt); }},
