@@ -1,6 +1,6 @@
 // Tests of the radix-heap event queue (src/core/event_queue.hpp) against a plain sort: events
 // leave in (time, sequence) order through every path: equal keys, keys equal to the current
-// minimum, keys below it (the rebuild after a bounded run), and far-apart times.
+// minimum, keys below it (scheduled after a peek moved the minimum up), and far-apart times.
 #include "core/event_queue.hpp"
 
 #include <gtest/gtest.h>
@@ -44,13 +44,13 @@ TEST(EventQueue, PushAtTheCurrentMinimumQueuesBehindIt) {
   EXPECT_EQ(seqs, (std::vector<std::uint64_t>{0, 1, 2}));
 }
 
-TEST(EventQueue, PushBelowTheMinimumRebuilds) {
+TEST(EventQueue, PushBelowTheMinimumIsServedFirst) {
   EventQueue q;
   q.push(event(100, 0));
   q.push(event(50, 1));
   q.push(event(100, 2));
   EXPECT_EQ(q.top().time.ps, 50);  // minimum is now 50
-  q.push(event(20, 3));            // a bounded run resumed earlier than the pending events
+  q.push(event(20, 3));            // after a peek moved the minimum to 50: the early heap
   q.push(event(50, 4));
   std::vector<Key> out;
   while (!q.empty()) {
@@ -80,7 +80,7 @@ TEST(EventQueue, RandomWorkloadMatchesSortedOrder) {
         t = now + static_cast<std::int64_t>(rng() % 100000);
       else
         t = now + static_cast<std::int64_t>(rng() % (1ll << 40));
-      if (rng() % 1000 == 0 && now > 10) t = now - 5;  // below the minimum: rebuild path
+      if (rng() % 1000 == 0 && now > 10) t = now - 5;  // below the minimum: the early heap
       q.push(event(t, seq));
       pending.emplace_back(t, seq++);
     } else {

@@ -4,67 +4,81 @@
 #include <bit>
 
 namespace collsim::core {
+namespace {
+
+// Min-heap order for the early heap: earlier time first, then lower sequence number.
+constexpr std::size_t kKeepCapacity = 1 << 16;  // events (2 MiB)
+
+bool later(const Event& a, const Event& b) {
+  return a.time != b.time ? a.time > b.time : a.seq > b.seq;
+}
+
+}  // namespace
 
 std::size_t EventQueue::bucket(std::uint64_t key, std::uint64_t last) {
   return key == last ? 0 : static_cast<std::size_t>(std::bit_width(key ^ last));
 }
 
 void EventQueue::push(const Event& e) {
+  ++size_;
   const auto key = static_cast<std::uint64_t>(e.time.ps);
   if (key < last_) {
-    // Earlier than the current minimum: re-bucket everything around the new one.
-    std::vector<Event> all;
-    all.reserve(size_);
-    for (auto& b : buckets_) {
-      all.insert(all.end(), b.begin(), b.end());
-      b.clear();
-    }
-    last_ = key;
-    for (const Event& x : all)
-      buckets_[bucket(static_cast<std::uint64_t>(x.time.ps), last_)].push_back(x);
-    // Bucket 0 must stay sorted for pop(): highest sequence first.
-    std::sort(buckets_[0].begin(), buckets_[0].end(),
-              [](const Event& a, const Event& b) { return a.seq > b.seq; });
+    // Earlier than every bucketed event (a peek moved the minimum past it): the early heap.
+    early_.push_back(e);
+    std::push_heap(early_.begin(), early_.end(), later);
+    return;
   }
-  auto& b = buckets_[bucket(key, last_)];
-  if (&b == &buckets_[0]) {
-    // Equal to the minimum: after the events already waiting for it, which have lower sequence
-    // numbers (bucket 0 pops from the back). Rare: the engine sends same-instant events to its
-    // own FIFO.
-    b.insert(b.begin(), e);
-  } else {
-    b.push_back(e);
-  }
-  ++size_;
+  // Equal to the minimum goes behind the events already waiting for it: its sequence number is
+  // the highest so far, and bucket 0 is kept in sequence order.
+  buckets_[bucket(key, last_)].push_back(e);
 }
 
 void EventQueue::refill() {
-  if (!buckets_[0].empty()) return;
+  auto& zero = buckets_[0];
+  if (head0_ < zero.size()) return;
+  if (zero.capacity() > kKeepCapacity) {
+    std::vector<Event>().swap(zero);
+  } else {
+    zero.clear();
+  }
+  head0_ = 0;
   std::size_t i = 1;
   while (buckets_[i].empty()) ++i;
   auto& from = buckets_[i];
   std::uint64_t min = UINT64_MAX;
   for (const Event& e : from) min = std::min(min, static_cast<std::uint64_t>(e.time.ps));
   last_ = min;
-  for (const Event& e : from)
+  for (const Event& e : from) {
     buckets_[bucket(static_cast<std::uint64_t>(e.time.ps), last_)].push_back(e);
-  from.clear();
-  auto& zero = buckets_[0];
+  }
+  // A drained bucket keeps its capacity for the next events, unless it is huge (a million
+  // messages in flight at once): then the memory goes back.
+  if (from.capacity() > kKeepCapacity) {
+    std::vector<Event>().swap(from);
+  } else {
+    from.clear();
+  }
   if (zero.size() > 1) {
     std::sort(zero.begin(), zero.end(),
-              [](const Event& a, const Event& b) { return a.seq > b.seq; });
+              [](const Event& a, const Event& b) { return a.seq < b.seq; });
   }
 }
 
 const Event& EventQueue::top() {
+  if (!early_.empty()) return early_.front();
   refill();
-  return buckets_[0].back();
+  return buckets_[0][head0_];
 }
 
 void EventQueue::pop() {
-  refill();
-  buckets_[0].pop_back();
   --size_;
+  if (!early_.empty()) {
+    std::pop_heap(early_.begin(), early_.end(), later);
+    early_.pop_back();
+    return;
+  }
+  refill();
+  ++head0_;
 }
 
 }  // namespace collsim::core

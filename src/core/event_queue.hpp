@@ -9,9 +9,12 @@
 // docs/performance.md.
 //
 // Ties: events at one time leave in sequence order (bucket 0 is sorted by sequence when it is
-// refilled). A push earlier than the current minimum (a bounded run resumed, then an event
-// scheduled before the next pending one) rebuilds the buckets around the new minimum: O(n),
-// rare.
+// refilled, and later pushes at its time have higher sequence numbers).
+//
+// A peek (top()) moves the minimum up to the next pending time, and the engine may then schedule
+// an event between the current time and that minimum (a zero-delay handler scheduling a little
+// ahead). Such events are earlier than everything bucketed, so they wait in a small binary heap
+// that top() and pop() serve first; no push ever re-buckets the queue.
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -43,7 +46,9 @@ class EventQueue {
   void refill();  // makes bucket 0 non-empty (precondition: !empty())
 
   std::array<std::vector<Event>, 65> buckets_;
-  std::uint64_t last_ = 0;  // keys are Time::ps, never negative
+  std::size_t head0_ = 0;     // bucket 0 is served from here (it is in sequence order)
+  std::vector<Event> early_;  // binary min-heap of events earlier than last_
+  std::uint64_t last_ = 0;    // keys are Time::ps, never negative
   std::size_t size_ = 0;
 };
 
