@@ -38,20 +38,25 @@ class RingGenerator final : public OpGenerator {
 
   std::uint32_t size(Rank) const override { return steps_ * 2 * lanes_; }
 
+  // Hot (once per op per rank on every run): no division by n, only compares and subtractions.
   Op at(Rank r, std::uint32_t i) const override {
     const std::uint32_t n = n_;
-    const std::uint32_t g = i / (2 * lanes_), j = i % (2 * lanes_);
-    const std::uint32_t phase = first_phase_ + g / (n - 1), s = g % (n - 1);
-    const std::uint32_t lane = j % lanes_;
-    const auto& o = orders_[lane % orders_.size()];
-    const std::uint32_t k = position_[lane % orders_.size()][r];
+    const std::uint32_t per_step = 2 * lanes_;
+    const std::uint32_t g = i / per_step, j = i - g * per_step;
+    const std::uint32_t second = g >= n - 1 ? 1 : 0;  // g < 2 (n - 1): the step's phase
+    const std::uint32_t phase = first_phase_ + second, s = g - second * (n - 1);
+    const std::uint32_t lane = j < lanes_ ? j : j - lanes_;
+    const std::uint32_t which = orders_.size() == 1 ? 0 : (lane & 1);  // one or two orders
+    const auto& o = orders_[which];
+    const std::uint32_t k = position_[which][r];
+    const auto wrap = [n](std::uint32_t x) { return x >= n ? x - n : x; };
     // Reduce-scatter step s sends block k-s; all-gather sends block k+1-s (a finished block).
     auto piece = [&](std::uint32_t pos) {
-      const std::uint32_t block = (pos + n - s + phase) % n;
-      return lane * n + o[(block + n - 1) % n];
+      const std::uint32_t block = wrap(wrap(pos + n - s + phase));  // < 2n + 1 before wrapping
+      return lane * n + o[wrap(block + n - 1)];
     };
-    if (j < lanes_) return Op{Op::Kind::Send, o[(k + 1) % n], piece(k), 1};
-    const std::uint32_t pred = (k + n - 1) % n;
+    if (j < lanes_) return Op{Op::Kind::Send, o[wrap(k + 1)], piece(k), 1};
+    const std::uint32_t pred = wrap(k + n - 1);
     return Op{phase == 0 ? Op::Kind::RecvReduce : Op::Kind::Recv, o[pred], piece(pred), 1};
   }
 
