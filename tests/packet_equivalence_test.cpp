@@ -68,8 +68,10 @@ network::PacketOptions small_options() { return small_packet_options(); }
 //     channels in channel order; each scans its requests round-robin from its pointer and grants
 //     the first packet whose input port is not sending (an earlier channel may have just granted
 //     it) and that fits whole in a downstream VC of its class (the VC with the most free space;
-//     ties: the lowest); the grant takes the credits for the whole packet and the scan resumes
-//     after the granted request next time;
+//     ties: the lowest) that no unfinished message holds; the grant takes the credits for the
+//     whole packet and the scan resumes after the granted request next time. With message-based
+//     flow control a message's first packet makes the message hold the VC it takes until its
+//     last packet has been granted, and the later packets go into that VC (room permitting);
 //  7. a granted channel sends the packet's next flit once the previous one has had its flit time
 //     and this one has been in the VC for the pipeline delay; after the tail the channel and the
 //     input port are free again (step 4). An input port (the VCs at the end of one channel, or an
@@ -94,6 +96,7 @@ class FlitReference {
     for (Channel& c : channels_) {
       if (c.sink) continue;
       c.credits.assign(vcs_, c.queue_depth ? 0 : opt.vc_buffer_flits);
+      c.held.assign(vcs_, 0);
       if (c.queue_depth) c.credits[0] = c.queue_depth;
     }
     vcs_of_.resize(channels_.size() * vcs_ + n);
@@ -117,6 +120,7 @@ class FlitReference {
               std::vector<std::int64_t>(sends.size(), -1)};
     paths_.resize(sends.size());
     packets_left_.assign(sends.size(), 0);
+    last_delivered_.assign(sends.size(), kNone);
     std::map<Cycle, std::vector<std::uint32_t>> starting;
     for (std::uint32_t m = 0; m < sends.size(); ++m) starting[sends[m].at].push_back(m);
     std::size_t done = 0;
@@ -170,6 +174,15 @@ class FlitReference {
         } else if (p.last) {
           out.injected[p.message] = t * kCyclePs;
         }
+        if (c.sink && opt_.message_based_flow_control) {
+          // With message-based flow control a message's packets arrive in order: its later
+          // packets have no head flit to route them and must follow the first. (Packets with
+          // their own head flits may overtake each other in different VCs.)
+          EXPECT_TRUE(last_delivered_[p.message] == kNone || pid > last_delivered_[p.message])
+              << "message " << p.message << ": packet " << pid << " delivered after "
+              << last_delivered_[p.message];
+          last_delivered_[p.message] = pid;
+        }
         if (c.sink && --packets_left_[p.message] == 0) {
           out.delivered[p.message] = t * kCyclePs;
           ++done;
@@ -213,6 +226,7 @@ class FlitReference {
   };
   struct Channel : ChannelSpec {
     std::vector<std::uint32_t> credits;   // per downstream VC
+    std::vector<std::uint8_t> held;       // per downstream VC: an unfinished message holds it
     std::vector<std::uint32_t> requests;  // input VCs, in the order they started requesting
     std::size_t rr = 0;
     bool busy = false;  // granted to `packet` until its tail has finished
@@ -237,6 +251,7 @@ class FlitReference {
     std::deque<std::uint32_t> packets;  // first flit arrived, tail not yet left; front competes
     bool requesting = false;
     bool sending = false;
+    std::uint32_t out_vc = 0;  // the downstream VC its front message's first packet took
   };
   struct Packet {
     std::uint32_t message = 0;
@@ -246,6 +261,8 @@ class FlitReference {
     std::uint32_t dim = kNone;
     Cycle head_arrived = 0;
     bool last = false;
+    bool first_of_message = true;  // without message-based flow control every packet is both
+    bool last_of_message = true;
   };
   struct Arrival {
     std::uint32_t vc = 0, packet = 0, index = 0;
@@ -277,6 +294,8 @@ class FlitReference {
                 (head ? 1 : 0);
       p.head_arrived = t;
       p.last = left == 0;
+      p.first_of_message = head;
+      p.last_of_message = p.last || !opt_.message_based_flow_control;
       const auto pid = static_cast<std::uint32_t>(packets_.size());
       packets_.push_back(p);
       for (std::uint32_t k = 0; k < p.flits; ++k) queue.flits.push_back(Flit{pid, k, t});
@@ -286,17 +305,21 @@ class FlitReference {
     } while (left > 0);
   }
 
+  // A message's later packets under message-based flow control go where its first went (`out`);
+  // a first packet takes a VC that no unfinished message holds.
   std::uint32_t pick_vc(const Channel& c, const std::vector<std::uint32_t>& credits,
-                        const Packet& p) const {
+                        const Packet& p, std::uint32_t out) const {
     if (c.sink) return 0;
-    if (c.queue_depth) return credits[0] >= p.flits ? 0 : kNone;  // an NI queue
+    if (!p.first_of_message) return credits[out] >= p.flits ? out : kNone;
+    const auto usable = [&](std::uint32_t v) { return credits[v] >= p.flits && !c.held[v]; };
+    if (c.queue_depth) return usable(0) ? 0 : kNone;  // an NI queue
     std::uint32_t cls = c.dim == p.dim ? p.vc_class : 0;
     if (c.dateline) cls = 1;
     const std::uint32_t lo = class_split_ ? cls * (vcs_ / 2) : 0;
     const std::uint32_t hi = class_split_ ? lo + vcs_ / 2 : vcs_;
     std::uint32_t best = kNone;
     for (std::uint32_t v = lo; v < hi; ++v) {
-      if (credits[v] >= p.flits && (best == kNone || credits[v] > credits[best])) best = v;
+      if (usable(v) && (best == kNone || credits[v] > credits[best])) best = v;
     }
     return best;
   }
@@ -311,7 +334,7 @@ class FlitReference {
       const std::uint32_t id = requests[idx];
       if (port_sending_[vcs_of_[id].port]) continue;  // its port is sending another packet
       const Packet& p = packets_[vcs_of_[id].packets.front()];
-      const std::uint32_t down = pick_vc(c, credits, p);
+      const std::uint32_t down = pick_vc(c, credits, p, vcs_of_[id].out_vc);
       if (down == kNone) continue;
       requests.erase(requests.begin() + static_cast<std::ptrdiff_t>(idx));
       rr = requests.empty() ? 0 : idx % requests.size();
@@ -340,6 +363,11 @@ class FlitReference {
     c.sent = 0;
     c.next_start = t;
     c.dst_vc = ch * vcs_ + g.down;
+    if (!c.sink) {
+      // With message-based flow control the message holds the VC until its last packet.
+      if (p.first_of_message) v.out_vc = g.down;
+      c.held[g.down] = p.last_of_message ? 0 : 1;
+    }
     if (c.link) {
       p.vc_class = (c.dim == p.dim ? p.vc_class : 0) | (c.dateline ? 1u : 0u);
       p.dim = c.dim;
@@ -429,7 +457,8 @@ class FlitReference {
   std::vector<Packet> packets_;
   std::vector<std::vector<std::uint32_t>> paths_;  // per message: injection, links..., ejection
   ChannelLayout layout_;
-  std::vector<std::uint32_t> packets_left_;  // per message: not yet ejected
+  std::vector<std::uint32_t> packets_left_;    // per message: not yet ejected
+  std::vector<std::uint32_t> last_delivered_;  // per message: the last packet ejected (kNone)
   std::map<Cycle, std::vector<Arrival>> arrivals_;
   std::map<Cycle, std::vector<CreditReturn>> credits_due_;
   std::map<Cycle, std::vector<std::uint32_t>> tails_;

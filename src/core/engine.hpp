@@ -4,12 +4,12 @@
 // scheduled (tie-break on a sequence number), so runs are deterministic.
 //
 // Hot path: an event is a 32-byte POD in a radix heap (core/event_queue.hpp) of vectors;
-// scheduling allocates only when a bucket outgrows its capacity, never per event in steady state.
-// Events scheduled for the current instant (zero delay: batching, callbacks) skip the heap and go
-// to a FIFO: every event already in the heap for this instant was scheduled at an earlier instant,
-// so it has a smaller sequence number and runs first, and the FIFO keeps the rest in scheduling
-// order. A handler is an
-// object with one virtual method, and the 64-bit tag tells it which of its events fired.
+// scheduling allocates only when a bucket outgrows its capacity, not per event in steady state
+// (buckets above 65,536 events give their memory back when drained). Events scheduled for the
+// current instant (zero delay: batching, callbacks) skip the heap and go to a FIFO: every event
+// already in the heap for this instant was scheduled at an earlier instant, so it has a smaller
+// sequence number and runs first, and the FIFO keeps the rest in scheduling order. A handler is
+// an object with one virtual method, and the 64-bit tag tells it which of its events fired.
 #include <cstdint>
 #include <optional>
 #include <vector>

@@ -6,9 +6,9 @@
 namespace collsim::core {
 namespace {
 
-// Min-heap order for the early heap: earlier time first, then lower sequence number.
 constexpr std::size_t kKeepCapacity = 1 << 16;  // events (2 MiB)
 
+// Min-heap order for the early heap: earlier time first, then lower sequence number.
 bool later(const Event& a, const Event& b) {
   return a.time != b.time ? a.time > b.time : a.seq > b.seq;
 }

@@ -30,6 +30,9 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
   if (opt_.router_period.ps <= 0) fail("router_clock", "must be > 0");
   const std::uint64_t packet_flits = 1 + ceil_div(opt_.packet_payload_bytes, opt_.flit_bytes);
   wormhole_ = opt_.switching == Switching::Wormhole;
+  // Worms hold their VCs: wormhole's packets, and message-based flow control's messages (a head
+  // flit leads the whole message, so its sub-packets must follow it into the same VCs).
+  worms_ = wormhole_ || opt_.message_based_flow_control;
   if (opt_.vc_buffer_flits == 0) fail("vc_buffer_flits", "must be >= 1");
   if (!wormhole_ && opt_.vc_buffer_flits < packet_flits) {
     fail("vc_buffer_flits", fmt::format("must hold a whole packet ({} flits: 1 head + {} B / {} B "
@@ -83,6 +86,8 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
   const bool injq = opt_.injection_queue_flits.has_value();
   const bool ejq = opt_.ejection_queue_flits.has_value();
   enum Stage { kInjection, kEjection, kFeed, kDrain };
+  double fastest_link = 1;  // bytes/s; only a topology without links keeps this
+  for (const auto& l : links) fastest_link = std::max(fastest_link, l.bandwidth.bytes_per_s);
   for (Stage stage : {kInjection, kEjection, kFeed, kDrain}) {
     if ((stage == kFeed && !injq) || (stage == kDrain && !ejq)) continue;
     if (stage == kFeed) feed_base_ = static_cast<std::uint32_t>(channels_.size());
@@ -92,6 +97,8 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
       for (topology::LinkId l : topo.out_links(npu)) {
         link_bw = std::max(link_bw, links[l].bandwidth.bytes_per_s);
       }
+      // An NPU with no outgoing link (a general graph) still ejects: at the fastest link rate.
+      if (link_bw <= 0) link_bw = fastest_link;
       const double npu_bw = opt_.ni_bandwidth ? opt_.ni_bandwidth->bytes_per_s : link_bw;
       // With a queue stage, the NI's channel to or from the router runs at the router's speed.
       const bool router_side = (stage == kInjection && injq) || (stage == kEjection && ejq);
@@ -110,7 +117,7 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
   }
   for (Channel& c : channels_) {
     if (c.sink) continue;
-    if (wormhole_) c.held.assign(vcs_, 0);
+    if (worms_) c.held.assign(vcs_, 0);
     if (c.into_ni) {
       // An NI queue: one FIFO (VC 0) of the configured depth.
       c.credits.assign(vcs_, 0);
@@ -166,9 +173,9 @@ void PacketBackend::send(topology::NodeId src, topology::NodeId dst, core::Bytes
   if (drain_base_ != kNoChannel) msg.path.push_back(drain_base_ + dst * opt_.nis_per_npu + ni);
   msg.bytes_left = bytes.count;
   msg.packets_made = 0;
-  msg.undelivered = static_cast<std::uint32_t>(
+  msg.undelivered =
       wormhole_ ? flits_for(bytes.count)
-                : std::max<std::uint64_t>(1, ceil_div(bytes.count, opt_.packet_payload_bytes)));
+                : std::max<std::uint64_t>(1, ceil_div(bytes.count, opt_.packet_payload_bytes));
   msg.flits_left_in_packet = 0;
   const std::uint32_t q = src * opt_.nis_per_npu + ni;
   nis_[q].messages.push_back(m);
@@ -277,9 +284,9 @@ std::uint32_t PacketBackend::pick_vc(const Channel& c, const Packet& p, const In
   // Virtual cut-through needs room for the whole packet; wormhole room for one flit, in the VC
   // the worm's head took (body flits) or in an idle VC (a head).
   const std::uint32_t need = p.flits;
-  if (wormhole_ && !p.worm_head) return c.credits[in.out_vc] >= need ? in.out_vc : kNoVc;
+  if (!p.worm_head) return c.credits[in.out_vc] >= need ? in.out_vc : kNoVc;
   const auto usable = [&](std::uint32_t v) {
-    return c.credits[v] >= need && (!wormhole_ || !c.held[v]);
+    return c.credits[v] >= need && (!worms_ || !c.held[v]);
   };
   if (c.into_ni) return usable(0) ? 0 : kNoVc;
   // Dateline classes: a new dimension starts in class 0; the wrap-around link and everything
@@ -393,7 +400,7 @@ void PacketBackend::try_grant(std::uint32_t ch) {
       if (--messages_[m].undelivered == 0) sim_.schedule_at(finish, *this, ev(kDeliver, m));
     } else {
       c.credits[vc] -= p.flits;
-      if (wormhole_) {
+      if (worms_) {
         // A worm holds its downstream VC from its head's grant until its tail's.
         if (p.worm_head) in.out_vc = vc;
         c.held[vc] = p.worm_tail ? 0 : 1;

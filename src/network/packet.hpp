@@ -6,7 +6,9 @@
 // Model (times in ps; a flit takes flit_bytes / bandwidth on a channel):
 //  * A message is split into packets of packet_payload_bytes; every packet carries one head flit
 //    with no payload (so 256 B packets of 16 B flits are 17 flits: 6% overhead, Fig. 2). With
-//    message_based_flow_control only a message's first packet has a head flit (Sec. IV-B).
+//    message_based_flow_control only a message's first packet has a head flit (Sec. IV-B), and
+//    the message's packets follow it: the first takes a downstream VC, which the message holds
+//    until its last packet has been granted, so the headless sub-packets stay in order.
 //  * Every topology node is a router; each NPU also has nis_per_npu network interfaces, each with
 //    an injection channel into its router and an ejection channel out of it. Every channel ends
 //    in an input port with `vcs` virtual channels of vc_buffer_flits flits (ejection: a sink).
@@ -53,8 +55,7 @@
 //    runs at the router's link rate. Unset: the NPU feeds and drains the NI channels directly.
 // Left out: flit-level interleaving of virtual cut-through packets on a link (BookSim's iSLIP
 // allocates per flit; here a VCT packet holds the channel and its input port until its tail),
-// adaptive routing, and the VC hold of message-based flow control under virtual cut-through
-// (each sub-packet allocates its VC on its own; they follow the head in order).
+// and adaptive routing.
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -144,17 +145,19 @@ class PacketBackend final : public Backend, private core::EventHandler {
     core::Time head_at;     // head arrived at the current input VC
     core::Time tail_at;     // tail arrived at the current input VC
     bool last = false;      // the message's last packet (wormhole: its last flit)
-    bool worm_head = true;  // wormhole: the unit is one flit; this one leads its worm
-    bool worm_tail = true;  // wormhole: the worm's last flit
+    // A worm is a packet, or with message-based flow control the whole message; under wormhole
+    // the unit is one flit of it. The head takes a VC, which the worm holds until its tail.
+    bool worm_head = true;
+    bool worm_tail = true;
   };
   struct Message {
     DeliveryHandler* handler = nullptr;
     std::uint64_t tag = 0;
     std::vector<std::uint32_t> path;  // channels: injection, links..., ejection
     std::uint64_t bytes_left = 0;     // not yet cut into packets (they wait in the NI)
-    std::uint32_t packets_made = 0;
+    std::uint64_t packets_made = 0;
     std::uint32_t flits_left_in_packet = 0;  // of the packet being cut (wormhole: into flits)
-    std::uint32_t undelivered = 0;
+    std::uint64_t undelivered = 0;           // packets (wormhole: flits) not yet delivered
     core::Time sent;
   };
   // An NI's queue of messages; only its front packet exists as a Packet (in its InputVc), the
@@ -184,6 +187,7 @@ class PacketBackend final : public Backend, private core::EventHandler {
   std::uint32_t vcs_ = 0;
   bool datelines_ = false;
   bool wormhole_ = false;
+  bool worms_ = false;  // VCs are held by worms (wormhole, or message-based flow control)
   std::vector<Channel> channels_;
   std::vector<InputVc> ivcs_;  // channel c's VCs at c*vcs_ .. ; NI queues after all of them
   std::uint32_t ni_queue_base_ = 0;
