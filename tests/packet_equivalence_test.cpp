@@ -6,7 +6,7 @@
 // its own. Every flit time, link latency, router pipeline and credit delay is a whole number of
 // 1 ns cycles (a 16 B flit takes 1 ns at 16 GB/s).
 //
-// Result: the two agree exactly, on the hand cases and on 1000 random runs, including the ~40%
+// Result: the two agree exactly, on the hand cases and on 1000 random runs, including the third
 // with same-instant ties (two requests, a request and a returning credit, the channel or an input
 // port freeing and a credit, all in one picosecond): packet.cpp allocates once per instant, after
 // that instant's events, outputs in channel order, and requests made in the same instant join the
