@@ -44,6 +44,23 @@ Result collsim(const std::string& args) {
   return r;
 }
 
+// Write `yaml` as scenario file `name` in the test's temporary directory and run it with `args`.
+Result run_scenario(const std::string& name, const std::string& yaml,
+                    const std::string& args = "") {
+  const auto dir = std::filesystem::temp_directory_path() / "collsim_cli_test";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / name;
+  std::ofstream(path) << yaml;
+  return collsim("run '" + path.string() + "'" + (args.empty() ? "" : " " + args));
+}
+
+// A one-job scenario on a 4-ring at 16 GB/s: `backend` and `latency` vary, the job is `job`.
+std::string ring4_scenario(const std::string& backend, const std::string& latency,
+                           const std::string& job) {
+  return "backend: " + backend + "\nplatform: {topology: ring:4, link_bandwidth: 16 GB/s, " +
+         "link_latency: " + latency + "}\njobs:\n  - " + job + "\n";
+}
+
 std::string read_file(const std::filesystem::path& p) {
   std::ifstream f(p);
   std::stringstream ss;
@@ -211,12 +228,10 @@ TEST(Cli, VerifyAndList) {
 }
 
 TEST(Cli, ScenarioErrorsNameFileLineAndKey) {
-  const auto dir = std::filesystem::temp_directory_path() / "collsim_cli_test";
-  const auto bad = dir / "bad.yaml";
-  std::ofstream(bad) << "platforms:\n  - topology: ring:4\n    link_bandwidth: 0 GB/s\n"
-                        "    link_latency: 1 ns\njobs:\n  - {collective: all-reduce, sizes: 1MiB, "
-                        "algorithms: ring}\n";
-  const Result r = collsim("run '" + bad.string() + "'");
+  const Result r = run_scenario("bad.yaml",
+                                "platforms:\n  - topology: ring:4\n    link_bandwidth: 0 GB/s\n"
+                                "    link_latency: 1 ns\njobs:\n  - {collective: all-reduce, "
+                                "sizes: 1MiB, algorithms: ring}\n");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("bad.yaml:3: platforms[0].link_bandwidth"), std::string::npos) << r.err;
   EXPECT_EQ(collsim("run /nonexistent.yaml").status, 2);
@@ -250,14 +265,11 @@ TEST(CliBackends, SeveralBackendsInOneRunAndNpuLimits) {
 }
 
 TEST(CliBackends, ScenarioBackendListAndErrors) {
-  const auto dir = std::filesystem::temp_directory_path() / "collsim_cli_test";
-  std::filesystem::create_directories(dir);
-  const auto good = dir / "backends.yaml";
-  std::ofstream(good) << "backend: [analytical, {name: flow, npu_ejection_bandwidth: 8 GB/s}]\n"
-                         "platform: {topology: ring:4, link_bandwidth: 16 GB/s, link_latency: "
-                         "0 ns}\njobs:\n  - {collective: all-gather, sizes: 4MiB, algorithms: "
-                         "ring}\n";
-  const Result r = collsim("run '" + good.string() + "' --format csv");
+  const std::string gather = "{collective: all-gather, sizes: 4MiB, algorithms: ring}";
+  const Result r = run_scenario(
+      "backends.yaml",
+      ring4_scenario("[analytical, {name: flow, npu_ejection_bandwidth: 8 GB/s}]", "0 ns", gather),
+      "--format csv");
   ASSERT_EQ(r.status, 0) << r.err;
   // Ring all-gather on a 4-ring: 3 steps of 1 MiB. Analytical: 3 x 1048576 / 16e9 = 196.608 us.
   // With an 8 GB/s ejection cap each 1 MiB message arrives at 8 GB/s: 393.216 us.
@@ -266,12 +278,9 @@ TEST(CliBackends, ScenarioBackendListAndErrors) {
   EXPECT_NE(r.out.find(",flow:eject=8 GB/s,all-gather,ring,1,4194304,393216.000"),
             std::string::npos)
       << r.out;
-  const auto bad = dir / "bad_backend.yaml";
-  std::ofstream(bad) << "backend: {name: queue, npu_injection_bandwidth: 8 GB/s}\n"
-                        "platform: {topology: ring:4, link_bandwidth: 16 GB/s, link_latency: "
-                        "0 ns}\njobs:\n  - {collective: all-gather, sizes: 4MiB, algorithms: "
-                        "ring}\n";
-  const Result e = collsim("run '" + bad.string() + "'");
+  const Result e = run_scenario(
+      "bad_backend.yaml",
+      ring4_scenario("{name: queue, npu_injection_bandwidth: 8 GB/s}", "0 ns", gather));
   EXPECT_EQ(e.status, 2);
   EXPECT_NE(e.err.find("bad_backend.yaml:1: backend: the queue backend does not model"),
             std::string::npos)
@@ -295,22 +304,19 @@ TEST(CliBackends, PacketNiQueueOptions) {
     return std::stod(row.substr(pos));
   };
   EXPECT_GT(time_of(queued.out), time_of(plain.out));
-  const auto dir = std::filesystem::temp_directory_path() / "collsim_cli_test";
-  std::filesystem::create_directories(dir);
-  const auto yaml = dir / "ni_queues.yaml";
-  std::ofstream(yaml) << "backend: {name: packet, injection_queue_flits: 17, ejection_queue_flits: "
-                         "17}\nplatform: {topology: ring:4, link_bandwidth: 16 GB/s, "
-                         "link_latency: 150 ns}\njobs:\n  - {collective: all-reduce, sizes: 64KiB, "
-                         "algorithms: ring}\n";
-  const Result scenario = collsim("run '" + yaml.string() + "' --format csv");
+  const std::string reduce = "{collective: all-reduce, sizes: 64KiB, algorithms: ring}";
+  const Result scenario = run_scenario(
+      "ni_queues.yaml",
+      ring4_scenario("{name: packet, injection_queue_flits: 17, ejection_queue_flits: 17}",
+                     "150 ns", reduce),
+      "--format csv");
   ASSERT_EQ(scenario.status, 0) << scenario.err;
   EXPECT_NE(scenario.out.find(",packet:injq=17:ejq=17,all-reduce,ring,1,65536,8220.000"),
             std::string::npos)
       << scenario.out;
-  std::ofstream(yaml) << "backend: {name: packet, injection_queue_flits: 0}\nplatform: {topology: "
-                         "ring:4, link_bandwidth: 16 GB/s, link_latency: 150 ns}\njobs:\n  - "
-                         "{collective: all-reduce, sizes: 64KiB, algorithms: ring}\n";
-  const Result zero = collsim("run '" + yaml.string() + "'");
+  const Result zero =
+      run_scenario("ni_queues.yaml",
+                   ring4_scenario("{name: packet, injection_queue_flits: 0}", "150 ns", reduce));
   EXPECT_EQ(zero.status, 2);
   EXPECT_NE(zero.err.find("ni_queues.yaml:1: backend.injection_queue_flits"), std::string::npos)
       << zero.err;

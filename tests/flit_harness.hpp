@@ -136,6 +136,18 @@ struct ChannelLayout {
   }
 };
 
+// A reference's channels, each starting from its spec (Channel derives from ChannelSpec).
+template <class Channel>
+std::vector<Channel> make_channels(const ChannelLayout& layout) {
+  std::vector<Channel> out;
+  for (const ChannelSpec& spec : layout.channels) {
+    Channel c;
+    static_cast<ChannelSpec&>(c) = spec;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 // The entries of a time-keyed schedule due at t, removed from it.
 template <typename T>
 std::vector<T> take(std::map<Cycle, std::vector<T>>& due, Cycle t) {

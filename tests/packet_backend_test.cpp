@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "collective/algorithm.hpp"
 #include "collective/ir/verifier.hpp"
@@ -17,8 +18,6 @@
 
 namespace collsim::network {
 namespace {
-
-using collsim::testing::Recorder;
 
 topology::Link link(topology::NodeId a, topology::NodeId b, double gbps = 16,
                     std::int64_t ns = 10) {
@@ -37,6 +36,31 @@ BackendOptions small_packets() {
   return o;
 }
 
+// Messages all sent at time 0 on a fresh packet backend; times (ps) per message, in order.
+struct Message {
+  topology::NodeId src = 0, dst = 0;
+  std::uint64_t bytes = 0;
+};
+struct Times {
+  std::vector<std::int64_t> injected, delivered;
+};
+Times send_all(const topology::Topology& topo, const BackendOptions& o,
+               const std::vector<Message>& messages) {
+  core::Simulation sim;
+  PacketBackend net(sim, topo, o);
+  collsim::testing::Recorder rec(sim);
+  for (std::uint64_t m = 0; m < messages.size(); ++m) {
+    net.send(messages[m].src, messages[m].dst, core::Bytes{messages[m].bytes}, rec, m);
+  }
+  sim.run();
+  Times t;
+  for (std::uint64_t m = 0; m < messages.size(); ++m) {
+    t.injected.push_back(rec.injected.at(m));
+    t.delivered.push_back(rec.delivered.at(m));
+  }
+  return t;
+}
+
 TEST(PacketBackend, OneMessageOverThreeHopsMatchesTheClosedForm) {
   // ft = 1 ns per flit, L = 10 ns, pipeline p = 1 ns, F = 5 flits, h = 3 links, P packets.
   // The head crosses the NI injection channel (ft, no latency) and waits p; each link adds
@@ -46,17 +70,12 @@ TEST(PacketBackend, OneMessageOverThreeHopsMatchesTheClosedForm) {
   // virtual cut-through's do: the same times.
   for (const auto switching : {Switching::VirtualCutThrough, Switching::Wormhole})
     for (std::uint64_t packets : {1u, 3u}) {
-      const auto topo = line4();
-      core::Simulation sim;
       BackendOptions o = small_packets();
       o.packet.switching = switching;
-      PacketBackend net(sim, topo, o);
-      Recorder rec(sim);
-      net.send(0, 3, core::Bytes{64 * packets}, rec, 1);
-      sim.run();
+      const Times t = send_all(line4(), o, {{0, 3, 64 * packets}});
       const std::int64_t ns = 1000;
-      EXPECT_EQ(rec.delivered[1], (2 + 3 * 12 + static_cast<std::int64_t>(packets) * 5) * ns);
-      EXPECT_EQ(rec.injected[1], static_cast<std::int64_t>(packets) * 5 * ns);
+      EXPECT_EQ(t.delivered[0], (2 + 3 * 12 + static_cast<std::int64_t>(packets) * 5) * ns);
+      EXPECT_EQ(t.injected[0], static_cast<std::int64_t>(packets) * 5 * ns);
     }
 }
 
@@ -69,16 +88,11 @@ TEST(PacketBackend, WormholeWithBuffersSmallerThanAPacketIsPacedByTheCreditLoop)
   // take 600 ns more.
   const auto topo = line4();
   const auto delivered = [&](std::uint64_t packets) {
-    core::Simulation sim;
     BackendOptions o = small_packets();
     o.packet.switching = Switching::Wormhole;
     o.packet.vcs = 1;
     o.packet.vc_buffer_flits = 2;
-    PacketBackend net(sim, topo, o);
-    Recorder rec(sim);
-    net.send(0, 1, core::Bytes{64 * packets}, rec, 1);
-    sim.run();
-    return rec.delivered[1];
+    return send_all(topo, o, {{0, 1, 64 * packets}}).delivered[0];
   };
   EXPECT_EQ(delivered(20) - delivered(10), 600 * 1000);
   core::Simulation sim;
@@ -94,18 +108,13 @@ TEST(PacketBackend, NiQueuesAddOneFlitTimeEachToTheClosedForm) {
   // waits for credits:  delivered = 2 ft + (ft + p) + h (ft + L + p) + P F ft,
   // injected (the last tail is in the injection queue) = P F ft.
   for (std::uint64_t packets : {1u, 3u}) {
-    const auto topo = line4();
-    core::Simulation sim;
     BackendOptions o = small_packets();
     o.packet.injection_queue_flits = 80;
     o.packet.ejection_queue_flits = 80;
-    PacketBackend net(sim, topo, o);
-    Recorder rec(sim);
-    net.send(0, 3, core::Bytes{64 * packets}, rec, 1);
-    sim.run();
+    const Times t = send_all(line4(), o, {{0, 3, 64 * packets}});
     const std::int64_t ns = 1000;
-    EXPECT_EQ(rec.delivered[1], (2 + 2 + 3 * 12 + static_cast<std::int64_t>(packets) * 5) * ns);
-    EXPECT_EQ(rec.injected[1], static_cast<std::int64_t>(packets) * 5 * ns);
+    EXPECT_EQ(t.delivered[0], (2 + 2 + 3 * 12 + static_cast<std::int64_t>(packets) * 5) * ns);
+    EXPECT_EQ(t.injected[0], static_cast<std::int64_t>(packets) * 5 * ns);
   }
 }
 
@@ -129,26 +138,21 @@ TEST(PacketBackend, SlowNpuDrainBackPressuresThroughTheEjectionQueue) {
   const auto topo =
       topology::Topology::graph("line3", 3, 3, {link(0, 1), link(1, 0), link(1, 2), link(2, 1)});
   for (const std::uint32_t depth : {1000u, 5u}) {
-    core::Simulation sim;
     BackendOptions o = small_packets();
     o.packet.vcs = 1;
     o.packet.vc_buffer_flits = 20;
     o.packet.ni_bandwidth = core::Bandwidth{4e9};
     o.packet.injection_queue_flits = 5;
     o.packet.ejection_queue_flits = depth;
-    PacketBackend net(sim, topo, o);
-    Recorder rec(sim);
-    net.send(0, 1, core::Bytes{64 * 40}, rec, 0);
-    net.send(2, 1, core::Bytes{64 * 40}, rec, 2);
-    sim.run();
+    const Times t = send_all(topo, o, {{0, 1, 64 * 40}, {2, 1, 64 * 40}});
     SCOPED_TRACE("ejection queue " + std::to_string(depth));
     const std::int64_t ns = 1000;
-    const std::int64_t last = std::max(rec.delivered[0], rec.delivered[2]);
-    for (std::uint64_t tag : {0u, 2u}) {
+    const std::int64_t last = std::max(t.delivered[0], t.delivered[1]);
+    for (const std::int64_t injected : t.injected) {
       if (depth == 1000) {
-        EXPECT_NEAR(rec.injected[tag], 880 * ns, 3 * ns);
+        EXPECT_NEAR(injected, 880 * ns, 3 * ns);
       } else {
-        EXPECT_GE(rec.injected[tag], 1200 * ns);
+        EXPECT_GE(injected, 1200 * ns);
       }
     }
     if (depth == 1000) {
@@ -157,11 +161,10 @@ TEST(PacketBackend, SlowNpuDrainBackPressuresThroughTheEjectionQueue) {
     } else {
       EXPECT_GE(last, (1600 + 80 * 2) * ns);
     }
-    std::printf("[ ni queue ] depth %u: injected %lld / %lld ns, delivered %lld / %lld ns\n", depth,
-                static_cast<long long>(rec.injected[0] / ns),
-                static_cast<long long>(rec.injected[2] / ns),
-                static_cast<long long>(rec.delivered[0] / ns),
-                static_cast<long long>(rec.delivered[2] / ns));
+    std::printf(
+        "[ ni queue ] depth %u: injected %lld / %lld ns, delivered %lld / %lld ns\n", depth,
+        static_cast<long long>(t.injected[0] / ns), static_cast<long long>(t.injected[1] / ns),
+        static_cast<long long>(t.delivered[0] / ns), static_cast<long long>(t.delivered[1] / ns));
   }
 }
 
@@ -182,18 +185,13 @@ TEST(PacketBackend, NiQueueShallowerThanAPacketIsRefused) {
 
 double stream_efficiency(bool mbfc) {
   // 1 MiB over one link; payload rate relative to the link rate, excluding the fixed latency.
-  const auto topo = line4();
-  core::Simulation sim;
   BackendOptions o;  // Table III: 256 B payload, 16 B flits
   o.packet.message_based_flow_control = mbfc;
-  PacketBackend net(sim, topo, o);
-  Recorder rec(sim);
   const std::uint64_t bytes = 1 << 20;
-  net.send(0, 1, core::Bytes{bytes}, rec, 1);
-  sim.run();
+  const Times t = send_all(line4(), o, {{0, 1, bytes}});
   // The fixed part: ft + p before the link, ft + L + p across it.
   const double fixed_ps = (1 + 1) * 1000.0 + (1 + 10 + 1) * 1000.0;
-  const double seconds = (static_cast<double>(rec.delivered[1]) - fixed_ps) * 1e-12;
+  const double seconds = (static_cast<double>(t.delivered[0]) - fixed_ps) * 1e-12;
   return static_cast<double>(bytes) / seconds / 16e9;
 }
 
@@ -226,22 +224,18 @@ TEST(PacketBackend, SlowEjectionThrottlesTheSenderThroughCredits) {
   // of 5 flits take at least 32 * 5 * 8 ns = 1280 ns to leave NPU 0, instead of 160 ns.
   const auto topo = topology::Topology::graph("pair", 2, 2, {link(0, 1), link(1, 0, 2.0)});
   for (const bool small : {false, true}) {
-    core::Simulation sim;
     BackendOptions o = small_packets();
     o.packet.vcs = 1;
     o.packet.vc_buffer_flits = small ? 5 : 1000;
-    PacketBackend net(sim, topo, o);
-    Recorder rec(sim);
-    net.send(0, 1, core::Bytes{64 * 32}, rec, 1);
-    sim.run();
+    const Times t = send_all(topo, o, {{0, 1, 64 * 32}});
     if (small) {
-      EXPECT_GE(rec.injected[1], 31 * 5 * 8 * 1000);  // paced by ejection
+      EXPECT_GE(t.injected[0], 31 * 5 * 8 * 1000);  // paced by ejection
     } else {
       // Enough buffer for the whole message: injection runs at 16 GB/s, the buffer absorbs it.
-      EXPECT_EQ(rec.injected[1], 32 * 5 * 1000);
+      EXPECT_EQ(t.injected[0], 32 * 5 * 1000);
     }
     // Either way the last packet is ejected at 2 GB/s: delivery >= 32 * 5 * 8 ns.
-    EXPECT_GE(rec.delivered[1], 32 * 5 * 8 * 1000);
+    EXPECT_GE(t.delivered[0], 32 * 5 * 8 * 1000);
   }
 }
 
@@ -252,22 +246,9 @@ TEST(PacketBackend, TwoFlowsThroughOneOutputShareItRoundRobin) {
   const auto topo = topology::Topology::graph(
       "star", 3, 4, {link(0, 3), link(1, 3), link(3, 2), link(2, 3), link(3, 0), link(3, 1)});
   const std::uint64_t bytes = 64 << 10;
-  double alone = 0;
-  {
-    core::Simulation sim;
-    PacketBackend net(sim, topo, {});
-    Recorder rec(sim);
-    net.send(0, 2, core::Bytes{bytes}, rec, 1);
-    sim.run();
-    alone = static_cast<double>(rec.delivered[1]);
-  }
-  core::Simulation sim;
-  PacketBackend net(sim, topo, {});
-  Recorder rec(sim);
-  net.send(0, 2, core::Bytes{bytes}, rec, 1);
-  net.send(1, 2, core::Bytes{bytes}, rec, 2);
-  sim.run();
-  const double a = static_cast<double>(rec.delivered[1]), b = static_cast<double>(rec.delivered[2]);
+  const auto alone = static_cast<double>(send_all(topo, {}, {{0, 2, bytes}}).delivered[0]);
+  const Times t = send_all(topo, {}, {{0, 2, bytes}, {1, 2, bytes}});
+  const double a = static_cast<double>(t.delivered[0]), b = static_cast<double>(t.delivered[1]);
   EXPECT_NEAR(a / b, 1.0, 0.05);
   EXPECT_NEAR(std::max(a, b) / (2 * alone), 1.0, 0.05);
 }

@@ -98,11 +98,7 @@ class WormholeReference {
     credit_delay_ = to_cycles(opt.router_period * opt.credit_delay_cycles, "credit delay");
     layout_ = channel_layout(topo, opt, ignore_datelines);
     class_split_ = layout_.class_split;
-    for (const ChannelSpec& spec : layout_.channels) {
-      Channel c;
-      static_cast<ChannelSpec&>(c) = spec;
-      channels_.push_back(std::move(c));
-    }
+    channels_ = make_channels<Channel>(layout_);
     const std::uint32_t n = topo.num_npus();
     for (Channel& c : channels_) {
       if (c.sink) continue;
