@@ -15,6 +15,7 @@
 #include "core/engine.hpp"
 #include "core/units.hpp"
 #include "network/backend.hpp"
+#include "network/packet.hpp"
 #include "topology/builders.hpp"
 #include "topology/topology.hpp"
 
@@ -208,6 +209,27 @@ inline ChannelLayout channel_layout(const topology::Topology& topo,
     }
   }
   return out;
+}
+
+// PacketBackend on `sends` (each handed over at its cycle): its times, and what it reports as
+// blocked when the queue drained ("" if nothing).
+struct PacketTimes {
+  Times times;
+  std::string blocked;
+};
+inline PacketTimes drive_packet_backend(const topology::Topology& topo,
+                                        const network::PacketOptions& opt,
+                                        const std::vector<Send>& sends) {
+  core::Simulation sim;
+  network::BackendOptions options;
+  options.packet = opt;
+  network::PacketBackend net(sim, topo, options);
+  Driver driver(sim, net, sends);
+  for (std::uint32_t m = 0; m < sends.size(); ++m) {
+    sim.schedule_at(core::Time::from_ps(sends[m].at * kCyclePs), driver, m);
+  }
+  sim.run();
+  return {driver.times, net.describe_blocked()};
 }
 
 // The small topologies of the random sweeps: a line, rings both ways, a switch, a mesh, a torus,

@@ -463,20 +463,12 @@ class FlitReference {
 
 Times run_packet(const topology::Topology& topo, const network::PacketOptions& opt,
                  const std::vector<Send>& sends) {
-  core::Simulation sim;
-  network::BackendOptions options;
-  options.packet = opt;
-  network::PacketBackend net(sim, topo, options);
-  Driver driver(sim, net, sends);
-  for (std::uint32_t m = 0; m < sends.size(); ++m) {
-    sim.schedule_at(core::Time::from_ps(sends[m].at * kCyclePs), driver, m);
-  }
-  sim.run();
-  EXPECT_EQ(net.describe_blocked(), "");
+  const PacketTimes r = drive_packet_backend(topo, opt, sends);
+  EXPECT_EQ(r.blocked, "");
   for (std::size_t m = 0; m < sends.size(); ++m) {
-    EXPECT_NE(driver.times.delivered[m], -1) << "packet backend never delivered message " << m;
+    EXPECT_NE(r.times.delivered[m], -1) << "packet backend never delivered message " << m;
   }
-  return driver.times;
+  return r.times;
 }
 
 struct Both {

@@ -465,19 +465,9 @@ PacketRun run_packet(const topology::Topology& topo, const network::PacketOption
   r.times.injected.assign(sends.size(), -1);
   r.times.delivered.assign(sends.size(), -1);
   try {
-    core::Simulation sim;
-    network::BackendOptions options;
-    options.packet = opt;
-    network::PacketBackend net(sim, topo, options);
-    Driver driver(sim, net, sends);
-    for (std::uint32_t m = 0; m < sends.size(); ++m) {
-      sim.schedule_at(core::Time::from_ps(sends[m].at * kCyclePs), driver, m);
-    }
-    sim.run();
-    r.times = driver.times;
-    if (const std::string blocked = net.describe_blocked(); !blocked.empty()) {
-      r.error = "packet backend blocked: " + blocked;
-    }
+    const PacketTimes run = drive_packet_backend(topo, opt, sends);
+    r.times = run.times;
+    if (!run.blocked.empty()) r.error = "packet backend blocked: " + run.blocked;
     for (std::size_t m = 0; m < sends.size(); ++m) {
       if (r.times.delivered[m] == -1) {
         r.error += (r.error.empty() ? "" : "; ") + std::string("packet backend never delivered ") +

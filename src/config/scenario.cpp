@@ -1,10 +1,13 @@
 #include "config/scenario.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <charconv>
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -266,23 +269,21 @@ class Reader {
         return core::parse_bandwidth(scalar(b["ni_bandwidth"], kp), kp);
       });
     }
-    if (b["switching"]) {
-      const std::string kp = path + ".switching";
-      const std::string v = scalar(b["switching"], kp);
-      if (v != "virtual-cut-through" && v != "wormhole") {
-        fail(b["switching"], kp,
-             fmt::format("must be virtual-cut-through or wormhole, got \"{}\"", v));
+    const auto one_of = [&](const char* key, std::initializer_list<std::string_view> valid) {
+      if (!b[key]) return std::string();
+      const std::string kp = path + "." + key;
+      const std::string v = scalar(b[key], kp);
+      if (std::find(valid.begin(), valid.end(), v) == valid.end()) {
+        fail(b[key], kp, fmt::format("must be {}, got \"{}\"", fmt::join(valid, " or "), v));
       }
+      return v;
+    };
+    if (const std::string v = one_of("switching", {"virtual-cut-through", "wormhole"});
+        !v.empty()) {
       pk.switching =
           v == "wormhole" ? network::Switching::Wormhole : network::Switching::VirtualCutThrough;
     }
-    if (b["message_based_flow_control"]) {
-      const std::string kp = path + ".message_based_flow_control";
-      const std::string v = scalar(b["message_based_flow_control"], kp);
-      if (v != "true" && v != "false") {
-        fail(b["message_based_flow_control"], kp,
-             fmt::format("must be true or false, got \"{}\"", v));
-      }
+    if (const std::string v = one_of("message_based_flow_control", {"true", "false"}); !v.empty()) {
       pk.message_based_flow_control = v == "true";
     }
   }
