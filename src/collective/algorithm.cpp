@@ -71,6 +71,12 @@ AlgorithmChoice parse_algorithm(std::string_view text, std::string_view field) {
 
 Program build_program(const AlgorithmChoice& choice, const topology::Topology& topo, Collective c,
                       core::Bytes size, std::uint32_t chunks) {
+  return build_program(choice, topo, whole(topo), c, size, chunks);
+}
+
+Program build_program(const AlgorithmChoice& choice, const topology::Topology& topo,
+                      const Communicator& comm, Collective c, core::Bytes size,
+                      std::uint32_t chunks) {
   const AlgorithmInfo& info = *choice.info;
   if (!info.supports(c)) {
     std::string valid;
@@ -80,12 +86,18 @@ Program build_program(const AlgorithmChoice& choice, const topology::Topology& t
                                        info.name, to_string(c), valid));
   }
   if (chunks == 0) throw core::InputError("chunks: must be >= 1, got 0");
-  return info.build(BuildRequest{topo, c, size, chunks, choice.params});
+  if (comm.size() < 2) {
+    throw core::InputError(fmt::format("group {}: a collective needs at least 2 ranks, got {}",
+                                       comm.label, comm.size()));
+  }
+  Program p = info.build(BuildRequest{topo, comm, c, size, chunks, choice.params});
+  if (!comm.is_identity(topo.num_npus())) p.npus = comm.npus;
+  return p;
 }
 
 void add_step(Program& p, const std::vector<Transfer>& step, bool reduce) {
   for (const Transfer& t : step)
-    p.ops[t.from].push_back(Op{Op::Kind::Send, t.to, t.first, t.count});
+    p.ops[t.from].push_back(Op{Op::Kind::Send, t.to, t.first, t.count, reduce});
   const Op::Kind k = reduce ? Op::Kind::RecvReduce : Op::Kind::Recv;
   for (const Transfer& t : step) p.ops[t.to].push_back(Op{k, t.from, t.first, t.count});
 }

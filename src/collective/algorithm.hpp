@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "collective/collective.hpp"
+#include "collective/communicator.hpp"
 #include "collective/ir/program.hpp"
 #include "core/units.hpp"
 #include "topology/topology.hpp"
@@ -26,8 +27,10 @@ struct ParamSpec {
 
 struct BuildRequest {
   const topology::Topology& topology;
+  const Communicator& communicator;  ///< the ranks: rank r runs on communicator.npus[r]
   Collective collective = Collective::AllReduce;
   core::Bytes size;                            ///< collective size (collective.hpp conventions)
+  std::uint32_t ranks() const { return communicator.size(); }
   std::uint32_t chunks = 1;                    ///< pipelined chunks, >= 1
   std::map<std::string, std::int64_t> params;  ///< validated against the schema, defaults filled
 };
@@ -63,7 +66,12 @@ AlgorithmChoice parse_algorithm(std::string_view text, std::string_view field);
 AlgorithmChoice make_choice(const AlgorithmInfo& info, std::map<std::string, std::int64_t> given,
                             std::string label, std::string_view field);
 
-/// Check that the choice supports the collective and chunk count, then build the program.
+/// Check that the choice supports the collective and chunk count, then build the program for the
+/// communicator's ranks; the program's npus are the communicator's.
+Program build_program(const AlgorithmChoice& choice, const topology::Topology& topo,
+                      const Communicator& comm, Collective c, core::Bytes size,
+                      std::uint32_t chunks);
+/// The same over every NPU of the topology.
 Program build_program(const AlgorithmChoice& choice, const topology::Topology& topo, Collective c,
                       core::Bytes size, std::uint32_t chunks);
 

@@ -5,12 +5,13 @@
 namespace collsim::network {
 
 AnalyticalBackend::AnalyticalBackend(core::Simulation& sim, const topology::Topology& topo)
-    : sim_(sim), topo_(topo), link_stats_(topo.links().size()) {
+    : Backend(topo), sim_(sim), topo_(topo), link_stats_(topo.links().size()) {
   route_.reserve(64);
 }
 
-void AnalyticalBackend::send(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
-                             DeliveryHandler& handler, std::uint64_t tag) {
+void AnalyticalBackend::transmit(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
+                        const MessageAttributes&, DeliveryHandler& handler,
+                        std::uint64_t tag) {
   route_.clear();
   topo_.route(src, dst, route_);
   core::Time latency;
@@ -30,9 +31,14 @@ void AnalyticalBackend::send(topology::NodeId src, topology::NodeId dst, core::B
   const core::Time serialize = last_serialize_;
   // Busy time adds up each message's serialization, overlaps included: above the run time it
   // shows how far the congestion-unaware model oversubscribed the link.
+  core::Time head;  // when the message's first byte enters the link (cut-through)
   for (topology::LinkId l : route_) {
     link_stats_[l].bytes += bytes.count;
     link_stats_[l].busy += serialize;
+    if (link_observer_) {
+      link_observer_->on_link_busy(l, sim_.now() + head, sim_.now() + head + serialize);
+    }
+    head += topo_.links()[l].latency;
   }
 
   const std::uint32_t slot = slots_.acquire();

@@ -17,8 +17,9 @@ class AnalyticalBackend final : public Backend, private core::EventHandler {
   AnalyticalBackend(core::Simulation& sim, const topology::Topology& topo);
 
   std::string_view name() const override { return "analytical"; }
-  void send(topology::NodeId src, topology::NodeId dst, core::Bytes bytes, DeliveryHandler& handler,
-            std::uint64_t tag) override;
+  void transmit(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
+                const MessageAttributes& attrs, DeliveryHandler& handler,
+                std::uint64_t tag) override;
   const std::vector<LinkStats>& link_stats() const override { return link_stats_; }
 
  private:

@@ -1,8 +1,9 @@
 #pragma once
-// The network seam (DESIGN.md "Backends only move bytes"). A backend accepts "deliver B bytes from
-// NPU u to NPU v" and calls back twice: when the source has finished putting the message on the
-// wire (it may start the next message on that channel) and when the last byte has arrived.
-// It owns everything about links, routes, contention and flow control.
+// The network seam (docs/architecture.md "Backends only move bytes"). A backend accepts "deliver
+// B bytes from NPU u to NPU v" with per-message attributes and calls back twice: when the source
+// has finished putting the message on the wire (it may start the next message on that channel)
+// and when the last byte has arrived. It owns everything about links, routes, contention and flow
+// control, and tells an optional LinkObserver when its links are busy.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -23,6 +24,37 @@ struct LinkStats {
   core::Time busy;          ///< time it was serializing (flow backend: carrying any flow)
 };
 
+/// What a message carries besides its bytes: hints a backend may use and others ignore. 12 bytes,
+/// passed by value on the hot path.
+struct MessageAttributes {
+  static constexpr std::uint8_t kAnyNi = 0xff;
+  static constexpr std::uint16_t kAnyWavelength = 0xffff;
+  /// Schedule priority: the time step of the op that sent it (MultiTree Sec. IV-A), 0 = none.
+  std::uint32_t priority = 0;
+  /// Which collective (or tree, or flow) the message belongs to; for observers and backends that
+  /// keep per-flow state.
+  std::uint32_t flow = 0;
+  /// Wavelength of an optical lightpath (WRHT); kAnyWavelength lets the backend choose.
+  std::uint16_t wavelength = kAnyWavelength;
+  /// Network interface at the source and destination (packet backend with several NIs per
+  /// NPU); kAnyNi lets the backend choose (round-robin).
+  std::uint8_t ni = kAnyNi;
+  /// Virtual-channel class the message starts in (packet backend); 0 = the default class.
+  std::uint8_t vc_class = 0;
+};
+
+/// Told when a directed link, or a resource a backend appends after the links, is busy.
+/// Intervals of one link never overlap except on the analytical backend (which does not model
+/// contention); they may be reported out of time order across links.
+class LinkObserver {
+ public:
+  /// `link` carried traffic during [begin, end) (flow backend: at least one flow crossed it).
+  virtual void on_link_busy(topology::LinkId link, core::Time begin, core::Time end) = 0;
+
+ protected:
+  ~LinkObserver() = default;
+};
+
 class DeliveryHandler {
  public:
   /// The source has serialized the message (its channel to the destination is free again).
@@ -38,11 +70,18 @@ class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string_view name() const = 0;
-  /// Start moving `bytes` from NPU `src` to NPU `dst` (src != dst) at the simulation's current
-  /// time. `tag` is handed back in both callbacks. Callbacks run from simulation events, never
-  /// from inside send().
-  virtual void send(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
-                    DeliveryHandler& handler, std::uint64_t tag) = 0;
+  /// Start moving `bytes` from NPU `src` to NPU `dst` at the simulation's current time. `tag` is
+  /// handed back in both callbacks. Callbacks run from simulation events, never from inside
+  /// send(). Throws std::invalid_argument if src or dst is not an NPU or src == dst: a send to
+  /// oneself is a program error (the verifier and communicators refuse it), checked here once
+  /// for every backend.
+  void send(topology::NodeId src, topology::NodeId dst, core::Bytes bytes, DeliveryHandler& handler,
+            std::uint64_t tag, const MessageAttributes& attrs = {}) {
+    if (src == dst || src >= num_npus_ || dst >= num_npus_) refuse(src, dst);
+    transmit(src, dst, bytes, attrs, handler, tag);
+  }
+  /// Report link busy intervals to `observer` (nullptr: to nobody, the default).
+  void set_link_observer(LinkObserver* observer) { link_observer_ = observer; }
   /// What each directed link has carried so far, indexed by LinkId (topology links first; a
   /// backend that models extra resources, such as NPU injection limits, appends them after).
   virtual const std::vector<LinkStats>& link_stats() const = 0;
@@ -50,6 +89,18 @@ class Backend {
   virtual std::vector<std::pair<std::string, double>> summary() const { return {}; }
   /// When a run stalls: which channels hold traffic that cannot move (empty if none).
   virtual std::string describe_blocked() const { return {}; }
+
+ protected:
+  explicit Backend(const topology::Topology& topo) : num_npus_(topo.num_npus()) {}
+  /// send() after its checks.
+  virtual void transmit(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
+                        const MessageAttributes& attrs, DeliveryHandler& handler,
+                        std::uint64_t tag) = 0;
+  LinkObserver* link_observer_ = nullptr;
+
+ private:
+  [[noreturn]] void refuse(topology::NodeId src, topology::NodeId dst) const;
+  std::uint32_t num_npus_;
 };
 
 /// Options of the packet backend (multitree.txt Table III defaults; BookSim configuration in

@@ -17,7 +17,7 @@ core::Time time_for(double bytes, double rate) {
 
 FlowBackend::FlowBackend(core::Simulation& sim, const topology::Topology& topo,
                          const BackendOptions& opt)
-    : sim_(sim), topo_(topo), num_links_(static_cast<std::uint32_t>(topo.links().size())) {
+    : Backend(topo), sim_(sim), topo_(topo), num_links_(static_cast<std::uint32_t>(topo.links().size())) {
   for (const topology::Link& l : topo.links()) capacity_.push_back(l.bandwidth.bytes_per_s);
   inject_cap_ = opt.npu_injection_bandwidth.has_value();
   eject_cap_ = opt.npu_ejection_bandwidth.has_value();
@@ -37,8 +37,9 @@ FlowBackend::FlowBackend(core::Simulation& sim, const topology::Topology& topo,
   route_.reserve(64);
 }
 
-void FlowBackend::send(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
-                       DeliveryHandler& handler, std::uint64_t tag) {
+void FlowBackend::transmit(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
+                        const MessageAttributes&, DeliveryHandler& handler,
+                        std::uint64_t tag) {
   const std::uint32_t f = flows_.acquire();
   Flow& fl = flows_[f];
   fl.handler = &handler;
@@ -139,6 +140,7 @@ void FlowBackend::detach(std::uint32_t f) {
     stats_[r].bytes += fl.bytes;
     if (list.empty()) {
       stats_[r].busy += now - busy_since_[r];
+      if (link_observer_) link_observer_->on_link_busy(r, busy_since_[r], now);
     } else {
       mark_dirty(r);  // the others may speed up
     }

@@ -30,8 +30,9 @@ class FlowBackend final : public Backend, private core::EventHandler {
   FlowBackend(core::Simulation& sim, const topology::Topology& topo, const BackendOptions& opt);
 
   std::string_view name() const override { return "flow"; }
-  void send(topology::NodeId src, topology::NodeId dst, core::Bytes bytes, DeliveryHandler& handler,
-            std::uint64_t tag) override;
+  void transmit(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
+                const MessageAttributes& attrs, DeliveryHandler& handler,
+                std::uint64_t tag) override;
   const std::vector<LinkStats>& link_stats() const override { return stats_; }
 
   /// Current rate of the flow carrying message `tag` (bytes/s; for tests), or -1 if none.

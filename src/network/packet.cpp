@@ -19,7 +19,7 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / 
 
 PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& topo,
                              const BackendOptions& options)
-    : sim_(sim), topo_(topo), opt_(options.packet) {
+    : Backend(topo), sim_(sim), topo_(topo), opt_(options.packet) {
   const auto fail = [](const std::string& key, const std::string& why) {
     throw core::InputError(fmt::format("packet backend option {}: {}", key, why));
   };
@@ -157,9 +157,11 @@ std::uint64_t PacketBackend::flits_for(std::uint64_t bytes) const {
   return heads + payload_flits;
 }
 
-void PacketBackend::send(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
-                         DeliveryHandler& handler, std::uint64_t tag) {
-  const std::uint32_t ni = next_ni_[src]++ % opt_.nis_per_npu;
+void PacketBackend::transmit(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
+                        const MessageAttributes& attrs, DeliveryHandler& handler,
+                        std::uint64_t tag) {
+  const std::uint32_t ni = attrs.ni == MessageAttributes::kAnyNi ? next_ni_[src]++ % opt_.nis_per_npu
+                                                                  : attrs.ni % opt_.nis_per_npu;
   const std::uint32_t m = messages_.acquire();
   Message& msg = messages_[m];
   msg.handler = &handler;
@@ -389,6 +391,10 @@ void PacketBackend::try_grant(std::uint32_t ch) {
       LinkStats& s = stats_[static_cast<std::size_t>(c.link)];
       s.bytes += std::uint64_t{p.flits} * opt_.flit_bytes;
       s.busy += c.flit_time * p.flits;
+      if (link_observer_) {
+        link_observer_->on_link_busy(static_cast<topology::LinkId>(c.link),
+                                     finish - c.flit_time * p.flits, finish);
+      }
       flit_hops_ += p.flits;
       p.vc_class = (c.dim == p.dim ? p.vc_class : 0) | (c.dateline ? 1u : 0u);
       p.dim = c.dim;

@@ -73,8 +73,9 @@ class PacketBackend final : public Backend, private core::EventHandler {
   PacketBackend(core::Simulation& sim, const topology::Topology& topo, const BackendOptions& opt);
 
   std::string_view name() const override { return "packet"; }
-  void send(topology::NodeId src, topology::NodeId dst, core::Bytes bytes, DeliveryHandler& handler,
-            std::uint64_t tag) override;
+  void transmit(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
+                const MessageAttributes& attrs, DeliveryHandler& handler,
+                std::uint64_t tag) override;
   const std::vector<LinkStats>& link_stats() const override { return stats_; }
   std::vector<std::pair<std::string, double>> summary() const override;
   std::string describe_blocked() const override;

@@ -15,14 +15,11 @@ constexpr std::uint64_t kHopDone = 1;
 }  // namespace
 
 QueueBackend::QueueBackend(core::Simulation& sim, const topology::Topology& topo)
-    : sim_(sim), topo_(topo), free_at_(topo.links().size()), link_stats_(topo.links().size()) {}
+    : Backend(topo), sim_(sim), topo_(topo), free_at_(topo.links().size()), link_stats_(topo.links().size()) {}
 
-void QueueBackend::send(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
-                        DeliveryHandler& handler, std::uint64_t tag) {
-  if (src == dst) {
-    throw std::invalid_argument("QueueBackend::send: source and destination are both NPU " +
-                                std::to_string(src));
-  }
+void QueueBackend::transmit(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
+                        const MessageAttributes&, DeliveryHandler& handler,
+                        std::uint64_t tag) {
   const std::uint32_t slot = slots_.acquire();
   Slot& s = slots_[slot];
   s.handler = &handler;
@@ -47,6 +44,7 @@ void QueueBackend::enter_link(std::uint32_t slot) {
   free_at_[l] = end;
   link_stats_[l].bytes += s.bytes.count;
   link_stats_[l].busy += serialize;
+  if (link_observer_) link_observer_->on_link_busy(l, end - serialize, end);
   // Scheduled before the first hop's arrival and never later, so it runs first even at equal
   // times; the slot is freed only on delivery, after both.
   if (s.hop == 0) sim_.schedule_at(end, *this, std::uint64_t{slot} * 2 + kInjected);

@@ -39,8 +39,9 @@ class QueueBackend final : public Backend, private core::EventHandler {
 
   std::string_view name() const override { return "queue"; }
   /// Throws std::invalid_argument if src == dst (the Backend contract forbids it).
-  void send(topology::NodeId src, topology::NodeId dst, core::Bytes bytes, DeliveryHandler& handler,
-            std::uint64_t tag) override;
+  void transmit(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
+                const MessageAttributes& attrs, DeliveryHandler& handler,
+                std::uint64_t tag) override;
   const std::vector<LinkStats>& link_stats() const override { return link_stats_; }
 
  private:

@@ -1,6 +1,8 @@
 // The list of network backends. Adding one: a file in network/ and one line here.
 #include <fmt/format.h>
 
+#include <stdexcept>
+
 #include "core/error.hpp"
 #include "network/analytical.hpp"
 #include "network/backend.hpp"
@@ -54,6 +56,14 @@ const BackendInfo& find_backend(std::string_view name, std::string_view field) {
 }  // namespace collsim::network
 
 namespace collsim::network {
+
+void Backend::refuse(topology::NodeId src, topology::NodeId dst) const {
+  throw std::invalid_argument(
+      src == dst ? fmt::format("{} backend: send from NPU {} to itself", name(), src)
+                 : fmt::format("{} backend: send {} -> {} names a node that is not one of the {} "
+                               "NPUs",
+                               name(), src, dst, num_npus_));
+}
 
 std::string backend_label(const BackendInfo& info, const BackendOptions& o) {
   std::string s = info.name;

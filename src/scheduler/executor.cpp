@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
 #include <vector>
 
 #include "collective/ir/progress.hpp"
@@ -9,96 +10,177 @@
 #include "core/slot_pool.hpp"
 
 namespace collsim::scheduler {
-namespace {
 
+using collective::Lane;
 using collective::Op;
 using collective::Rank;
 
-class Executor final : public collective::Progress::Hooks, public network::DeliveryHandler {
+// One running collective: the Progress of its program, its channels and its messages in flight.
+// It is the DeliveryHandler of its own messages (the tag is a slot in its pool).
+class Executor::Run final : public collective::Progress::Hooks, public network::DeliveryHandler {
  public:
-  Executor(const collective::Program& p, network::Backend& b, core::Simulation& sim)
-      : p_(p), backend_(b), sim_(sim), progress_(p, *this) {}
-
-  ExecutionResult run(const ExecuteOptions& opt) {
-    const core::Time start = sim_.now();
-    last_ = start;
-    const std::uint64_t events_before = sim_.events_processed();
-    for (Rank r = 0; r < p_.num_ranks; ++r) progress_.pump(r);
-    const auto run = sim_.run(opt.max_time ? std::optional(start + *opt.max_time) : std::nullopt);
-    if (!progress_.finished()) {
-      if (!run.drained) {
-        throw core::SimulationError(fmt::format("{}: not finished within the time bound of {}; {}",
-                                                p_.algorithm, core::to_string(*opt.max_time),
-                                                progress_.describe_stuck()));
-      }
-      const std::string blocked = backend_.describe_blocked();
-      throw core::SimulationError(
-          fmt::format("{}: deadlock at {}; {}{}", p_.algorithm, core::to_string(sim_.now() - start),
-                      progress_.describe_stuck(), blocked.empty() ? "" : "; network: " + blocked));
-    }
-    ExecutionResult r;
-    r.time = last_ - start;
-    r.messages = messages_;
-    r.bytes = bytes_;
-    r.events = sim_.events_processed() - events_before;
-    return r;
+  Run(Executor& ex, CollectiveId id, const collective::Program& p, DoneCallback done,
+      std::string label)
+      : ex_(ex), id_(id), p_(p), done_(std::move(done)), label_(std::move(label)), progress_(p, *this) {
+    stats_.start = stats_.end = ex.sim_.now();
   }
 
-  bool can_send(Rank, const Op&, std::uint32_t channel) override {
+  void begin() {
+    if (ex_.observer_) ex_.observer_->on_collective_start(id_, p_, label_);
+    progress_.pump_all();
+    check_done();  // a program with nothing to do
+  }
+
+  bool finished() const { return finished_; }
+  const CollectiveStats& stats() const { return stats_; }
+  const std::string& label() const { return label_; }
+  std::string describe_stuck() const { return progress_.describe_stuck(); }
+
+  bool can_send(Lane, const Op&, std::uint32_t channel) override {
     return channel >= busy_.size() || !busy_[channel];
   }
 
-  void on_send(Rank r, std::uint32_t op_index, std::uint32_t seq, std::uint32_t channel) override {
-    const Op op = p_.op(r, op_index);
-    const core::Bytes bytes = p_.bytes(op.first, op.count);
+  void on_send(Lane l, std::uint32_t op_index, std::uint32_t seq, std::uint32_t channel) override {
+    const Op op = p_.op(l, op_index);
+    const Rank r = p_.rank_of(l);
     const std::uint32_t slot = flight_.acquire();
-    flight_[slot] = InFlight{r, op.peer, op_index, seq, channel};
+    InFlight& f = flight_[slot];
+    f.info.collective = id_;
+    f.info.id = ex_.next_message_++;
+    f.info.src = l;
+    f.info.dst = op.peer;
+    f.info.src_npu = p_.npu(r);
+    f.info.dst_npu = p_.npu(op.peer);
+    f.info.op = op_index;
+    f.info.bytes = p_.bytes(op.first, op.count);
+    f.info.attrs.priority = op.step;
+    f.info.attrs.flow = id_;
+    f.info.reduce = op.reduce;
+    f.seq = seq;
+    f.channel = channel;
     if (channel >= busy_.size()) busy_.resize(channel + 1, 0);
     busy_[channel] = 1;
-    ++messages_;
-    bytes_ += bytes.count;
-    backend_.send(r, op.peer, bytes, *this, slot);
+    ++stats_.messages;
+    stats_.bytes += f.info.bytes.count;
+    if (ex_.observer_) ex_.observer_->on_send(f.info);
+    ex_.endpoint_.send(
+        endpoint::Message{f.info.src_npu, f.info.dst_npu, f.info.bytes, f.info.attrs, op.reduce},
+        *this, slot);
   }
 
-  void on_recv_done(Rank, std::uint32_t, Rank, std::uint32_t) override { last_ = sim_.now(); }
+  void on_recv_done(Lane l, std::uint32_t op_index, Lane, std::uint32_t) override {
+    stats_.end = ex_.sim_.now();
+    if (ex_.observer_) ex_.observer_->on_recv_done(id_, l, op_index);
+  }
 
   void on_injected(std::uint64_t tag) override {
     const InFlight& f = flight_[tag];
     busy_[f.channel] = 0;
-    progress_.pump(f.src);
+    if (ex_.observer_) ex_.observer_->on_injected(f.info);
+    progress_.pump(f.info.src);
+    check_done();
   }
 
   void on_delivered(std::uint64_t tag) override {
     const InFlight f = flight_[tag];
     flight_.release(static_cast<std::uint32_t>(tag));
-    progress_.arrive(f.src, f.dst, f.op, f.seq);
+    if (ex_.observer_) ex_.observer_->on_delivered(f.info);
+    progress_.arrive(f.info.src, f.info.dst, f.info.op, f.seq);
+    check_done();
   }
 
  private:
   struct InFlight {
-    Rank src = 0;
-    Rank dst = 0;
-    std::uint32_t op = 0;
+    MessageInfo info;
     std::uint32_t seq = 0;
     std::uint32_t channel = 0;
   };
 
+  void check_done() {
+    if (finished_ || !progress_.finished()) return;
+    finished_ = true;
+    --ex_.unfinished_;
+    if (ex_.observer_) ex_.observer_->on_collective_end(id_, stats_);
+    if (done_) done_(id_, stats_);
+  }
+
+  Executor& ex_;
+  CollectiveId id_;
   const collective::Program& p_;
-  network::Backend& backend_;
-  core::Simulation& sim_;
+  DoneCallback done_;
+  std::string label_;
   collective::Progress progress_;
   std::vector<std::uint8_t> busy_;  // by channel id: still serializing its last message
   core::SlotPool<InFlight> flight_;
-  core::Time last_;
-  std::uint64_t messages_ = 0;
-  std::uint64_t bytes_ = 0;
+  CollectiveStats stats_;
+  bool finished_ = false;
 };
 
-}  // namespace
+Executor::Executor(core::Simulation& sim, endpoint::Endpoint& endpoint)
+    : sim_(sim), endpoint_(endpoint) {}
+
+Executor::~Executor() = default;
+
+CollectiveId Executor::start(const collective::Program& program, DoneCallback on_done,
+                             std::string label) {
+  const auto id = static_cast<CollectiveId>(runs_.size());
+  if (label.empty()) label = fmt::format("{} {}", to_string(program.collective), program.algorithm);
+  runs_.push_back(std::make_unique<Run>(*this, id, program, std::move(on_done), std::move(label)));
+  ++unfinished_;
+  runs_.back()->begin();
+  return id;
+}
+
+bool Executor::finished(CollectiveId id) const { return runs_.at(id)->finished(); }
+const CollectiveStats& Executor::stats(CollectiveId id) const { return runs_.at(id)->stats(); }
+const std::string& Executor::label(CollectiveId id) const { return runs_.at(id)->label(); }
+
+std::string Executor::describe_stuck(std::size_t limit) const {
+  std::string s;
+  std::size_t shown = 0, stuck = 0;
+  for (const auto& r : runs_) {
+    if (r->finished()) continue;
+    ++stuck;
+    if (shown == limit) continue;
+    ++shown;
+    if (!s.empty()) s += "; ";
+    // One collective alone needs no label: the caller names it.
+    if (runs_.size() > 1) s += r->label() + ": ";
+    s += r->describe_stuck();
+  }
+  if (stuck > shown) s += fmt::format("; and {} more unfinished collectives", stuck - shown);
+  return s;
+}
+
+void run_until_finished(core::Simulation& sim, Executor& executor, const network::Backend& backend,
+                        core::Time start, const ExecuteOptions& options) {
+  const auto run = sim.run(options.max_time ? std::optional(start + *options.max_time)
+                                            : std::nullopt);
+  if (executor.all_finished()) return;
+  const std::string what =
+      executor.size() == 1 ? executor.label(0) : fmt::format("{} collectives", executor.size());
+  if (!run.drained) {
+    throw core::SimulationError(fmt::format("{}: not finished within the time bound of {}; {}", what,
+                                            core::to_string(*options.max_time),
+                                            executor.describe_stuck()));
+  }
+  const std::string blocked = backend.describe_blocked();
+  throw core::SimulationError(fmt::format("{}: deadlock at {}; {}{}", what,
+                                          core::to_string(sim.now() - start),
+                                          executor.describe_stuck(),
+                                          blocked.empty() ? "" : "; network: " + blocked));
+}
 
 ExecutionResult execute(const collective::Program& program, network::Backend& backend,
                         core::Simulation& sim, const ExecuteOptions& options) {
-  return Executor(program, backend, sim).run(options);
+  endpoint::Ideal ideal(backend);
+  Executor ex(sim, ideal);
+  const core::Time start = sim.now();
+  const std::uint64_t events_before = sim.events_processed();
+  const CollectiveId id = ex.start(program, {}, program.algorithm);
+  run_until_finished(sim, ex, backend, start, options);
+  const CollectiveStats& s = ex.stats(id);
+  return ExecutionResult{s.end - start, s.messages, s.bytes, sim.events_processed() - events_before};
 }
 
 }  // namespace collsim::scheduler

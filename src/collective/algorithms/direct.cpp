@@ -11,7 +11,7 @@ namespace collsim::collective {
 namespace {
 
 Program build(const BuildRequest& req) {
-  const std::uint32_t n = req.topology.num_npus();
+  const std::uint32_t n = req.ranks();
   Program p = make_program("direct", req.collective, n, req.size, req.chunks);
   std::vector<Transfer> step;
   auto phase = [&](bool reduce) {

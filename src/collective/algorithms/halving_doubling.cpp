@@ -12,7 +12,7 @@ namespace collsim::collective {
 namespace {
 
 Program build(const BuildRequest& req) {
-  const std::uint32_t n = req.topology.num_npus();
+  const std::uint32_t n = req.ranks();
   require_power_of_two("halving-doubling", n);
   Program p = make_program("halving-doubling", req.collective, n, req.size, req.chunks);
   std::vector<Transfer> step;

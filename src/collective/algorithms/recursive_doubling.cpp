@@ -24,7 +24,7 @@ void recursive_doubling_all_gather(Program& p, std::uint32_t chunks) {
 namespace {
 
 Program build(const BuildRequest& req) {
-  const std::uint32_t n = req.topology.num_npus();
+  const std::uint32_t n = req.ranks();
   require_power_of_two("recursive-doubling", n);
   Program p = make_program("recursive-doubling", req.collective, n, req.size, req.chunks);
   if (req.collective == Collective::AllGather) {

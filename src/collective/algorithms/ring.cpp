@@ -55,7 +55,7 @@ class RingGenerator final : public OpGenerator {
       const std::uint32_t block = wrap(wrap(pos + n - s + phase));  // < 2n + 1 before wrapping
       return lane * n + o[wrap(block + n - 1)];
     };
-    if (j < lanes_) return Op{Op::Kind::Send, o[wrap(k + 1)], piece(k), 1};
+    if (j < lanes_) return Op{Op::Kind::Send, o[wrap(k + 1)], piece(k), 1, phase == 0};
     const std::uint32_t pred = wrap(k + n - 1);
     return Op{phase == 0 ? Op::Kind::RecvReduce : Op::Kind::Recv, o[pred], piece(pred), 1};
   }
@@ -89,17 +89,18 @@ void ring_all_to_all(Program& p, const std::vector<Rank>& o, std::uint32_t chunk
 
 Program build(const BuildRequest& req) {
   const topology::Topology& t = req.topology;
-  const std::uint32_t n = t.num_npus();
+  const std::uint32_t n = req.ranks();
   const auto directions = static_cast<std::uint32_t>(req.params.at("directions"));
-  std::vector<std::vector<Rank>> orders{t.ring_order()};
+  std::vector<std::vector<Rank>> orders{ring_order(t, req.communicator)};
   if (directions == 2) {
+    const auto& npu = req.communicator.npus;
     for (std::uint32_t k = 0; k < n; ++k) {
-      const Rank a = t.ring_order()[k], b = t.ring_order()[(k + 1) % n];
-      if (t.hops(b, a) != t.hops(a, b)) {
+      const Rank a = orders[0][k], b = orders[0][(k + 1) % n];
+      if (t.hops(npu[b], npu[a]) != t.hops(npu[a], npu[b])) {
         throw core::InputError(
             fmt::format("algorithm ring:directions=2 needs links both ways round the ring; {} is "
                         "unidirectional (rank {} -> {} takes {} hops)",
-                        t.name(), b, a, t.hops(b, a)));
+                        t.name(), b, a, t.hops(npu[b], npu[a])));
       }
     }
     orders.emplace_back(orders[0].rbegin(), orders[0].rend());

@@ -6,11 +6,14 @@ namespace collsim::collective {
 
 std::string to_string(const Op& op) {
   if (op.kind == Op::Kind::Fence) return "fence";
+  if (op.kind == Op::Kind::Barrier) return "barrier";
   const char* k = op.kind == Op::Kind::Send   ? "send to"
                   : op.kind == Op::Kind::Recv ? "recv from"
                                               : "recv-reduce from";
-  if (op.count == 1) return fmt::format("{} rank {} piece {}", k, op.peer, op.first);
-  return fmt::format("{} rank {} pieces {}..{}", k, op.peer, op.first, op.first + op.count - 1);
+  const std::string step = op.step ? fmt::format(" (step {})", op.step) : "";
+  if (op.count == 1) return fmt::format("{} rank {} piece {}{}", k, op.peer, op.first, step);
+  return fmt::format("{} rank {} pieces {}..{}{}", k, op.peer, op.first, op.first + op.count - 1,
+                     step);
 }
 
 core::Bytes Program::bytes(std::uint32_t first, std::uint32_t count) const {
@@ -28,7 +31,7 @@ core::Bytes Program::bytes(std::uint32_t first, std::uint32_t count) const {
 
 std::uint64_t Program::total_ops() const {
   std::uint64_t n = 0;
-  for (Rank r = 0; r < num_ranks; ++r) n += num_ops(r);
+  for (Lane l = 0; l < num_lanes(); ++l) n += num_ops(l);
   return n;
 }
 

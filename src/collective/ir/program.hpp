@@ -1,19 +1,31 @@
 #pragma once
-// The Program IR (DESIGN.md "Algorithms know the topology, never the network backend").
+// The Program IR (docs/architecture.md "Algorithms know the topology, never the network backend").
 //
-// A Program is, for every rank, an ordered list of operations on pieces of a shared piece space
-// (see collective.hpp for how pieces map to a collective). Its meaning, shared by the verifier and
-// the executor through Progress (progress.hpp):
-//   * Ops are issued in list order. A Recv is posted at once and the rank moves on; a Send waits
-//     until every earlier-posted Recv on this rank that overlaps its pieces has completed.
-//   * A Send ships a snapshot of its pieces. The k-th Send from a to b matches the k-th Recv at b
-//     from a; both must name the same piece range.
-//   * A Recv completes when its message has arrived and every earlier-posted Recv on this rank
+// A Program is, for every rank, one or more *streams* of operations on pieces of a shared piece
+// space (see collective.hpp for how pieces map to a collective). Stream s of rank r is the lane
+// r * streams + s; every per-rank list below is really per lane (one lane per rank when
+// streams == 1, the common case). Its meaning, shared by the verifier and the executor through
+// Progress (progress.hpp):
+//   * A lane issues its ops in list order; lanes are independent of each other, so a send
+//     blocked on one stream never holds back a ready send on another.
+//   * A Recv is posted at once and the lane moves on; a Send waits until every earlier-posted
+//     Recv of its lane that overlaps its pieces has completed.
+//   * A Send ships a snapshot of its pieces. Stream s of rank a talks to stream s of rank b: the
+//     k-th Send from (a, s) to b matches the k-th Recv at (b, s) from a; both name the same
+//     piece range, and Send.reduce says whether that Recv is a RecvReduce.
+//   * A Recv completes when its message has arrived and every earlier-posted Recv of its lane
 //     overlapping its pieces has completed, except that two RecvReduces never wait for each other
-//     (reduction commutes). RecvReduce adds the message into the local pieces; Recv overwrites
-//     them.
-//   * A Fence waits until every earlier-posted Recv on this rank has completed: a step barrier
-//     for algorithms whose steps do not depend on each other's data (ring all-to-all).
+//     (reduction commutes). RecvReduce adds the message into the local pieces; Recv overwrites.
+//   * A Fence waits until every earlier-posted Recv of its lane has completed: a step barrier for
+//     algorithms whose steps do not depend on each other's data (ring all-to-all).
+//   * A Barrier is a Fence that also waits until every lane of the program has reached the same
+//     barrier (the k-th Barrier of every lane): lockstep schedules (MultiTree Sec. IV-A). The
+//     barrier itself takes no time; lanes must all hold the same number of Barriers.
+//   * Streams of one rank must not share data: a piece one stream receives into may not be read
+//     or written by another stream of that rank (the verifier checks it), so no ordering between
+//     streams is ever needed.
+//   * Op.step is a time step (MultiTree's schedule step, 0 = none). It does not order anything by
+//     itself; the executor hands it to the network as the message's priority.
 // Dependencies are therefore data dependencies; chunks pipeline by interleaving their ops.
 #include <cstdint>
 #include <memory>
@@ -25,27 +37,33 @@
 
 namespace collsim::collective {
 
+/// A (rank, stream) pair: lane = rank * Program::streams + stream.
+using Lane = std::uint32_t;
+
 struct Op {
-  enum class Kind : std::uint8_t { Send, Recv, RecvReduce, Fence };
+  enum class Kind : std::uint8_t { Send, Recv, RecvReduce, Fence, Barrier };
   Kind kind = Kind::Send;
   Rank peer = 0;
   std::uint32_t first = 0;  ///< first piece
   std::uint32_t count = 1;  ///< number of consecutive pieces
+  bool reduce = false;      ///< Send: the receiver reduces the message (its Recv is a RecvReduce)
+  std::uint16_t step = 0;   ///< time step, 0 = none (network priority; MultiTree Sec. IV-A)
 
   bool is_send() const { return kind == Kind::Send; }
   bool is_recv() const { return kind == Kind::Recv || kind == Kind::RecvReduce; }
+  bool is_wait() const { return kind == Kind::Fence || kind == Kind::Barrier; }
   bool overlaps(const Op& o) const { return first < o.first + o.count && o.first < first + count; }
 };
 
 std::string to_string(const Op& op);
 
 /// Ops computed on demand instead of stored: for 1024+ ranks a stored ring program has tens of
-/// millions of ops (DESIGN.md "Large programs are generated, not stored").
+/// millions of ops (docs/architecture.md "Large programs are generated, not stored").
 class OpGenerator {
  public:
   virtual ~OpGenerator() = default;
-  virtual std::uint32_t size(Rank r) const = 0;
-  virtual Op at(Rank r, std::uint32_t i) const = 0;
+  virtual std::uint32_t size(Lane l) const = 0;
+  virtual Op at(Lane l, std::uint32_t i) const = 0;
 };
 
 struct Program {
@@ -54,14 +72,30 @@ struct Program {
   std::uint32_t num_ranks = 0;
   std::uint32_t num_chunks = 1;
   std::uint32_t num_pieces = 0;
+  std::uint32_t streams = 1;                     ///< independent op streams per rank, >= 1
   std::uint64_t space_bytes = 0;                 ///< bytes of the whole piece space
-  std::vector<std::vector<Op>> ops;              ///< ops[rank], when stored
+  std::vector<std::uint32_t> npus;               ///< rank -> NPU id; empty: rank r is NPU r
+  std::vector<Rank> owner;                       ///< see piece_owner(); empty: identity
+  std::vector<std::vector<Op>> ops;              ///< ops[lane], when stored
   std::shared_ptr<const OpGenerator> generator;  ///< when set, ops are generated instead
 
-  std::uint32_t num_ops(Rank r) const {
-    return generator ? generator->size(r) : static_cast<std::uint32_t>(ops[r].size());
+  std::uint32_t num_lanes() const { return num_ranks * streams; }
+  Rank rank_of(Lane l) const { return streams == 1 ? l : l / streams; }
+  std::uint32_t stream_of(Lane l) const { return streams == 1 ? 0 : l % streams; }
+  Lane lane(Rank r, std::uint32_t stream) const { return r * streams + stream; }
+  std::uint32_t num_ops(Lane l) const {
+    return generator ? generator->size(l) : static_cast<std::uint32_t>(ops[l].size());
   }
-  Op op(Rank r, std::uint32_t i) const { return generator ? generator->at(r, i) : ops[r][i]; }
+  Op op(Lane l, std::uint32_t i) const { return generator ? generator->at(l, i) : ops[l][i]; }
+  /// The NPU rank r runs on.
+  std::uint32_t npu(Rank r) const { return npus.empty() ? r : npus[r]; }
+  /// The rank that owns piece p: owner[p % N] (identity when owner is empty). Reduce-scatter
+  /// leaves a rank holding the pieces it owns; all-gather starts from them; all-to-all piece p
+  /// goes from piece_owner(p / N) to piece_owner(p) (collective.hpp).
+  Rank piece_owner(std::uint32_t piece) const {
+    const std::uint32_t i = piece % num_ranks;
+    return owner.empty() ? i : owner[i];
+  }
 
   /// Bytes of pieces [first, first+count): piece i spans [i*space/P, (i+1)*space/P).
   core::Bytes bytes(std::uint32_t first, std::uint32_t count) const;
@@ -69,7 +103,7 @@ struct Program {
 };
 
 /// Build helper used by every algorithm: fills the header fields for (collective, n, size, chunks)
-/// and sizes ops to n ranks.
+/// and sizes ops to n ranks of one stream each.
 Program make_program(std::string algorithm, Collective c, std::uint32_t n, core::Bytes size,
                      std::uint32_t chunks);
 

@@ -17,27 +17,45 @@ bool overlaps(const auto& pending, std::uint32_t first, std::uint32_t count) {
 Progress::Progress(const Program& p, Hooks& hooks)
     : program_(p),
       hooks_(hooks),
-      cursor_(p.num_ranks, 0),
-      pending_(p.num_ranks),
-      head_(p.num_ranks, 0),
-      open_(p.num_ranks, 0),
-      arrived_open_(p.num_ranks, 0),
-      early_(p.num_ranks),
-      done_(p.num_ranks, 0),
-
-      completions_(p.num_ranks, 0),
-      blocked_at_(p.num_ranks, UINT64_MAX),
-      channels_(p.num_ranks),
-      cursor_op_(p.num_ranks),
-      cursor_ch_(p.num_ranks, 0),
-      cursor_op_valid_(p.num_ranks, 0) {
-  num_ops_.reserve(p.num_ranks);
-  for (Rank r = 0; r < p.num_ranks; ++r) num_ops_.push_back(p.num_ops(r));
+      cursor_(p.num_lanes(), 0),
+      pending_(p.num_lanes()),
+      head_(p.num_lanes(), 0),
+      open_(p.num_lanes(), 0),
+      arrived_open_(p.num_lanes(), 0),
+      early_(p.num_lanes()),
+      done_(p.num_lanes(), 0),
+      completions_(p.num_lanes(), 0),
+      blocked_at_(p.num_lanes(), UINT64_MAX),
+      waiting_barrier_(p.num_lanes(), 0),
+      channels_(p.num_lanes()),
+      cursor_op_(p.num_lanes()),
+      cursor_ch_(p.num_lanes(), 0),
+      cursor_op_valid_(p.num_lanes(), 0) {
+  num_ops_.reserve(p.num_lanes());
+  for (Lane l = 0; l < p.num_lanes(); ++l) num_ops_.push_back(p.num_ops(l));
 }
 
-bool Progress::rank_finished(Rank r) const { return cursor_[r] == num_ops_[r] && open_[r] == 0; }
+bool Progress::lane_finished(Lane l) const { return cursor_[l] == num_ops_[l] && open_[l] == 0; }
 
-void Progress::pump(Rank r) {
+void Progress::pump_all() {
+  for (Lane l = 0; l < program_.num_lanes(); ++l) pump(l);
+}
+
+void Progress::pump(Lane l) {
+  pump_one(l);
+  // A lane that completed a barrier released the others; pump them here, iteratively, so that a
+  // schedule of many barriers does not recurse once per barrier.
+  if (releasing_) return;
+  releasing_ = true;
+  while (!released_.empty()) {
+    std::vector<Lane> batch;
+    batch.swap(released_);
+    for (Lane x : batch) pump_one(x);
+  }
+  releasing_ = false;
+}
+
+void Progress::pump_one(Lane r) {
   // Completions unblock sends; issuing only unblocks completions when it posts a recv whose
   // message had already arrived. So: complete, issue, and go round again only in that case.
   do {
@@ -45,13 +63,13 @@ void Progress::pump(Rank r) {
     complete_ready(r);
     issue(r);
   } while (posted_arrived_);
-  if (!done_[r] && rank_finished(r)) {
+  if (!done_[r] && lane_finished(r)) {
     done_[r] = 1;
-    ++ranks_done_;
+    ++lanes_done_;
   }
 }
 
-bool Progress::issue(Rank r) {
+bool Progress::issue(Lane r) {
   const std::uint32_t end = num_ops_[r];
   bool moved = false;
   while (cursor_[r] < end) {
@@ -59,7 +77,7 @@ bool Progress::issue(Rank r) {
     if (!cursor_op_valid_[r]) {
       cursor_op_[r] = program_.op(r, idx);
       const Op& c = cursor_op_[r];
-      if (c.is_send()) cursor_ch_[r] = channel(r, c.peer);
+      if (c.is_send()) cursor_ch_[r] = channel(r, program_.lane(c.peer, program_.stream_of(r)));
       cursor_op_valid_[r] = 1;
     }
     const Op op = cursor_op_[r];
@@ -67,6 +85,20 @@ bool Progress::issue(Rank r) {
       if (open_[r] > 0) return moved;  // earlier recvs still open
       ++cursor_[r];
       cursor_op_valid_[r] = 0;
+      moved = true;
+    } else if (op.kind == Op::Kind::Barrier) {
+      if (open_[r] > 0 || waiting_barrier_[r]) return moved;
+      waiting_barrier_[r] = 1;
+      at_barrier_.push_back(r);
+      if (at_barrier_.size() < program_.num_lanes()) return moved;
+      // Every lane is at this barrier: all pass it. The others are pumped by pump().
+      for (Lane x : at_barrier_) {
+        waiting_barrier_[x] = 0;
+        ++cursor_[x];
+        cursor_op_valid_[x] = 0;
+        if (x != r) released_.push_back(x);
+      }
+      at_barrier_.clear();
       moved = true;
     } else if (op.is_send()) {
       if (blocked_at_[r] == completions_[r]) return moved;  // nothing completed since last look
@@ -86,11 +118,12 @@ bool Progress::issue(Rank r) {
       moved = true;
       hooks_.on_send(r, idx, seq, ch);
     } else {
-      const std::uint32_t seq = recv_seq_[channel(op.peer, r)]++;
-      Pending p{idx, op.first, op.count, op.kind == Op::Kind::RecvReduce, op.peer, seq, false, 0};
+      const Lane src = program_.lane(op.peer, program_.stream_of(r));
+      const std::uint32_t seq = recv_seq_[channel(src, r)]++;
+      Pending p{idx, op.first, op.count, op.kind == Op::Kind::RecvReduce, src, seq, false, 0};
       auto& early = early_[r];
       for (auto it = early.begin(); it != early.end(); ++it) {
-        if (it->src == op.peer && it->seq == seq) {
+        if (it->src == src && it->seq == seq) {
           p.arrived = true;
           p.src_op = it->src_op;
           posted_arrived_ = true;
@@ -109,7 +142,7 @@ bool Progress::issue(Rank r) {
   return moved;
 }
 
-std::uint32_t Progress::channel(Rank src, Rank dst) {
+std::uint32_t Progress::channel(Lane src, Lane dst) {
   const std::uint32_t ch = channels_.id(src, dst);
   if (ch >= send_seq_.size()) {
     send_seq_.resize(ch + 1, 0);
@@ -118,7 +151,7 @@ std::uint32_t Progress::channel(Rank src, Rank dst) {
   return ch;
 }
 
-bool Progress::complete_ready(Rank r) {
+bool Progress::complete_ready(Lane r) {
   if (arrived_open_[r] == 0) return false;
   auto& pend = pending_[r];
   bool moved = false;
@@ -157,7 +190,8 @@ bool Progress::complete_ready(Rank r) {
   return moved;
 }
 
-void Progress::arrive(Rank src, Rank dst, std::uint32_t src_op, std::uint32_t seq) {
+void Progress::arrive(Lane src, Rank dst_rank, std::uint32_t src_op, std::uint32_t seq) {
+  const Lane dst = program_.lane(dst_rank, program_.stream_of(src));
   bool matched = false;
   auto& pend = pending_[dst];
   for (std::size_t i = head_[dst]; i < pend.size(); ++i) {
@@ -174,11 +208,20 @@ void Progress::arrive(Rank src, Rank dst, std::uint32_t src_op, std::uint32_t se
   pump(dst);
 }
 
-std::string Progress::describe_blocked(Rank r) const {
-  if (rank_finished(r)) return fmt::format("rank {} finished", r);
-  const std::uint32_t n = program_.num_ops(r);
-  std::string s = fmt::format("rank {} at op {}/{}", r, cursor_[r], n);
+std::string Progress::lane_name(Lane l) const {
+  if (program_.streams == 1) return fmt::format("rank {}", l);
+  return fmt::format("rank {} stream {}", program_.rank_of(l), program_.stream_of(l));
+}
+
+std::string Progress::describe_blocked(Lane r) const {
+  if (lane_finished(r)) return lane_name(r) + " finished";
+  const std::uint32_t n = num_ops_[r];
+  std::string s = fmt::format("{} at op {}/{}", lane_name(r), cursor_[r], n);
   if (cursor_[r] < n) s += fmt::format(" ({})", to_string(program_.op(r, cursor_[r])));
+  if (waiting_barrier_[r]) {
+    s += fmt::format(", at a barrier with {} of {} lanes", at_barrier_.size(),
+                     program_.num_lanes());
+  }
   if (open_[r] > 0) {
     std::size_t first = head_[r];
     while (pending_[r][first].done) ++first;
@@ -189,11 +232,12 @@ std::string Progress::describe_blocked(Rank r) const {
 }
 
 std::string Progress::describe_stuck(std::size_t limit) const {
-  std::vector<Rank> stuck;
-  for (Rank r = 0; r < program_.num_ranks; ++r) {
-    if (!rank_finished(r)) stuck.push_back(r);
+  std::vector<Lane> stuck;
+  for (Lane l = 0; l < program_.num_lanes(); ++l) {
+    if (!lane_finished(l)) stuck.push_back(l);
   }
-  std::string s = fmt::format("{} of {} ranks unfinished: ", stuck.size(), program_.num_ranks);
+  std::string s = fmt::format("{} of {} {} unfinished: ", stuck.size(), program_.num_lanes(),
+                              program_.streams == 1 ? "ranks" : "rank streams");
   for (std::size_t i = 0; i < std::min(limit, stuck.size()); ++i) {
     if (i) s += "; ";
     s += describe_blocked(stuck[i]);

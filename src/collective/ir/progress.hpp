@@ -3,10 +3,18 @@
 // verifier (no time) and by the timed executor (scheduler/executor.hpp) alike, so that what the
 // verifier proves is what the executor runs.
 //
-// The driver calls pump(r) to let rank r issue what it can, and arrive(...) when a message reaches
-// its destination; Progress calls back through Hooks when a send is issued and when a recv
-// completes. Memory is proportional to what is in flight per rank plus one sequence counter per
-// channel (ordered rank pair) in use.
+// The driver calls pump(l) to let lane l (a rank's stream, program.hpp) issue what it can, and
+// arrive(...) when a message reaches its destination; Progress calls back through Hooks when a
+// send is issued and when a recv completes. Memory is proportional to what is in flight per lane
+// plus one sequence counter per channel (ordered lane pair) in use.
+//
+// When this is a proof. The verifier drives Progress with unbounded buffers and no time, so it
+// proves the program correct for every timing in which sends are not refused (can_send) for
+// ever: messages may arrive in any order, and matching by channel sequence makes the result
+// independent of it. It stops being a proof where timing adds a constraint the verifier does not
+// see: finite buffers or NIC queues that can refuse an arrival (a backend may then deadlock on a
+// cycle of full buffers even though the program is deadlock-free), and endpoints that hold
+// arrivals. Barriers are modelled exactly (they only remove interleavings).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,15 +28,15 @@ class Progress {
  public:
   class Hooks {
    public:
-    /// May rank r issue `op` (a send) now? The executor says no while the channel to op.peer is
+    /// May lane l issue `op` (a send) now? The executor says no while the channel to op.peer is
     /// still serializing the previous message.
-    /// `channel` is the dense id of r -> op.peer (ids count up from 0 as channels appear).
-    virtual bool can_send(Rank r, const Op& op, std::uint32_t channel) = 0;
-    /// Rank r issued send op_index; `seq` is its position on the channel r -> peer.
-    virtual void on_send(Rank r, std::uint32_t op_index, std::uint32_t seq,
+    /// `channel` is the dense id of l -> (op.peer, same stream) (ids count up from 0).
+    virtual bool can_send(Lane l, const Op& op, std::uint32_t channel) = 0;
+    /// Lane l issued send op_index; `seq` is its position on its channel.
+    virtual void on_send(Lane l, std::uint32_t op_index, std::uint32_t seq,
                          std::uint32_t channel) = 0;
-    /// Rank r completed recv op_index, whose message came from send src_op of rank src.
-    virtual void on_recv_done(Rank r, std::uint32_t op_index, Rank src, std::uint32_t src_op) = 0;
+    /// Lane l completed recv op_index, whose message came from send src_op of lane src.
+    virtual void on_recv_done(Lane l, std::uint32_t op_index, Lane src, std::uint32_t src_op) = 0;
 
    protected:
     ~Hooks() = default;
@@ -36,18 +44,20 @@ class Progress {
 
   Progress(const Program& p, Hooks& hooks);
 
-  /// Issue and complete what rank r can, until it is blocked.
-  void pump(Rank r);
-  /// The message of send `src_op` of rank `src` (channel position `seq`) has arrived at `dst`.
-  /// Pumps the receiving rank.
-  void arrive(Rank src, Rank dst, std::uint32_t src_op, std::uint32_t seq);
+  /// Issue and complete what lane l can, until it is blocked.
+  void pump(Lane l);
+  /// Pump every lane (the start of a run).
+  void pump_all();
+  /// The message of send `src_op` of lane `src` (channel position `seq`) has arrived at rank
+  /// `dst`. Pumps the receiving lane.
+  void arrive(Lane src, Rank dst, std::uint32_t src_op, std::uint32_t seq);
 
-  bool finished() const { return ranks_done_ == program_.num_ranks; }
-  bool rank_finished(Rank r) const;
-  /// Why rank r is not finished: the op it is blocked on, or the recvs it waits for.
-  std::string describe_blocked(Rank r) const;
-  /// "ranks 3, 7, 12 (and 4 more)": the unfinished ranks, each with describe_blocked, at most
-  /// `limit` of them.
+  bool finished() const { return lanes_done_ == program_.num_lanes(); }
+  bool lane_finished(Lane l) const;
+  /// Why lane l is not finished: the op it is blocked on, or the recvs it waits for.
+  std::string describe_blocked(Lane l) const;
+  /// "2 of 16 ranks unfinished: rank 3 at op ...": the unfinished lanes, each with
+  /// describe_blocked, at most `limit` of them.
   std::string describe_stuck(std::size_t limit = 4) const;
 
  private:
@@ -55,20 +65,22 @@ class Progress {
     std::uint32_t op;
     std::uint32_t first, count;  // the op's pieces, cached for overlap checks
     bool reduce;
-    Rank src;
+    Lane src;
     std::uint32_t seq;
     bool arrived;
     std::uint32_t src_op;
     bool done = false;
   };
   struct Early {
-    Rank src;
+    Lane src;
     std::uint32_t seq;
     std::uint32_t src_op;
   };
-  bool complete_ready(Rank r);
-  std::uint32_t channel(Rank src, Rank dst);
-  bool issue(Rank r);
+  void pump_one(Lane l);
+  bool complete_ready(Lane l);
+  std::uint32_t channel(Lane src, Lane dst);
+  bool issue(Lane l);
+  std::string lane_name(Lane l) const;
 
   const Program& program_;
   Hooks& hooks_;
@@ -86,7 +98,12 @@ class Progress {
   // completes: remember the completion count at which it was found blocked, so pump() does not
   // rescan the pending list on every arrival (direct algorithms keep N-1 recvs pending).
   std::vector<std::uint64_t> completions_, blocked_at_;
-  std::uint32_t ranks_done_ = 0;
+  std::uint32_t lanes_done_ = 0;
+  // Barriers: the lanes waiting at the current barrier, and how many have arrived.
+  std::vector<Lane> at_barrier_;
+  std::vector<Lane> released_;  // passed a barrier another lane completed; pump() pumps them
+  bool releasing_ = false;
+  std::vector<std::uint8_t> waiting_barrier_;
   bool posted_arrived_ = false;  // issue() posted a recv whose message was already there
   ChannelTable channels_;
   std::vector<std::uint32_t> send_seq_, recv_seq_;  // by channel id

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
+#include <optional>
 #include <deque>
 #include <unordered_map>
 
@@ -54,7 +56,7 @@ class Checker final : public Progress::Hooks {
     Verdict v;
     if (!structure_ok()) return fail(v);
     initialise();
-    for (Rank r = 0; r < p_.num_ranks && error_.empty(); ++r) progress_.pump(r);
+    for (Lane l = 0; l < p_.num_lanes() && error_.empty(); ++l) progress_.pump(l);
     while (!in_flight_.empty() && error_.empty()) {
       const Message m = in_flight_.front();
       in_flight_.pop_front();
@@ -70,10 +72,10 @@ class Checker final : public Progress::Hooks {
     if (!snapshots_.empty()) {
       const auto& [key, snap] = *snapshots_.begin();
       (void)snap;
-      const Rank src = static_cast<Rank>(key >> 32);
+      const Lane src = static_cast<Lane>(key >> 32);
       const auto op = static_cast<std::uint32_t>(key);
-      error_ =
-          fmt::format("rank {} op {} ({}) is never received", src, op, to_string(p_.op(src, op)));
+      error_ = fmt::format("{} op {} ({}) is never received", lane_name(src), op,
+                           to_string(p_.op(src, op)));
       return fail(v);
     }
     check_final();
@@ -82,32 +84,35 @@ class Checker final : public Progress::Hooks {
     return v;
   }
 
-  bool can_send(Rank, const Op&, std::uint32_t) override { return error_.empty(); }
+  bool can_send(Lane, const Op&, std::uint32_t) override { return error_.empty(); }
 
-  void on_send(Rank r, std::uint32_t idx, std::uint32_t seq, std::uint32_t) override {
-    const Op op = p_.op(r, idx);
+  void on_send(Lane lane, std::uint32_t idx, std::uint32_t seq, std::uint32_t) override {
+    const Op op = p_.op(lane, idx);
+    const Rank r = p_.rank_of(lane);
     const std::uint32_t w = held_.words();
     std::vector<std::uint64_t> snap(static_cast<std::size_t>(op.count) * w);
     for (std::uint32_t i = 0; i < op.count; ++i) {
       const std::uint64_t* s = held_.at(r, op.first + i);
       if (empty(s, w) && error_.empty()) {
-        error_ = fmt::format("rank {} op {} ({}) sends piece {} before it holds it", r, idx,
-                             to_string(op), op.first + i);
+        error_ = fmt::format("{} op {} ({}) sends piece {} before it holds it", lane_name(lane),
+                             idx, to_string(op), op.first + i);
       }
       std::copy(s, s + w, snap.begin() + static_cast<std::ptrdiff_t>(i) * w);
     }
-    snapshots_.emplace((std::uint64_t{r} << 32) | idx, std::move(snap));
-    in_flight_.push_back(Message{r, idx, seq});
+    snapshots_.emplace((std::uint64_t{lane} << 32) | idx, std::move(snap));
+    in_flight_.push_back(Message{lane, idx, seq});
     ++messages_;
   }
 
-  void on_recv_done(Rank r, std::uint32_t idx, Rank src, std::uint32_t src_op) override {
+  void on_recv_done(Lane lane, std::uint32_t idx, Lane src, std::uint32_t src_op) override {
     if (!error_.empty()) return;
-    const Op rv = p_.op(r, idx);
+    const Op rv = p_.op(lane, idx);
     const Op sd = p_.op(src, src_op);
+    const Rank r = p_.rank_of(lane);
     if (rv.first != sd.first || rv.count != sd.count) {
-      error_ = fmt::format("rank {} op {} ({}) is matched by rank {} op {} ({}): pieces differ", r,
-                           idx, to_string(rv), src, src_op, to_string(sd));
+      error_ = fmt::format("{} op {} ({}) is matched by {} op {} ({}): pieces differ",
+                           lane_name(lane), idx, to_string(rv), lane_name(src), src_op,
+                           to_string(sd));
       return;
     }
     auto node = snapshots_.extract((std::uint64_t{src} << 32) | src_op);
@@ -121,8 +126,8 @@ class Checker final : public Progress::Hooks {
           if (dst[k] & in[k]) {
             const Rank twice = static_cast<Rank>(k * 64 + std::countr_zero(dst[k] & in[k]));
             error_ = fmt::format(
-                "rank {} op {} ({}) reduces piece {}: rank {}'s contribution counted twice", r, idx,
-                to_string(rv), rv.first + i, twice);
+                "{} op {} ({}) reduces piece {}: rank {}'s contribution counted twice",
+                lane_name(lane), idx, to_string(rv), rv.first + i, twice);
             return;
           }
           dst[k] |= in[k];
@@ -131,11 +136,16 @@ class Checker final : public Progress::Hooks {
         std::copy(in, in + w, dst);
       }
     }
+    if (sd.reduce != (rv.kind == Op::Kind::RecvReduce)) {
+      error_ = fmt::format("{} op {} ({}) is matched by {} op {} ({}), whose reduce flag says {}",
+                           lane_name(lane), idx, to_string(rv), lane_name(src), src_op,
+                           to_string(sd), sd.reduce ? "reduce" : "copy");
+    }
   }
 
  private:
   struct Message {
-    Rank src;
+    Lane src;
     std::uint32_t op;
     std::uint32_t seq;
   };
@@ -146,28 +156,111 @@ class Checker final : public Progress::Hooks {
     return v;
   }
 
+  std::string lane_name(Lane l) const {
+    if (p_.streams == 1) return fmt::format("rank {}", l);
+    return fmt::format("rank {} stream {}", p_.rank_of(l), p_.stream_of(l));
+  }
+
   bool structure_ok() {
-    if (p_.num_ranks < 2) {
+    const std::uint32_t n = p_.num_ranks;
+    if (n < 2) {
       error_ = "program has fewer than 2 ranks";
       return false;
     }
-    if (!p_.generator && p_.ops.size() != p_.num_ranks) {
-      error_ =
-          fmt::format("program lists ops for {} ranks, expected {}", p_.ops.size(), p_.num_ranks);
+    if (p_.streams == 0) {
+      error_ = "program has 0 streams per rank";
       return false;
     }
-    for (Rank r = 0; r < p_.num_ranks; ++r) {
-      for (std::uint32_t i = 0; i < p_.num_ops(r); ++i) {
-        const Op op = p_.op(r, i);
-        if (op.kind == Op::Kind::Fence) continue;
-        const char* bad = op.peer >= p_.num_ranks ? "peer out of range"
-                          : op.peer == r          ? "peer is the rank itself"
-                          : op.count == 0         ? "empty piece range"
+    if (!p_.generator && p_.ops.size() != p_.num_lanes()) {
+      error_ = fmt::format("program lists ops for {} lanes, expected {} ({} ranks x {} streams)",
+                           p_.ops.size(), p_.num_lanes(), n, p_.streams);
+      return false;
+    }
+    if (!permutation(p_.owner, n, "owner") || !distinct(p_.npus, "npus")) return false;
+    std::optional<std::uint32_t> barriers;
+    for (Lane l = 0; l < p_.num_lanes(); ++l) {
+      const Rank r = p_.rank_of(l);
+      std::uint32_t lane_barriers = 0;
+      for (std::uint32_t i = 0; i < p_.num_ops(l); ++i) {
+        const Op op = p_.op(l, i);
+        if (op.is_wait()) {
+          lane_barriers += op.kind == Op::Kind::Barrier ? 1 : 0;
+          continue;
+        }
+        const char* bad = op.peer >= n     ? "peer out of range"
+                          : op.peer == r   ? "peer is the rank itself"
+                          : op.count == 0  ? "empty piece range"
                           : std::uint64_t{op.first} + op.count > p_.num_pieces
                               ? "piece range beyond the piece space"
-                              : nullptr;
+                          : op.is_recv() && op.reduce ? "reduce flag on a recv"
+                                                      : nullptr;
         if (bad) {
-          error_ = fmt::format("rank {} op {} ({}): {}", r, i, to_string(op), bad);
+          error_ = fmt::format("{} op {} ({}): {}", lane_name(l), i, to_string(op), bad);
+          return false;
+        }
+      }
+      if (!barriers) barriers = lane_barriers;
+      if (*barriers != lane_barriers) {
+        error_ = fmt::format("{} has {} barriers, {} has {}: every lane needs the same number",
+                             lane_name(0), *barriers, lane_name(l), lane_barriers);
+        return false;
+      }
+    }
+    return p_.streams == 1 || streams_disjoint();
+  }
+
+  bool permutation(const std::vector<Rank>& v, std::uint32_t n, const char* what) {
+    if (v.empty()) return true;
+    std::vector<std::uint8_t> seen(n, 0);
+    for (Rank x : v) {
+      if (v.size() != n || x >= n || seen[x]) {
+        error_ = fmt::format("program {} is not a permutation of the {} ranks", what, n);
+        return false;
+      }
+      seen[x] = 1;
+    }
+    return true;
+  }
+
+  bool distinct(const std::vector<std::uint32_t>& v, const char* what) {
+    if (v.empty()) return true;
+    if (v.size() != p_.num_ranks) {
+      error_ = fmt::format("program {} names {} NPUs for {} ranks", what, v.size(), p_.num_ranks);
+      return false;
+    }
+    std::vector<std::uint32_t> sorted = v;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+      error_ = fmt::format("program {} puts two ranks on one NPU", what);
+      return false;
+    }
+    return true;
+  }
+
+  // Streams of a rank share no data: a piece one stream receives into is neither read nor
+  // written by another stream of that rank (program.hpp), so no cross-stream order is needed.
+  bool streams_disjoint() {
+    constexpr std::int64_t kNone = -1, kMany = -2;
+    for (Rank r = 0; r < p_.num_ranks; ++r) {
+      std::vector<std::int64_t> writer(p_.num_pieces, kNone), reader(p_.num_pieces, kNone);
+      for (std::uint32_t s = 0; s < p_.streams; ++s) {
+        const Lane l = p_.lane(r, s);
+        for (std::uint32_t i = 0; i < p_.num_ops(l); ++i) {
+          const Op op = p_.op(l, i);
+          if (op.is_wait()) continue;
+          for (std::uint32_t q = op.first; q < op.first + op.count; ++q) {
+            auto& slot = op.is_recv() ? writer[q] : reader[q];
+            slot = slot == kNone || slot == s ? s : kMany;
+          }
+        }
+      }
+      for (std::uint32_t q = 0; q < p_.num_pieces; ++q) {
+        if (writer[q] == kNone) continue;
+        if (writer[q] == kMany || (reader[q] != kNone && reader[q] != writer[q])) {
+          error_ = fmt::format(
+              "rank {}: piece {} is received by stream {} and used by another stream; streams "
+              "of a rank must not share pieces",
+              r, q, writer[q] == kMany ? std::string("several") : std::to_string(writer[q]));
           return false;
         }
       }
@@ -179,8 +272,8 @@ class Checker final : public Progress::Hooks {
     const std::uint32_t n = p_.num_ranks;
     for (Rank r = 0; r < n; ++r) {
       for (std::uint32_t piece = 0; piece < p_.num_pieces; ++piece) {
-        const bool holds = p_.collective == Collective::AllToAll    ? (piece / n) % n == r
-                           : p_.collective == Collective::AllGather ? piece % n == r
+        const bool holds = p_.collective == Collective::AllToAll ? p_.piece_owner(piece / n) == r
+                           : p_.collective == Collective::AllGather ? p_.piece_owner(piece) == r
                                                                     : true;
         if (holds) set(held_.at(r, piece), r);
       }
@@ -197,7 +290,7 @@ class Checker final : public Progress::Hooks {
         switch (p_.collective) {
           case Collective::AllReduce:
           case Collective::ReduceScatter: {
-            if (p_.collective == Collective::ReduceScatter && piece % n != r) continue;
+            if (p_.collective == Collective::ReduceScatter && p_.piece_owner(piece) != r) continue;
             const std::uint32_t got = popcount(s, w);
             if (got != n) {
               Rank missing = 0;
@@ -211,8 +304,9 @@ class Checker final : public Progress::Hooks {
           }
           case Collective::AllGather:
           case Collective::AllToAll: {
-            if (p_.collective == Collective::AllToAll && piece % n != r) continue;
-            const Rank origin = p_.collective == Collective::AllToAll ? (piece / n) % n : piece % n;
+            if (p_.collective == Collective::AllToAll && p_.piece_owner(piece) != r) continue;
+            const Rank origin = p_.collective == Collective::AllToAll ? p_.piece_owner(piece / n)
+                                                                      : p_.piece_owner(piece);
             if (popcount(s, w) != 1 || !has(s, origin)) {
               error_ = fmt::format("{}: rank {} ends without rank {}'s piece {}", name, r, origin,
                                    piece);
