@@ -18,9 +18,13 @@ void Simulation::schedule_at(Time t, EventHandler& h, std::uint64_t tag) {
   heap_.push(Event{t, next_seq_++, &h, tag});
 }
 
-Simulation::RunResult Simulation::run(std::optional<Time> until) {
+Simulation::RunResult Simulation::run(std::optional<Time> until, std::uint64_t max_events) {
   RunResult r;
   for (;;) {
+    if (r.events == max_events) {
+      r.budget = true;
+      break;
+    }
     Event e;
     if (!heap_.empty() && heap_.top().time == now_) {
       // Scheduled at an earlier instant for this one: runs before the same-instant FIFO.

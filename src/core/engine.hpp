@@ -37,13 +37,15 @@ class Simulation {
   void schedule_in(Time dt, EventHandler& h, std::uint64_t tag) { schedule_at(now_ + dt, h, tag); }
 
   struct RunResult {
-    bool drained = false;      ///< true if the queue emptied; false if stopped at the bound
+    bool drained = false;      ///< true if the queue emptied; false if stopped at a bound
+    bool budget = false;       ///< stopped because max_events events ran
     Time end;                  ///< time of the last event run
     std::uint64_t events = 0;  ///< events run by this call
   };
-  /// Run events in (time, sequence) order until the queue is empty or the next event is later than
-  /// `until`. Events at exactly `until` still run.
-  RunResult run(std::optional<Time> until = std::nullopt);
+  /// Run events in (time, sequence) order until the queue is empty, the next event is later than
+  /// `until`, or `max_events` events have run (so a driver can report progress and go on).
+  /// Events at exactly `until` still run.
+  RunResult run(std::optional<Time> until = std::nullopt, std::uint64_t max_events = UINT64_MAX);
 
   std::uint64_t events_processed() const { return events_processed_; }
   std::size_t pending() const { return heap_.size() + (now_queue_.size() - now_head_); }

@@ -26,7 +26,10 @@ struct LinkUse {
 struct ResultRow {
   std::string platform;  ///< scenario's platform name
   std::string topology;  ///< e.g. "torus:8x8"
-  std::uint32_t npus = 0;
+  std::uint32_t npus = 0;   ///< NPUs of the topology
+  std::string group = "all";  ///< the communicators it ran on (communicator.hpp forms)
+  std::uint32_t groups = 1;   ///< how many communicators ran at once
+  std::uint32_t ranks = 0;    ///< ranks per communicator (busbw's n)
   std::string backend;
   collective::Collective collective = collective::Collective::AllReduce;
   std::string algorithm;  ///< as the user wrote it, e.g. "ring:directions=2"
@@ -36,6 +39,11 @@ struct ResultRow {
   double algbw_GBps = 0;  ///< 10^9 bytes/s
   double busbw_GBps = 0;
   double speedup = 1;  ///< time of the job's first algorithm at this size / this time
+  /// Concurrent jobs: which job it ran in ("" for a collective that ran alone), its time when
+  /// it runs alone on the same platform, and slowdown = time / alone_time.
+  std::string concurrent;
+  core::Time alone_time;
+  double slowdown = 1;
   std::uint64_t messages = 0;
   std::uint64_t bytes_sent = 0;     ///< bytes injected by all NPUs
   double max_link_utilization = 0;  ///< busiest link's bytes / (bandwidth * time)

@@ -1,23 +1,160 @@
 #include "scheduler/collective_sweep.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
+#include "collective/communicator.hpp"
 #include "core/error.hpp"
-#include "scheduler/executor.hpp"
+#include "endpoint/endpoint.hpp"
 
 namespace collsim::scheduler {
+namespace {
 
-std::vector<collective::AlgorithmChoice> expand_all_algorithms(const topology::Topology& topo,
-                                                               collective::Collective c,
-                                                               std::uint32_t chunks,
-                                                               std::vector<std::string>* skipped) {
+using collective::Communicator;
+using collective::Program;
+
+// One collective of a run: its program on every communicator of its group.
+struct Launch {
+  std::vector<Program> programs;
+  std::string label;
+};
+
+// What a run measured: per launch, the span from the earliest start to the latest end and the
+// messages and bytes of all its programs; the network's totals.
+struct Outcome {
+  std::vector<CollectiveStats> launches;
+  std::vector<network::LinkStats> links;
+  std::vector<std::pair<std::string, double>> backend_metrics;
+};
+
+Outcome run_together(const topology::Topology& topo, const network::BackendInfo& backend,
+                     const network::BackendOptions& options, const std::vector<Launch>& launches,
+                     const std::optional<core::Time>& max_time, const std::string& what,
+                     RunMonitor* monitor) {
+  core::Simulation sim;
+  auto net = network::make_backend(backend, sim, topo, options, "backend");
+  endpoint::Ideal endpoint(*net);
+  Executor ex(sim, endpoint);
+  if (monitor) monitor->begin_run(what, sim, ex, *net);
+  std::vector<std::vector<CollectiveId>> ids(launches.size());
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    for (const Program& p : launches[i].programs) {
+      ids[i].push_back(ex.start(p, {}, launches[i].label));
+    }
+  }
+  ExecuteOptions opt;
+  opt.max_time = max_time;
+  if (monitor) opt.tick = [&] { monitor->tick(sim); };
+  run_until_finished(sim, ex, *net, core::Time{0}, opt);
+  if (monitor) monitor->end_run(sim);
+  Outcome out;
+  for (const auto& group : ids) {
+    CollectiveStats s;
+    for (CollectiveId id : group) {
+      const CollectiveStats& one = ex.stats(id);
+      s.end = std::max(s.end, one.end);
+      s.messages += one.messages;
+      s.bytes += one.bytes;
+    }
+    out.launches.push_back(s);
+  }
+  out.links = net->link_stats();
+  out.backend_metrics = net->summary();
+  return out;
+}
+
+std::vector<Program> build_all(const collective::AlgorithmChoice& choice,
+                               const topology::Topology& topo,
+                               const std::vector<Communicator>& comms, collective::Collective c,
+                               core::Bytes size, std::uint32_t chunks) {
+  std::vector<Program> out;
+  out.reserve(comms.size());
+  for (const Communicator& comm : comms) {
+    out.push_back(collective::build_program(choice, topo, comm, c, size, chunks));
+  }
+  return out;
+}
+
+report::ResultRow make_row(const std::string& platform, const topology::Topology& topo,
+                           const std::string& backend_label, collective::Collective c,
+                           const std::string& algorithm, std::uint32_t chunks, core::Bytes size,
+                           const std::string& group, const std::vector<Communicator>& comms,
+                           const CollectiveStats& stats) {
+  report::ResultRow row;
+  row.platform = platform;
+  row.topology = topo.name();
+  row.npus = topo.num_npus();
+  row.group = group;
+  row.groups = static_cast<std::uint32_t>(comms.size());
+  row.ranks = comms.front().size();
+  row.backend = backend_label;
+  row.collective = c;
+  row.algorithm = algorithm;
+  row.chunks = chunks;
+  row.size = size;
+  row.time = stats.time();
+  row.messages = stats.messages;
+  row.bytes_sent = stats.bytes;
+  report::derive_bandwidths(row);
+  return row;
+}
+
+void add_network_metrics(report::ResultRow& row, const topology::Topology& topo,
+                         const Outcome& o, core::Time span, std::uint32_t busiest) {
+  // Link figures are of the whole network over the run's span (all its collectives).
+  report::ResultRow tmp;
+  tmp.time = span;
+  report::fill_link_metrics(tmp, topo, o.links, busiest);
+  row.max_link_utilization = tmp.max_link_utilization;
+  row.dim_utilization = std::move(tmp.dim_utilization);
+  row.busiest_links = std::move(tmp.busiest_links);
+  row.backend_metrics = o.backend_metrics;
+}
+
+// Ranks that exchange data with every other rank across a network of more than one hop between
+// some pairs: the flow and packet backends then carry N^2 long routes at once.
+constexpr std::uint64_t kSlowChannels = 100000;
+
+std::uint64_t distinct_channels(const Program& p) {
+  std::uint64_t total = 0;
+  std::vector<std::uint32_t> seen(p.num_ranks, UINT32_MAX);
+  for (collective::Lane l = 0; l < p.num_lanes(); ++l) {
+    for (std::uint32_t i = 0; i < p.num_ops(l); ++i) {
+      const collective::Op op = p.op(l, i);
+      if (!op.is_send() || seen[op.peer] == l) continue;
+      seen[op.peer] = l;
+      ++total;
+    }
+  }
+  return total;
+}
+
+}  // namespace
+
+std::vector<collective::AlgorithmChoice> expand_all_algorithms(
+    const topology::Topology& topo, collective::Collective c, std::uint32_t chunks,
+    std::vector<std::string>* skipped, const std::string& group,
+    std::vector<std::string>* warnings) {
+  const std::vector<Communicator> comms = collective::parse_groups(group, topo, "group");
   std::vector<collective::AlgorithmChoice> out;
   for (const collective::AlgorithmInfo& info : collective::algorithms()) {
     auto choice = collective::make_choice(info, {}, info.name, "algorithms");
     if (!info.supports(c)) continue;
     try {
       // Building on a tiny size is cheap and runs the algorithm's own applicability checks.
-      collective::build_program(choice, topo, c, core::Bytes{1}, chunks);
+      const Program p =
+          collective::build_program(choice, topo, comms.front(), c, core::Bytes{1}, chunks);
+      if (warnings && topo.diameter() > 2) {
+        const std::uint64_t channels = distinct_channels(p) * comms.size();
+        if (channels >= kSlowChannels) {
+          warnings->push_back(fmt::format(
+              "{}: {} ranks each talk to {} peers ({} rank pairs) over up to {} hops on {}; the "
+              "run may take minutes and gigabytes. Name the algorithms to leave it out",
+              info.name, p.num_ranks, channels / p.num_ranks / comms.size(), channels,
+              topo.diameter(), topo.name()));
+        }
+      }
       out.push_back(std::move(choice));
     } catch (const core::InputError& e) {
       if (skipped) skipped->push_back(info.name + ": " + e.what());
@@ -26,40 +163,85 @@ std::vector<collective::AlgorithmChoice> expand_all_algorithms(const topology::T
   return out;
 }
 
+std::uint64_t count_runs(const CollectiveJob& job) {
+  return job.sizes.size() * job.algorithms.size();
+}
+
+std::uint64_t count_runs(const ConcurrentJob& job) {
+  return job.members.size() > 1 ? job.members.size() + 1 : 1;
+}
+
 std::vector<report::ResultRow> run_collective_job(const std::string& platform,
                                                   const topology::Topology& topo,
                                                   const network::BackendInfo& backend,
-                                                  const CollectiveJob& job) {
+                                                  const CollectiveJob& job, RunMonitor* monitor) {
+  const std::vector<Communicator> comms = collective::parse_groups(job.group, topo, "group");
+  const std::string label = network::backend_label(backend, job.backend_options);
   std::vector<report::ResultRow> rows;
   for (core::Bytes size : job.sizes) {
     const std::size_t first = rows.size();
     for (const collective::AlgorithmChoice& choice : job.algorithms) {
-      const collective::Program program =
-          collective::build_program(choice, topo, job.collective, size, job.chunks);
-      core::Simulation sim;
-      auto net = network::make_backend(backend, sim, topo, job.backend_options, "backend");
-      const ExecutionResult res = execute(program, *net, sim, ExecuteOptions{job.max_time});
-
-      report::ResultRow row;
-      row.platform = platform;
-      row.topology = topo.name();
-      row.npus = topo.num_npus();
-      row.backend = network::backend_label(backend, job.backend_options);
-      row.collective = job.collective;
-      row.algorithm = choice.label;
-      row.chunks = job.chunks;
-      row.size = size;
-      row.time = res.time;
-      row.messages = res.messages;
-      row.bytes_sent = res.bytes;
-      report::derive_bandwidths(row);
-      report::fill_link_metrics(row, topo, net->link_stats(), job.busiest_links);
-      row.backend_metrics = net->summary();
-      const core::Time base = rows.size() > first ? rows[first].time : res.time;
-      row.speedup =
-          res.time.ps > 0 ? static_cast<double>(base.ps) / static_cast<double>(res.time.ps) : 1.0;
+      std::vector<Launch> launch(1);
+      launch[0].programs = build_all(choice, topo, comms, job.collective, size, job.chunks);
+      launch[0].label = choice.label;
+      const std::string what =
+          fmt::format("{} {} {} {}", platform, choice.label, core::to_string(size), label);
+      const Outcome o = run_together(topo, backend, job.backend_options, launch, job.max_time,
+                                     what, monitor);
+      report::ResultRow row = make_row(platform, topo, label, job.collective, choice.label,
+                                       job.chunks, size, job.group, comms, o.launches[0]);
+      add_network_metrics(row, topo, o, row.time, job.busiest_links);
+      const core::Time base = rows.size() > first ? rows[first].time : row.time;
+      row.speedup = row.time.ps > 0
+                        ? static_cast<double>(base.ps) / static_cast<double>(row.time.ps)
+                        : 1.0;
+      if (monitor) monitor->on_row(row);
       rows.push_back(std::move(row));
     }
+  }
+  return rows;
+}
+
+std::vector<report::ResultRow> run_concurrent_job(const std::string& platform,
+                                                  const topology::Topology& topo,
+                                                  const network::BackendInfo& backend,
+                                                  const ConcurrentJob& job, RunMonitor* monitor) {
+  const std::string label = network::backend_label(backend, job.backend_options);
+  std::vector<std::vector<Communicator>> comms;
+  std::vector<Launch> launches;
+  for (const ConcurrentMember& m : job.members) {
+    comms.push_back(collective::parse_groups(m.group, topo, "group"));
+    Launch l;
+    l.programs = build_all(m.algorithm, topo, comms.back(), m.collective, m.size, m.chunks);
+    l.label = fmt::format("{} {} {} on {}", collective::to_string(m.collective), m.algorithm.label,
+                          core::to_string(m.size), m.group);
+    launches.push_back(std::move(l));
+  }
+  const Outcome together =
+      run_together(topo, backend, job.backend_options, launches, job.max_time,
+                   fmt::format("{} {} (together) {}", platform, job.name, label), monitor);
+  core::Time span;
+  for (const CollectiveStats& s : together.launches) span = std::max(span, s.end);
+
+  std::vector<report::ResultRow> rows;
+  for (std::size_t i = 0; i < job.members.size(); ++i) {
+    const ConcurrentMember& m = job.members[i];
+    report::ResultRow row = make_row(platform, topo, label, m.collective, m.algorithm.label,
+                                     m.chunks, m.size, m.group, comms[i], together.launches[i]);
+    add_network_metrics(row, topo, together, span, job.busiest_links);
+    row.concurrent = job.name;
+    row.alone_time = row.time;
+    if (job.members.size() > 1) {
+      const Outcome alone =
+          run_together(topo, backend, job.backend_options, {launches[i]}, job.max_time,
+                       fmt::format("{} {} alone {}", platform, launches[i].label, label), monitor);
+      row.alone_time = alone.launches[0].time();
+    }
+    row.slowdown = row.alone_time.ps > 0 ? static_cast<double>(row.time.ps) /
+                                               static_cast<double>(row.alone_time.ps)
+                                         : 1.0;
+    if (monitor) monitor->on_row(row);
+    rows.push_back(std::move(row));
   }
   return rows;
 }

@@ -1,6 +1,8 @@
 #pragma once
-// A collective job: one collective, a list of sizes and a list of algorithms on one platform,
-// each (algorithm, size) pair run in its own Simulation on a fresh backend.
+// Collective jobs: one collective, a list of sizes and a list of algorithms on one platform, each
+// (algorithm, size) pair run in its own Simulation on a fresh backend, on every communicator of
+// the job's group at once; and concurrent jobs, several collectives on their own groups at once
+// on one network, each also run alone to measure the slowdown the others cause.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -9,6 +11,7 @@
 #include "collective/algorithm.hpp"
 #include "network/backend.hpp"
 #include "report/result.hpp"
+#include "scheduler/executor.hpp"
 #include "topology/topology.hpp"
 
 namespace collsim::scheduler {
@@ -18,23 +21,72 @@ struct CollectiveJob {
   std::vector<core::Bytes> sizes;
   std::vector<collective::AlgorithmChoice> algorithms;  ///< the first is the speedup baseline
   std::uint32_t chunks = 1;
+  std::string group = "all";  ///< communicators (collective::parse_groups forms)
   std::optional<core::Time> max_time;  ///< per run; exceeding it is a core::SimulationError
   network::BackendOptions backend_options;
   std::uint32_t busiest_links = 3;  ///< how many of the busiest links each row lists
 };
 
+/// One collective of a concurrent job.
+struct ConcurrentMember {
+  collective::Collective collective = collective::Collective::AllReduce;
+  std::string group = "all";
+  collective::AlgorithmChoice algorithm;
+  core::Bytes size;
+  std::uint32_t chunks = 1;
+};
+
+struct ConcurrentJob {
+  std::string name;  ///< for reports, e.g. "jobs[2]"
+  std::vector<ConcurrentMember> members;
+  std::optional<core::Time> max_time;
+  network::BackendOptions backend_options;
+  std::uint32_t busiest_links = 3;
+};
+
+/// What a driver wants to know while jobs run: attach observers (traces), report progress,
+/// stream rows. Every method is a no-op by default.
+class RunMonitor {
+ public:
+  /// A run is about to start: `what` names it ("torus-8x8 ring 64 MiB").
+  virtual void begin_run(const std::string& /*what*/, core::Simulation&, Executor&,
+                         network::Backend&) {}
+  /// Every ~10^6 events during a run.
+  virtual void tick(const core::Simulation&) {}
+  virtual void end_run(const core::Simulation&) {}
+  /// A result row is complete (rows of one job come in their final order).
+  virtual void on_row(const report::ResultRow&) {}
+
+ protected:
+  ~RunMonitor() = default;
+};
+
 /// Algorithms from `names` ("all" expands to every registered algorithm that supports the
-/// collective and can be built on the topology; skipped ones are reported in `skipped`).
-std::vector<collective::AlgorithmChoice> expand_all_algorithms(const topology::Topology& topo,
-                                                               collective::Collective c,
-                                                               std::uint32_t chunks,
-                                                               std::vector<std::string>* skipped);
+/// collective and can be built on the group; skipped ones are reported in `skipped`, and
+/// `warnings` gets a line for each chosen algorithm that will be slow to simulate: one whose
+/// ranks talk to every other rank over a multi-hop network).
+std::vector<collective::AlgorithmChoice> expand_all_algorithms(
+    const topology::Topology& topo, collective::Collective c, std::uint32_t chunks,
+    std::vector<std::string>* skipped, const std::string& group = "all",
+    std::vector<std::string>* warnings = nullptr);
 
 /// Runs every (size, algorithm) pair; rows are ordered by size, then algorithm as listed.
 /// Throws core::InputError when an algorithm cannot run on the topology (saying why).
 std::vector<report::ResultRow> run_collective_job(const std::string& platform,
                                                   const topology::Topology& topo,
                                                   const network::BackendInfo& backend,
-                                                  const CollectiveJob& job);
+                                                  const CollectiveJob& job,
+                                                  RunMonitor* monitor = nullptr);
+
+/// Runs the members together, then each alone; one row per member, in order.
+std::vector<report::ResultRow> run_concurrent_job(const std::string& platform,
+                                                  const topology::Topology& topo,
+                                                  const network::BackendInfo& backend,
+                                                  const ConcurrentJob& job,
+                                                  RunMonitor* monitor = nullptr);
+
+/// How many simulations the job runs (for progress reports).
+std::uint64_t count_runs(const CollectiveJob& job);
+std::uint64_t count_runs(const ConcurrentJob& job);
 
 }  // namespace collsim::scheduler

@@ -154,8 +154,13 @@ std::string Executor::describe_stuck(std::size_t limit) const {
 
 void run_until_finished(core::Simulation& sim, Executor& executor, const network::Backend& backend,
                         core::Time start, const ExecuteOptions& options) {
-  const auto run = sim.run(options.max_time ? std::optional(start + *options.max_time)
-                                            : std::nullopt);
+  const auto bound = options.max_time ? std::optional(start + *options.max_time) : std::nullopt;
+  core::Simulation::RunResult run;
+  for (;;) {
+    run = sim.run(bound, options.tick ? options.tick_events : UINT64_MAX);
+    if (!run.budget) break;
+    options.tick();
+  }
   if (executor.all_finished()) return;
   const std::string what =
       executor.size() == 1 ? executor.label(0) : fmt::format("{} collectives", executor.size());

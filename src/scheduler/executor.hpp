@@ -100,6 +100,9 @@ class Executor {
 struct ExecuteOptions {
   /// Stop with core::SimulationError if the collectives have not finished by then.
   std::optional<core::Time> max_time;
+  /// Called every `tick_events` events while the simulation runs (progress reports).
+  std::function<void()> tick;
+  std::uint64_t tick_events = 1u << 20;
 };
 
 /// Run the simulation until every collective of `executor` has finished. Throws
