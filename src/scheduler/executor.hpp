@@ -77,6 +77,8 @@ class Executor {
   /// in errors and traces, e.g. "all-reduce ring dim0[3]".
   CollectiveId start(const collective::Program& program, DoneCallback on_done = {},
                      std::string label = {});
+  /// A temporary program would dangle while it runs.
+  CollectiveId start(collective::Program&&, DoneCallback = {}, std::string = {}) = delete;
 
   std::size_t size() const { return runs_.size(); }
   bool finished(CollectiveId id) const;
