@@ -36,7 +36,8 @@ Outcome run_together(const topology::Topology& topo, const network::BackendInfo&
   auto net = network::make_backend(backend, sim, topo, options, "backend");
   endpoint::Ideal endpoint(*net);
   Executor ex(sim, endpoint);
-  if (monitor) monitor->begin_run(what, sim, ex, *net);
+  const RunContext ctx{what, topo, sim, ex, *net};
+  if (monitor) monitor->begin_run(ctx);
   std::vector<std::vector<CollectiveId>> ids(launches.size());
   for (std::size_t i = 0; i < launches.size(); ++i) {
     for (const Program& p : launches[i].programs) {
@@ -45,9 +46,9 @@ Outcome run_together(const topology::Topology& topo, const network::BackendInfo&
   }
   ExecuteOptions opt;
   opt.max_time = max_time;
-  if (monitor) opt.tick = [&] { monitor->tick(sim); };
+  if (monitor) opt.tick = [&] { monitor->tick(ctx); };
   run_until_finished(sim, ex, *net, core::Time{0}, opt);
-  if (monitor) monitor->end_run(sim);
+  if (monitor) monitor->end_run(ctx);
   Outcome out;
   for (const auto& group : ids) {
     CollectiveStats s;

@@ -44,21 +44,53 @@ struct ConcurrentJob {
   std::uint32_t busiest_links = 3;
 };
 
+/// One simulation of a job, as monitors see it. Valid from begin_run to end_run.
+struct RunContext {
+  std::string what;  ///< "torus-8x8 ring 64 MiB flow", for progress lines and traces
+  const topology::Topology& topology;
+  core::Simulation& sim;
+  Executor& executor;
+  network::Backend& backend;
+};
+
 /// What a driver wants to know while jobs run: attach observers (traces), report progress,
 /// stream rows. Every method is a no-op by default.
 class RunMonitor {
  public:
-  /// A run is about to start: `what` names it ("torus-8x8 ring 64 MiB").
-  virtual void begin_run(const std::string& /*what*/, core::Simulation&, Executor&,
-                         network::Backend&) {}
+  /// A run is about to start (no collective started yet): attach observers here.
+  virtual void begin_run(const RunContext&) {}
   /// Every ~10^6 events during a run.
-  virtual void tick(const core::Simulation&) {}
-  virtual void end_run(const core::Simulation&) {}
+  virtual void tick(const RunContext&) {}
+  /// The run finished (its collectives all ended); detach observers here.
+  virtual void end_run(const RunContext&) {}
   /// A result row is complete (rows of one job come in their final order).
   virtual void on_row(const report::ResultRow&) {}
 
  protected:
   ~RunMonitor() = default;
+};
+
+/// Several monitors as one, told in order.
+class MonitorList final : public RunMonitor {
+ public:
+  void add(RunMonitor* m) {
+    if (m) list_.push_back(m);
+  }
+  void begin_run(const RunContext& c) override {
+    for (RunMonitor* m : list_) m->begin_run(c);
+  }
+  void tick(const RunContext& c) override {
+    for (RunMonitor* m : list_) m->tick(c);
+  }
+  void end_run(const RunContext& c) override {
+    for (RunMonitor* m : list_) m->end_run(c);
+  }
+  void on_row(const report::ResultRow& r) override {
+    for (RunMonitor* m : list_) m->on_row(r);
+  }
+
+ private:
+  std::vector<RunMonitor*> list_;
 };
 
 /// Algorithms from `names` ("all" expands to every registered algorithm that supports the
