@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
+#include "cli/run_jobs.hpp"
 #include "core/error.hpp"
 #include "core/parse.hpp"
 #include "network/backend.hpp"
@@ -77,23 +78,24 @@ int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, s
   if (!opt.max_time.empty()) {
     job.max_time = core::parse_time(opt.max_time, "--max-time", core::Zero::Reject);
   }
+  job.group = opt.group;
+  collective::parse_groups(opt.group, topo, "--group");  // before anything runs
   if (opt.algorithms == "all") {
-    std::vector<std::string> skipped;
-    job.algorithms = scheduler::expand_all_algorithms(topo, job.collective, job.chunks, &skipped);
-    for (const std::string& why : skipped) err << "note: skipped " << why << '\n';
+    std::vector<std::string> skipped, warnings;
+    job.algorithms = scheduler::expand_all_algorithms(topo, job.collective, job.chunks, &skipped,
+                                                      job.group, &warnings);
+    if (!out_opt.quiet) {
+      for (const std::string& why : skipped) err << "note: skipped " << why << '\n';
+    }
+    for (const std::string& w : warnings) err << "warning: " << w << '\n';
   } else {
     for (const std::string& name : split(opt.algorithms)) {
       job.algorithms.push_back(collective::parse_algorithm(name, "--algorithms"));
     }
   }
-  std::vector<report::ResultRow> rows;
-  for (const network::BackendInfo* b : backends) {
-    auto part = scheduler::run_collective_job(topo.name(), topo, *b, job);
-    rows.insert(rows.end(), std::make_move_iterator(part.begin()),
-                std::make_move_iterator(part.end()));
-  }
-  emit(rows, out_opt, out);
-  return 0;
+  std::vector<Work> work;
+  for (const network::BackendInfo* b : backends) work.push_back(Work{topo.name(), &topo, b, job});
+  return run_work(work, out_opt, out, err);
 }
 
 }  // namespace collsim::cli

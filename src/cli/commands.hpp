@@ -12,6 +12,9 @@ namespace collsim::cli {
 struct OutputOptions {
   std::string format = "table";  ///< table, csv, json
   std::string output;            ///< file path; empty for standard output
+  std::string trace;             ///< Chrome/Perfetto trace file; empty for none
+  bool quiet = false;            ///< no progress line, no notes
+  bool progress = false;         ///< a progress line even when standard error is not a terminal
 };
 
 /// `collsim run SCENARIO.yaml`
@@ -26,6 +29,7 @@ struct CollectiveOptions {
   std::string algorithms = "all";
   std::string sizes = "32KiB:64MiB";  // MultiTree Sec. V-B sweep
   std::uint32_t chunks = 1;
+  std::string group = "all";  ///< communicators (collective/communicator.hpp forms)
   std::string backend;  ///< empty: network::kDefaultBackend
   std::string npu_injection_bandwidth;
   std::string npu_ejection_bandwidth;
@@ -56,6 +60,7 @@ struct VerifyOptions {
   std::string algorithm;
   std::string collective = "all-reduce";
   std::uint32_t chunks = 1;
+  std::string group = "all";
 };
 /// `collsim verify`: 0 when the verifier accepts the program, 1 with the reason when not.
 int verify_algorithm(const VerifyOptions& opt, std::ostream& out);

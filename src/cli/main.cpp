@@ -13,7 +13,11 @@ void add_output_options(CLI::App* cmd, collsim::cli::OutputOptions& o) {
   cmd->add_option("--format", o.format, "table (for people), csv or json (units in column names)")
       ->capture_default_str();
   cmd->add_option("--output,-o", o.output,
-                  "write results to FILE instead of standard output (all or nothing)");
+                  "write results to FILE instead of standard output (all or nothing; CSV rows "
+                  "go to FILE.partial as runs finish)");
+  cmd->add_flag("--quiet,-q", o.quiet, "no progress line and no notes on standard error");
+  cmd->add_flag("--progress", o.progress,
+                "show the progress line even when standard error is not a terminal");
 }
 
 }  // namespace
@@ -62,6 +66,11 @@ int main(int argc, char** argv) {
                    "collective sizes: a list 1MiB,64MiB or a doubling range 32KiB:64MiB")
       ->capture_default_str();
   coll->add_option("--chunks", co.chunks, "split each collective into C pipelined chunks")
+      ->capture_default_str();
+  coll->add_option("--group,-g", co.group,
+                   "the communicators: all (every NPU); dim:K (every group of dimension K at once, "
+                   "K = 0 innermost: the X rings of a torus for dim:0); npus:0,4,8,12 or "
+                   "npus:0-3;4-7 (explicit NPUs in rank order, ';' between communicators)")
       ->capture_default_str();
   coll->add_option("--backend,-b", co.backend,
                    "network backend(s), comma-separated: analytical, queue, flow (default); see "
@@ -127,6 +136,9 @@ int main(int argc, char** argv) {
       ->required();
   verify->add_option("--collective,-c", vo.collective, "collective")->capture_default_str();
   verify->add_option("--chunks", vo.chunks, "pipelined chunks")->capture_default_str();
+  verify->add_option("--group,-g", vo.group,
+                     "verify on each communicator of the group (forms as for `collective`)")
+      ->capture_default_str();
 
   try {
     app.parse(argc, argv);

@@ -1,7 +1,7 @@
 #include <ostream>
 
 #include "cli/commands.hpp"
-#include "cli/output.hpp"
+#include "cli/run_jobs.hpp"
 #include "config/scenario.hpp"
 #include "report/writers.hpp"
 #include "scheduler/collective_sweep.hpp"
@@ -10,38 +10,50 @@ namespace collsim::cli {
 
 int run_scenario(const std::string& path, const OutputOptions& out_opt, std::ostream& out,
                  std::ostream& err) {
-  report::parse_format(out_opt.format,
-                       "--format");  // fail before simulating anything
+  report::parse_format(out_opt.format, "--format");  // fail before simulating anything
   const config::Scenario s = config::load_scenario(path);
-  std::vector<report::ResultRow> rows;
+  std::vector<Work> work;
   for (const config::Platform& p : s.platforms) {
     for (const config::BackendChoice& b : s.backends) {
       for (const config::JobSpec& j : s.jobs) {
+        if (!j.concurrent.empty()) {
+          scheduler::ConcurrentJob job;
+          job.name = j.name;
+          for (const config::ConcurrentSpec& m : j.concurrent) {
+            job.members.push_back(
+                scheduler::ConcurrentMember{m.collective, m.group, m.algorithm, m.size, m.chunks});
+          }
+          job.max_time = j.max_time;
+          job.backend_options = b.options;
+          work.push_back(Work{p.name, &p.topology, b.info, std::move(job)});
+          continue;
+        }
         scheduler::CollectiveJob job;
         job.collective = j.collective;
         job.sizes = j.sizes;
         job.algorithms = j.algorithms;
         job.chunks = j.chunks;
+        job.group = j.group;
         job.max_time = j.max_time;
         job.backend_options = b.options;
         if (j.all_algorithms) {
-          std::vector<std::string> skipped;
-          job.algorithms =
-              scheduler::expand_all_algorithms(p.topology, j.collective, j.chunks, &skipped);
+          std::vector<std::string> skipped, warnings;
+          job.algorithms = scheduler::expand_all_algorithms(p.topology, j.collective, j.chunks,
+                                                            &skipped, j.group, &warnings);
           if (&b == &s.backends.front()) {
-            for (const std::string& why : skipped) {
-              err << "note: " << p.name << ": skipped " << why << '\n';
+            if (!out_opt.quiet) {
+              for (const std::string& why : skipped) {
+                err << "note: " << p.name << ": skipped " << why << '\n';
+              }
             }
+            for (const std::string& w : warnings) err << "warning: " << p.name << ": " << w << '\n';
           }
         }
-        auto part = scheduler::run_collective_job(p.name, p.topology, *b.info, job);
-        rows.insert(rows.end(), std::make_move_iterator(part.begin()),
-                    std::make_move_iterator(part.end()));
+        work.push_back(Work{p.name, &p.topology, b.info, std::move(job)});
       }
     }
   }
-  emit(rows, out_opt, out);
-  return 0;
+  return run_work(work, out_opt, out, err);
 }
 
 }  // namespace collsim::cli

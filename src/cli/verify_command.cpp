@@ -18,17 +18,23 @@ int verify_algorithm(const VerifyOptions& opt, std::ostream& out) {
   const auto choice = collective::parse_algorithm(opt.algorithm, "--algorithm");
   const auto c = collective::parse_collective(opt.collective, "--collective");
   if (opt.chunks == 0) throw core::InputError("--chunks: must be >= 1, got 0");
-  const auto program = collective::build_program(choice, topo, c, core::Bytes{1 << 20}, opt.chunks);
-  const auto v = collective::verify(program);
-  if (v.ok) {
+  const auto comms = collective::parse_groups(opt.group, topo, "--group");
+  for (const collective::Communicator& comm : comms) {
+    const auto program =
+        collective::build_program(choice, topo, comm, c, core::Bytes{1 << 20}, opt.chunks);
+    const auto v = collective::verify(program);
+    const std::string where =
+        comms.size() == 1 && comm.label == "all" ? topo.name() : topo.name() + " " + comm.label;
+    if (!v.ok) {
+      out << fmt::format("FAILED: {} {} on {}: {}\n", choice.label, collective::to_string(c),
+                         where, v.reason);
+      return 1;
+    }
     out << fmt::format("ok: {} {} on {} ({} ranks, {} chunk{}): {} ops, {} messages verified\n",
-                       choice.label, collective::to_string(c), topo.name(), topo.num_npus(),
-                       opt.chunks, opt.chunks == 1 ? "" : "s", v.ops, v.messages);
-    return 0;
+                       choice.label, collective::to_string(c), where, comm.size(), opt.chunks,
+                       opt.chunks == 1 ? "" : "s", v.ops, v.messages);
   }
-  out << fmt::format("FAILED: {} {} on {}: {}\n", choice.label, collective::to_string(c),
-                     topo.name(), v.reason);
-  return 1;
+  return 0;
 }
 
 }  // namespace collsim::cli

@@ -164,12 +164,64 @@ class Reader {
     return p;
   }
 
-  JobSpec job(const YAML::Node& n, const std::string& path) const {
-    check_keys(n, path, {"collective", "sizes", "algorithms", "chunks", "max_time"});
-    for (const char* k : {"collective", "sizes", "algorithms"}) {
+  std::optional<core::Time> max_time(const YAML::Node& n, const std::string& path) const {
+    if (!n["max_time"]) return std::nullopt;
+    return with_line(n["max_time"], [&] {
+      return core::parse_time(scalar(n["max_time"], path + ".max_time"), path + ".max_time",
+                              core::Zero::Reject);
+    });
+  }
+
+  std::string group(const YAML::Node& n, const std::string& path) const {
+    if (!n["group"]) return "all";
+    groups_.push_back({n["group"], path + ".group"});
+    return scalar(n["group"], path + ".group");
+  }
+
+  ConcurrentSpec member(const YAML::Node& n, const std::string& path) const {
+    check_keys(n, path, {"collective", "group", "algorithm", "size", "chunks"});
+    for (const char* k : {"collective", "algorithm", "size"}) {
       if (!n[k]) fail(n, path, fmt::format("missing key \"{}\"", k));
     }
+    ConcurrentSpec m;
+    m.collective = with_line(n["collective"], [&] {
+      return collective::parse_collective(scalar(n["collective"], path + ".collective"),
+                                          path + ".collective");
+    });
+    m.group = group(n, path);
+    m.algorithm = with_line(n["algorithm"], [&] {
+      return collective::parse_algorithm(scalar(n["algorithm"], path + ".algorithm"),
+                                         path + ".algorithm");
+    });
+    m.size = with_line(n["size"], [&] {
+      return core::parse_bytes(scalar(n["size"], path + ".size"), path + ".size");
+    });
+    if (n["chunks"]) m.chunks = uint(n["chunks"], path + ".chunks", 1);
+    return m;
+  }
+
+  JobSpec job(const YAML::Node& n, const std::string& path) const {
+    if (n.IsMap() && n["concurrent"]) {
+      check_keys(n, path, {"concurrent", "max_time"});
+      const YAML::Node list = n["concurrent"];
+      if (!list.IsSequence() || list.size() == 0) {
+        fail(list, path + ".concurrent", "must be a non-empty list of collectives");
+      }
+      JobSpec j;
+      j.name = path;
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        j.concurrent.push_back(member(list[i], fmt::format("{}.concurrent[{}]", path, i)));
+      }
+      j.max_time = max_time(n, path);
+      return j;
+    }
+    check_keys(n, path, {"collective", "sizes", "algorithms", "chunks", "group", "max_time"});
+    for (const char* k : {"collective", "sizes", "algorithms"}) {
+      if (!n[k]) fail(n, path, fmt::format("missing key \"{}\" (or \"concurrent\")", k));
+    }
     JobSpec j;
+    j.name = path;
+    j.group = group(n, path);
     j.collective = with_line(n["collective"], [&] {
       return collective::parse_collective(scalar(n["collective"], path + ".collective"),
                                           path + ".collective");
@@ -194,12 +246,7 @@ class Reader {
       }
     }
     if (n["chunks"]) j.chunks = uint(n["chunks"], path + ".chunks", 1);
-    if (n["max_time"]) {
-      j.max_time = with_line(n["max_time"], [&] {
-        return core::parse_time(scalar(n["max_time"], path + ".max_time"), path + ".max_time",
-                                core::Zero::Reject);
-      });
-    }
+    j.max_time = max_time(n, path);
     return j;
   }
 
@@ -318,11 +365,24 @@ class Reader {
     const auto jobs = items(root[jkey]);
     for (std::size_t i = 0; i < jobs.size(); ++i)
       s.jobs.push_back(job(jobs[i], fmt::format("jobs[{}]", i)));
+    // Groups name dimensions and NPUs: check them against every platform before anything runs.
+    for (const auto& [node, gpath] : groups_) {
+      for (const Platform& p : s.platforms) {
+        with_line(node, [&] {
+          try {
+            return collective::parse_groups(node.as<std::string>(), p.topology, gpath);
+          } catch (const InputError& e) {
+            throw InputError(fmt::format("{} (platform {})", e.what(), p.name));
+          }
+        });
+      }
+    }
     return s;
   }
 
  private:
   std::string source_;
+  mutable std::vector<std::pair<YAML::Node, std::string>> groups_;  // every group: key, path
 };
 
 }  // namespace

@@ -22,7 +22,12 @@
 //       sizes: ["32 KiB:64 MiB", 102228128 B]   sizes and doubling ranges
 //       algorithms: [ring, halving-doubling]     or "all" (every algorithm that applies)
 //       chunks: 1                                optional, default 1
+//       group: dim:0                             optional communicators, default all
 //       max_time: 10 s                           optional bound per run
+//     - concurrent:                  several collectives at once on one network
+//         - {collective: all-reduce, group: dim:0, algorithm: ring, size: 64 MiB, chunks: 4}
+//         - {collective: all-to-all, group: dim:1, algorithm: direct, size: 8 MiB}
+//       max_time: 10 s
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,12 +43,25 @@ struct Platform {
   topology::Topology topology;
 };
 
+/// One collective of a concurrent job.
+struct ConcurrentSpec {
+  collective::Collective collective = collective::Collective::AllReduce;
+  std::string group = "all";
+  collective::AlgorithmChoice algorithm;
+  core::Bytes size;
+  std::uint32_t chunks = 1;
+};
+
 struct JobSpec {
+  std::string name;  ///< "jobs[2]", for reports
+  /// A concurrent job when not empty (the fields below but max_time are then unused).
+  std::vector<ConcurrentSpec> concurrent;
   collective::Collective collective = collective::Collective::AllReduce;
   std::vector<core::Bytes> sizes;
   bool all_algorithms = false;                          ///< "all"
   std::vector<collective::AlgorithmChoice> algorithms;  ///< when not "all"
   std::uint32_t chunks = 1;
+  std::string group = "all";  ///< collective::parse_groups forms, checked on every platform
   std::optional<core::Time> max_time;
 };
 

@@ -27,6 +27,9 @@ struct ResultRow {
   std::string platform;  ///< scenario's platform name
   std::string topology;  ///< e.g. "torus:8x8"
   std::uint32_t npus = 0;   ///< NPUs of the topology
+  /// The platform's dimensions as it ran (kind, size, bandwidth per link, latency, links per
+  /// NPU), so rows of a bandwidth or latency sweep can be told apart.
+  std::vector<topology::DimSpec> dims;
   std::string group = "all";  ///< the communicators it ran on (communicator.hpp forms)
   std::uint32_t groups = 1;   ///< how many communicators ran at once
   std::uint32_t ranks = 0;    ///< ranks per communicator (busbw's n)

@@ -86,6 +86,7 @@ report::ResultRow make_row(const std::string& platform, const topology::Topology
   row.platform = platform;
   row.topology = topo.name();
   row.npus = topo.num_npus();
+  for (const topology::Dimension& d : topo.dimensions()) row.dims.push_back(d.spec);
   row.group = group;
   row.groups = static_cast<std::uint32_t>(comms.size());
   row.ranks = comms.front().size();

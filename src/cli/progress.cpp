@@ -1,0 +1,44 @@
+#include "cli/progress.hpp"
+
+#include <fmt/format.h>
+
+#include <ostream>
+
+namespace collsim::cli {
+
+ProgressLine::ProgressLine(std::ostream& err, std::uint64_t total,
+                           std::chrono::milliseconds min_interval)
+    : err_(err), total_(total), min_interval_(min_interval) {}
+
+ProgressLine::~ProgressLine() { clear(); }
+
+void ProgressLine::begin_run(const scheduler::RunContext& c) {
+  ++started_;
+  run_start_ = std::chrono::steady_clock::now();
+  run_events_start_ = c.sim.events_processed();
+  draw(c, false);
+}
+
+void ProgressLine::tick(const scheduler::RunContext& c) { draw(c, false); }
+
+void ProgressLine::draw(const scheduler::RunContext& c, bool force) {
+  const auto now = std::chrono::steady_clock::now();
+  if (!force && drawn_ && now - last_draw_ < min_interval_) return;
+  last_draw_ = now;
+  const double wall = std::chrono::duration<double>(now - run_start_).count();
+  const double events = static_cast<double>(c.sim.events_processed() - run_events_start_);
+  std::string rate;
+  if (wall > 0.05) rate = fmt::format(", {:.1f} M events/s", events / wall / 1e6);
+  err_ << fmt::format("\r\033[Kcollsim: [{}/{}] {}: {} simulated{}", started_, total_, c.what,
+                      core::to_string(c.sim.now()), rate)
+       << std::flush;
+  drawn_ = true;
+}
+
+void ProgressLine::clear() {
+  if (!drawn_) return;
+  err_ << "\r\033[K" << std::flush;
+  drawn_ = false;
+}
+
+}  // namespace collsim::cli

@@ -1,0 +1,35 @@
+#pragma once
+// The progress line of long runs: "collsim: [3/48] torus-8x8 ring 64 MiB flow: 2.31 ms
+// simulated, 4.2 M events/s", rewritten in place on standard error (only when it is a terminal
+// and --quiet is not given: the CLI decides), at most five times a second.
+#include <chrono>
+#include <cstdint>
+#include <iosfwd>
+
+#include "scheduler/collective_sweep.hpp"
+
+namespace collsim::cli {
+
+class ProgressLine final : public scheduler::RunMonitor {
+ public:
+  /// `total`: the runs that will be started; `min_interval`: between two redraws.
+  ProgressLine(std::ostream& err, std::uint64_t total,
+               std::chrono::milliseconds min_interval = std::chrono::milliseconds(200));
+  ~ProgressLine();
+  void begin_run(const scheduler::RunContext& c) override;
+  void tick(const scheduler::RunContext& c) override;
+  /// Erase the line (before results or an error are printed).
+  void clear();
+
+ private:
+  void draw(const scheduler::RunContext& c, bool force);
+  std::ostream& err_;
+  std::uint64_t total_;
+  std::uint64_t started_ = 0;
+  std::chrono::milliseconds min_interval_;
+  std::chrono::steady_clock::time_point run_start_, last_draw_;
+  std::uint64_t run_events_start_ = 0;
+  bool drawn_ = false;
+};
+
+}  // namespace collsim::cli

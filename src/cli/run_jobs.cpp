@@ -1,0 +1,111 @@
+#include "cli/run_jobs.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <ostream>
+
+#include "cli/output.hpp"
+#include "cli/progress.hpp"
+#include "core/error.hpp"
+#include "report/writers.hpp"
+
+namespace collsim::cli {
+namespace {
+
+// Writes CSV rows as they come: to `out`, or to PATH.partial, renamed to PATH at the end.
+class CsvStream final : public scheduler::RunMonitor {
+ public:
+  CsvStream(const std::string& path, std::ostream& out) : path_(path), out_(&out) {
+    if (!path_.empty()) {
+      file_.open(partial(), std::ios::binary | std::ios::trunc);
+      if (!file_) {
+        throw core::InputError(fmt::format("--output: cannot write \"{}\"", partial()));
+      }
+      out_ = &file_;
+    }
+  }
+  void on_row(const report::ResultRow& row) override {
+    const std::string text = report::render_csv({row});
+    const std::size_t eol = text.find('\n');
+    // The header once, then only the row (each row is written whole, then flushed).
+    *out_ << (header_ ? text.substr(eol + 1) : text) << std::flush;
+    header_ = true;
+  }
+  // Everything ran: the file takes its final name (with no rows at all, the header alone).
+  void finish() {
+    if (!header_) *out_ << report::render_csv({}) << std::flush;
+    if (path_.empty()) return;
+    file_.close();
+    if (std::rename(partial().c_str(), path_.c_str()) != 0) {
+      throw core::InputError(fmt::format("--output: cannot write \"{}\"", path_));
+    }
+  }
+  std::string partial() const { return path_ + ".partial"; }
+
+ private:
+  std::string path_;
+  std::ofstream file_;
+  std::ostream* out_;
+  bool header_ = false;
+
+ public:
+  bool wrote_rows() const { return header_; }
+};
+
+}  // namespace
+
+int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostream& out,
+             std::ostream& err) {
+  const report::Format format = report::parse_format(opt.format, "--format");
+  std::uint64_t total = 0;
+  for (const Work& w : work) {
+    total += std::visit([](const auto& j) { return scheduler::count_runs(j); }, w.job);
+  }
+  scheduler::MonitorList monitors;
+  std::unique_ptr<ProgressLine> progress;
+  const bool terminal = &err == &std::cerr && isatty(STDERR_FILENO);
+  if (!opt.quiet && (opt.progress || terminal)) {
+    progress = std::make_unique<ProgressLine>(err, total);
+    monitors.add(progress.get());
+  }
+  std::unique_ptr<CsvStream> csv;
+  if (format == report::Format::Csv) {
+    csv = std::make_unique<CsvStream>(opt.output, out);
+    monitors.add(csv.get());
+  }
+  std::vector<report::ResultRow> rows;
+  try {
+    for (const Work& w : work) {
+      std::vector<report::ResultRow> part;
+      if (const auto* j = std::get_if<scheduler::CollectiveJob>(&w.job)) {
+        part = scheduler::run_collective_job(w.platform, *w.topology, *w.backend, *j, &monitors);
+      } else {
+        part = scheduler::run_concurrent_job(w.platform, *w.topology, *w.backend,
+                                             std::get<scheduler::ConcurrentJob>(w.job), &monitors);
+      }
+      rows.insert(rows.end(), std::make_move_iterator(part.begin()),
+                  std::make_move_iterator(part.end()));
+    }
+  } catch (const std::exception& e) {
+    if (progress) progress->clear();
+    if (csv && !opt.output.empty() && csv->wrote_rows()) {
+      err << fmt::format("collsim: the rows finished before the error are in {}\n",
+                         csv->partial());
+    }
+    throw;
+  }
+  if (progress) progress->clear();
+  if (csv) {
+    csv->finish();
+  } else {
+    emit(rows, opt, out);
+  }
+  return 0;
+}
+
+}  // namespace collsim::cli
