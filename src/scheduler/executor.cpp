@@ -42,30 +42,27 @@ class Executor::Run final : public collective::Progress::Hooks, public network::
 
   void on_send(Lane l, std::uint32_t op_index, std::uint32_t seq, std::uint32_t channel) override {
     const Op op = p_.op(l, op_index);
-    const Rank r = p_.rank_of(l);
     const std::uint32_t slot = flight_.acquire();
     InFlight& f = flight_[slot];
-    f.info.collective = id_;
-    f.info.id = ex_.next_message_++;
-    f.info.src = l;
-    f.info.dst = op.peer;
-    f.info.src_npu = p_.npu(r);
-    f.info.dst_npu = p_.npu(op.peer);
-    f.info.op = op_index;
-    f.info.bytes = p_.bytes(op.first, op.count);
-    f.info.attrs.priority = op.step;
-    f.info.attrs.flow = id_;
-    f.info.reduce = op.reduce;
+    f.src = l;
+    f.dst = op.peer;
+    f.op = op_index;
     f.seq = seq;
     f.channel = channel;
+    f.id = ex_.next_message_++;
     if (channel >= busy_.size()) busy_.resize(channel + 1, 0);
     busy_[channel] = 1;
+    endpoint::Message m;
+    m.src = p_.npu(p_.rank_of(l));
+    m.dst = p_.npu(op.peer);
+    m.bytes = p_.bytes(op.first, op.count);
+    m.attrs.priority = op.step;
+    m.attrs.flow = id_;
+    m.reduce = op.reduce;
     ++stats_.messages;
-    stats_.bytes += f.info.bytes.count;
-    if (ex_.observer_) ex_.observer_->on_send(f.info);
-    ex_.endpoint_.send(
-        endpoint::Message{f.info.src_npu, f.info.dst_npu, f.info.bytes, f.info.attrs, op.reduce},
-        *this, slot);
+    stats_.bytes += m.bytes.count;
+    if (ex_.observer_) ex_.observer_->on_send(info(f));
+    ex_.endpoint_.send(m, *this, slot);
   }
 
   void on_recv_done(Lane l, std::uint32_t op_index, Lane, std::uint32_t) override {
@@ -76,25 +73,46 @@ class Executor::Run final : public collective::Progress::Hooks, public network::
   void on_injected(std::uint64_t tag) override {
     const InFlight& f = flight_[tag];
     busy_[f.channel] = 0;
-    if (ex_.observer_) ex_.observer_->on_injected(f.info);
-    progress_.pump(f.info.src);
+    if (ex_.observer_) ex_.observer_->on_injected(info(f));
+    progress_.pump(f.src);
     check_done();
   }
 
   void on_delivered(std::uint64_t tag) override {
     const InFlight f = flight_[tag];
     flight_.release(static_cast<std::uint32_t>(tag));
-    if (ex_.observer_) ex_.observer_->on_delivered(f.info);
-    progress_.arrive(f.info.src, f.info.dst, f.info.op, f.seq);
+    if (ex_.observer_) ex_.observer_->on_delivered(info(f));
+    progress_.arrive(f.src, f.dst, f.op, f.seq);
     check_done();
   }
 
  private:
+  // Kept small (the hot path copies it); observers get the full MessageInfo, rebuilt from it.
   struct InFlight {
-    MessageInfo info;
+    Lane src = 0;
+    Rank dst = 0;
+    std::uint32_t op = 0;
     std::uint32_t seq = 0;
     std::uint32_t channel = 0;
+    std::uint64_t id = 0;
   };
+
+  MessageInfo info(const InFlight& f) const {
+    const Op op = p_.op(f.src, f.op);
+    MessageInfo m;
+    m.collective = id_;
+    m.id = f.id;
+    m.src = f.src;
+    m.dst = f.dst;
+    m.src_npu = p_.npu(p_.rank_of(f.src));
+    m.dst_npu = p_.npu(f.dst);
+    m.op = f.op;
+    m.bytes = p_.bytes(op.first, op.count);
+    m.attrs.priority = op.step;
+    m.attrs.flow = id_;
+    m.reduce = op.reduce;
+    return m;
+  }
 
   void check_done() {
     if (finished_ || !progress_.finished()) return;

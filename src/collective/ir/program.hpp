@@ -40,20 +40,34 @@ namespace collsim::collective {
 /// A (rank, stream) pair: lane = rank * Program::streams + stream.
 using Lane = std::uint32_t;
 
+// 16 bytes: programs generate or store one per operation, and Progress copies them on the hot
+// path.
 struct Op {
   enum class Kind : std::uint8_t { Send, Recv, RecvReduce, Fence, Barrier };
   Kind kind = Kind::Send;
+  bool reduce = false;      ///< Send: the receiver reduces the message (its Recv is a RecvReduce)
+  std::uint16_t step = 0;   ///< time step, 0 = none (network priority; MultiTree Sec. IV-A)
   Rank peer = 0;
   std::uint32_t first = 0;  ///< first piece
   std::uint32_t count = 1;  ///< number of consecutive pieces
-  bool reduce = false;      ///< Send: the receiver reduces the message (its Recv is a RecvReduce)
-  std::uint16_t step = 0;   ///< time step, 0 = none (network priority; MultiTree Sec. IV-A)
+
+  Op() = default;
+  Op(Kind k, Rank peer_rank, std::uint32_t first_piece, std::uint32_t pieces,
+     bool reduce_at_receiver = false, std::uint16_t time_step = 0)
+      : kind(k),
+        reduce(reduce_at_receiver),
+        step(time_step),
+        peer(peer_rank),
+        first(first_piece),
+        count(pieces) {}
 
   bool is_send() const { return kind == Kind::Send; }
   bool is_recv() const { return kind == Kind::Recv || kind == Kind::RecvReduce; }
   bool is_wait() const { return kind == Kind::Fence || kind == Kind::Barrier; }
   bool overlaps(const Op& o) const { return first < o.first + o.count && o.first < first + count; }
 };
+
+static_assert(sizeof(Op) == 16);
 
 std::string to_string(const Op& op);
 
