@@ -237,6 +237,26 @@ TEST(Cli, ScenarioErrorsNameFileLineAndKey) {
   EXPECT_EQ(collsim("run /nonexistent.yaml").status, 2);
 }
 
+TEST(Cli, BusiestLinksBlockListsOnlyItsOwnChunksRows) {
+  // Two jobs that differ only in chunks make two table blocks; each block's busiest-links list
+  // has one line per algorithm of that block, not the rows of the block before it.
+  const std::string job = "{collective: all-reduce, sizes: 4MiB, algorithms: [ring, direct], ";
+  const Result r = run_scenario("chunk_blocks.yaml",
+                                "platform: {topology: ring:4, link_bandwidth: 16 GB/s, "
+                                "link_latency: 0 ns}\njobs:\n  - " +
+                                    job + "chunks: 1}\n  - " + job + "chunks: 4}\n");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::size_t second = r.out.find("flow backend, 4 chunks\n");
+  ASSERT_NE(second, std::string::npos) << r.out;
+  // Ring and direct both keep every link of the 4-ring busy the whole run at 4 MiB.
+  const std::string links = "dims 100%  links 0->1 100%, 1->2 100%, 2->3 100%\n";
+  EXPECT_EQ(r.out.substr(r.out.find("  at 4 MiB:", second)),
+            "  at 4 MiB: utilization per dimension, and the busiest links\n"
+            "  ring       " +
+                links + "  direct     " + links)
+      << r.out;
+}
+
 }  // namespace
 
 namespace {
