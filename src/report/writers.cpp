@@ -110,6 +110,16 @@ std::string render_table(const std::vector<ResultRow>& rows) {
   return out;
 }
 
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + '"';
+}
+
 std::string render_csv(const std::vector<ResultRow>& rows) {
   std::string out =
       "platform,topology,npus,backend,collective,algorithm,chunks,size_bytes,time_ns,algbw_GBps,"
@@ -117,11 +127,11 @@ std::string render_csv(const std::vector<ResultRow>& rows) {
   for (const ResultRow& r : rows) {
     std::string dims;  // one value per dimension, ';'-separated so the CSV keeps its columns
     for (double u : r.dim_utilization) dims += fmt::format("{}{:.6f}", dims.empty() ? "" : ";", u);
-    out +=
-        fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.6f},{:.6f},{:.6f},{},{},{:.6f},{}\n",
-                    r.platform, r.topology, r.npus, r.backend, collective::to_string(r.collective),
-                    r.algorithm, r.chunks, r.size.count, r.time.ns(), r.algbw_GBps, r.busbw_GBps,
-                    r.speedup, r.messages, r.bytes_sent, r.max_link_utilization, dims);
+    out += fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.6f},{:.6f},{:.6f},{},{},{:.6f},{}\n",
+                       csv_field(r.platform), csv_field(r.topology), r.npus, csv_field(r.backend),
+                       csv_field(collective::to_string(r.collective)), csv_field(r.algorithm),
+                       r.chunks, r.size.count, r.time.ns(), r.algbw_GBps, r.busbw_GBps, r.speedup,
+                       r.messages, r.bytes_sent, r.max_link_utilization, dims);
   }
   return out;
 }
