@@ -348,6 +348,33 @@ TEST(CliBackends, PacketNiQueueOptions) {
       << shallow.err;
 }
 
+TEST(CliBackends, PacketSizesThatDoNotFitIn32BitsAreRefused) {
+  // 4294967552 B = 2^32 + 256 B: refused by name, never run as a 256 B payload.
+  const std::string run = "collective -t ring:4 -a ring -s 64KiB -b packet ";
+  const Result payload = collsim(run + "--packet-payload '4294967552 B'");
+  EXPECT_EQ(payload.status, 2);
+  EXPECT_EQ(payload.out, "");
+  EXPECT_NE(payload.err.find("error: --packet-payload: \"4294967552 B\" is 4294967552 B; it must "
+                             "be below 4 GiB"),
+            std::string::npos)
+      << payload.err;
+  const Result flit = collsim(run + "--flit-size '4 GiB'");
+  EXPECT_EQ(flit.status, 2);
+  EXPECT_NE(flit.err.find("error: --flit-size: \"4 GiB\" is 4294967296 B; it must be below 4 GiB"),
+            std::string::npos)
+      << flit.err;
+  // The scenario path refuses through the same check, with file, line and key path.
+  const Result scenario =
+      run_scenario("big_payload.yaml",
+                   ring4_scenario("{name: packet, packet_payload: 4294967552 B}", "150 ns",
+                                  "{collective: all-reduce, sizes: 64KiB, algorithms: ring}"));
+  EXPECT_EQ(scenario.status, 2);
+  EXPECT_NE(scenario.err.find("big_payload.yaml:1: backend.packet_payload: \"4294967552 B\" is "
+                              "4294967552 B; it must be below 4 GiB"),
+            std::string::npos)
+      << scenario.err;
+}
+
 TEST(CliBackends, JsonCarriesLinkMetrics) {
   const Result r = collsim("collective -t torus:4x4 -a ring -s 1MiB --format json");
   ASSERT_EQ(r.status, 0) << r.err;

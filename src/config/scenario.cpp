@@ -243,9 +243,7 @@ class Reader {
     auto bytes = [&](const char* key, std::uint32_t& out) {
       if (!b[key]) return;
       const std::string kp = path + "." + key;
-      const auto v = with_line(b[key], [&] { return core::parse_bytes(scalar(b[key], kp), kp); });
-      if (v.count > UINT32_MAX) fail(b[key], kp, "must be below 4 GiB");
-      out = static_cast<std::uint32_t>(v.count);
+      out = with_line(b[key], [&] { return core::parse_bytes32(scalar(b[key], kp), kp); });
     };
     auto count = [&](const char* key, std::uint32_t& out, std::uint32_t min) {
       if (b[key]) out = uint(b[key], path + "." + key, min);
