@@ -73,5 +73,36 @@ TEST(ScenarioDuplicateKeys, KeysMustBePlainNames) {
   EXPECT_EQ(error_of("? [a, b]\n: 1\n"), "s.yaml:1: top level: a key must be a plain name");
 }
 
+TEST(ScenarioPlatformNames, TwoPlatformsCannotShareAName) {
+  // Result rows are told apart by platform name; two "a" rows would be indistinguishable.
+  EXPECT_EQ(
+      error_of("platforms:\n"
+               "  - {name: a, topology: ring:4, link_bandwidth: 16 GB/s, link_latency: 1 ns}\n"
+               "  - {name: b, topology: ring:4, link_bandwidth: 32 GB/s, link_latency: 1 ns}\n"
+               "  - {name: a, topology: ring:8, link_bandwidth: 16 GB/s, link_latency: 1 ns}\n" +
+               kJobs),
+      "s.yaml:4: platforms[2].name: \"a\" is already the name of platforms[0]; give each "
+      "platform its own name");
+}
+
+TEST(ScenarioPlatformNames, DefaultNamesCountToo) {
+  // Without `name:` a platform is named after its topology.
+  EXPECT_EQ(error_of("platforms:\n"
+                     "  - {topology: torus:4x4, link_bandwidth: 16 GB/s, link_latency: 1 ns}\n"
+                     "  - {topology: torus:4x4, link_bandwidth: 32 GB/s, link_latency: 1 ns}\n" +
+                     kJobs),
+            "s.yaml:3: platforms[1].name: \"torus:4x4\" (the topology, by default) is already the "
+            "name of platforms[0]; give each platform its own name");
+  // An explicit name may equal another platform's default one: still a clash.
+  EXPECT_EQ(
+      error_of(
+          "platforms:\n"
+          "  - {topology: ring:4, link_bandwidth: 16 GB/s, link_latency: 1 ns}\n"
+          "  - {name: ring:4, topology: ring:8, link_bandwidth: 1 GB/s, link_latency: 1 ns}\n" +
+          kJobs),
+      "s.yaml:3: platforms[1].name: \"ring:4\" is already the name of platforms[0]; give "
+      "each platform its own name");
+}
+
 }  // namespace
 }  // namespace collsim::config

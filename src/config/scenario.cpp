@@ -335,7 +335,17 @@ class Reader {
     if (!root[pkey]) fail(root, "platforms", "missing: give at least one platform");
     const auto plats = items(root[pkey]);
     for (std::size_t i = 0; i < plats.size(); ++i) {
-      s.platforms.push_back(platform(plats[i], fmt::format("platforms[{}]", i)));
+      const std::string path = fmt::format("platforms[{}]", i);
+      s.platforms.push_back(platform(plats[i], path));
+      // Rows are told apart by platform name: two platforms with one name would be ambiguous.
+      for (std::size_t j = 0; j < i; ++j) {
+        if (s.platforms[j].name != s.platforms[i].name) continue;
+        const bool named = plats[i].IsMap() && plats[i]["name"];
+        fail(named ? plats[i]["name"] : plats[i], path + ".name",
+             fmt::format("\"{}\"{} is already the name of platforms[{}]; give each platform its "
+                         "own name",
+                         s.platforms[i].name, named ? "" : " (the topology, by default)", j));
+      }
     }
     const char* jkey = root["jobs"] ? "jobs" : "job";
     if (!root[jkey]) fail(root, "jobs", "missing: give at least one job");
