@@ -227,6 +227,18 @@ TEST(Cli, VerifyAndList) {
   }
 }
 
+TEST(Cli, VersionIsTheCMakeProjectVersion) {
+  const Result r = collsim("--version");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, std::string("collsim ") + COLLSIM_VERSION + "\n");  // "collsim 0.1.0"
+  // MAJOR.MINOR.PATCH, as project(collsim VERSION ...) in CMakeLists.txt gives it.
+  const std::string v = COLLSIM_VERSION;
+  EXPECT_EQ(std::count(v.begin(), v.end(), '.'), 2) << v;
+  EXPECT_TRUE(std::all_of(v.begin(), v.end(), [](char c) { return c == '.' || std::isdigit(c); }))
+      << v;
+  EXPECT_EQ(r.err, "");
+}
+
 TEST(Cli, ScenarioErrorsNameFileLineAndKey) {
   const Result r = run_scenario("bad.yaml",
                                 "platforms:\n  - topology: ring:4\n    link_bandwidth: 0 GB/s\n"
