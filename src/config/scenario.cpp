@@ -262,7 +262,7 @@ class Reader {
     return c;
   }
 
-  // The packet backend's keys (network/backend.hpp PacketOptions; multitree.txt Table III).
+  // The packet backend's keys (network/backend.hpp PacketOptions; MultiTree (ISCA'21) Table III).
   void packet_options(const YAML::Node& b, const std::string& path,
                       network::PacketOptions& pk) const {
     auto bytes = [&](const char* key, std::uint32_t& out) {

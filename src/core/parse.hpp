@@ -1,5 +1,5 @@
 #pragma once
-// Strict parsing of quantities with units (DESIGN.md "Units"). Every function throws
+// Strict parsing of quantities with units (docs/design.md "Units"). Every function throws
 // core::InputError whose message starts with `field` and says what was wrong and what is accepted,
 // e.g. `link_bandwidth: "16" has no unit; write e.g. "16 GB/s" (GB/s = 10^9 bytes/s, Gb/s = 10^9
 // bits/s, GiB/s = 2^30 bytes/s)`.

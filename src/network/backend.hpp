@@ -1,8 +1,8 @@
 #pragma once
-// The network seam (DESIGN.md "Backends only move bytes"). A backend accepts "deliver B bytes from
-// NPU u to NPU v" and calls back twice: when the source has finished putting the message on the
-// wire (it may start the next message on that channel) and when the last byte has arrived.
-// It owns everything about links, routes, contention and flow control.
+// The network seam (docs/design.md "Backends only move bytes"). A backend accepts "deliver B bytes
+// from NPU u to NPU v" and calls back twice: when the source has finished putting the message on
+// the wire (it may start the next message on that channel) and when the last byte has arrived. It
+// owns everything about links, routes, contention and flow control.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -52,9 +52,9 @@ class Backend {
   virtual std::string describe_blocked() const { return {}; }
 };
 
-/// Options of the packet backend (multitree.txt Table III defaults; BookSim configuration in
-/// shared/notes/reference-implementations.md).
-/// How a router forwards a packet (multitree.txt Sec. V-A; Dally & Towles ch. 13).
+/// Options of the packet backend (defaults: MultiTree (ISCA'21) Table III, and the BookSim
+/// configuration of the authors' public simulator, github.com/farabimahmud/accelerator).
+/// How a router forwards a packet (MultiTree (ISCA'21) Sec. V-A; Dally & Towles ch. 13).
 enum class Switching {
   /// Virtual cut-through: a packet leaves a router only when a downstream VC has room for all of
   /// it, and moves as one unit (events per packet per hop).

@@ -1,7 +1,7 @@
 #pragma once
-// The executor: runs any Program on any network backend in simulated time (DESIGN.md "one shared
-// executor runs every schedule"). Program semantics come from collective::Progress; timing adds
-// one rule: a rank sends to a given peer one message at a time, starting the next when the
+// The executor: runs any Program on any network backend in simulated time (docs/design.md "One
+// shared executor runs every schedule"). Program semantics come from collective::Progress; timing
+// adds one rule: a rank sends to a given peer one message at a time, starting the next when the
 // previous one has been injected (so pipelined chunks serialize on their channel).
 #include <cstdint>
 #include <optional>

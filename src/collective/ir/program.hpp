@@ -1,5 +1,5 @@
 #pragma once
-// The Program IR (DESIGN.md "Algorithms know the topology, never the network backend").
+// The Program IR (docs/design.md "Algorithms know the topology, never the network backend").
 //
 // A Program is, for every rank, an ordered list of operations on pieces of a shared piece space
 // (see collective.hpp for how pieces map to a collective). Its meaning, shared by the verifier and
@@ -40,7 +40,7 @@ struct Op {
 std::string to_string(const Op& op);
 
 /// Ops computed on demand instead of stored: for 1024+ ranks a stored ring program has tens of
-/// millions of ops (DESIGN.md "Large programs are generated, not stored").
+/// millions of ops (docs/design.md "Large programs are generated, not stored").
 class OpGenerator {
  public:
   virtual ~OpGenerator() = default;
