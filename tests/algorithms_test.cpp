@@ -75,13 +75,21 @@ TEST(Algorithms, RingFollowsOneHopStepsOnTorusAndMesh) {
     const auto topo = topology::from_compact(spec, kBw, kLat);
     const auto p = build_program(parse_algorithm("ring", "t"), topo, Collective::AllReduce,
                                  core::Bytes{1 << 20}, 1);
+    // The ring program is generated (p.ops is empty): read it through num_ops/op.
+    std::uint64_t sends = 0;
     for (Rank r = 0; r < p.num_ranks; ++r) {
-      for (const Op& op : p.ops[r]) {
+      for (std::uint32_t i = 0; i < p.num_ops(r); ++i) {
+        const Op op = p.op(r, i);
         if (op.is_send()) {
           ASSERT_EQ(topo.hops(r, op.peer), 1u) << spec << " rank " << r;
+          ++sends;
         }
       }
     }
+    // All-reduce in one chunk: N - 1 reduce-scatter and N - 1 all-gather sends per rank.
+    const std::uint64_t n = p.num_ranks;
+    EXPECT_EQ(sends, n * 2 * (n - 1)) << spec;
+    EXPECT_GT(sends, 0u) << spec;
   }
 }
 

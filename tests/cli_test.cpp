@@ -227,6 +227,18 @@ TEST(Cli, VerifyAndList) {
   }
 }
 
+TEST(Cli, VersionIsTheCMakeProjectVersion) {
+  const Result r = collsim("--version");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, std::string("collsim ") + COLLSIM_VERSION + "\n");  // "collsim 0.1.0"
+  // MAJOR.MINOR.PATCH, as project(collsim VERSION ...) in CMakeLists.txt gives it.
+  const std::string v = COLLSIM_VERSION;
+  EXPECT_EQ(std::count(v.begin(), v.end(), '.'), 2) << v;
+  EXPECT_TRUE(std::all_of(v.begin(), v.end(), [](char c) { return c == '.' || std::isdigit(c); }))
+      << v;
+  EXPECT_EQ(r.err, "");
+}
+
 TEST(Cli, ScenarioErrorsNameFileLineAndKey) {
   const Result r = run_scenario("bad.yaml",
                                 "platforms:\n  - topology: ring:4\n    link_bandwidth: 0 GB/s\n"
@@ -235,6 +247,26 @@ TEST(Cli, ScenarioErrorsNameFileLineAndKey) {
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("bad.yaml:3: platforms[0].link_bandwidth"), std::string::npos) << r.err;
   EXPECT_EQ(collsim("run /nonexistent.yaml").status, 2);
+}
+
+TEST(Cli, BusiestLinksBlockListsOnlyItsOwnChunksRows) {
+  // Two jobs that differ only in chunks make two table blocks; each block's busiest-links list
+  // has one line per algorithm of that block, not the rows of the block before it.
+  const std::string job = "{collective: all-reduce, sizes: 4MiB, algorithms: [ring, direct], ";
+  const Result r = run_scenario("chunk_blocks.yaml",
+                                "platform: {topology: ring:4, link_bandwidth: 16 GB/s, "
+                                "link_latency: 0 ns}\njobs:\n  - " +
+                                    job + "chunks: 1}\n  - " + job + "chunks: 4}\n");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::size_t second = r.out.find("flow backend, 4 chunks\n");
+  ASSERT_NE(second, std::string::npos) << r.out;
+  // Ring and direct both keep every link of the 4-ring busy the whole run at 4 MiB.
+  const std::string links = "dims 100%  links 0->1 100%, 1->2 100%, 2->3 100%\n";
+  EXPECT_EQ(r.out.substr(r.out.find("  at 4 MiB:", second)),
+            "  at 4 MiB: utilization per dimension, and the busiest links\n"
+            "  ring       " +
+                links + "  direct     " + links)
+      << r.out;
 }
 
 }  // namespace
@@ -326,6 +358,33 @@ TEST(CliBackends, PacketNiQueueOptions) {
   EXPECT_NE(shallow.err.find("ejection_queue_flits: must hold a whole packet (17 flits)"),
             std::string::npos)
       << shallow.err;
+}
+
+TEST(CliBackends, PacketSizesThatDoNotFitIn32BitsAreRefused) {
+  // 4294967552 B = 2^32 + 256 B: refused by name, never run as a 256 B payload.
+  const std::string run = "collective -t ring:4 -a ring -s 64KiB -b packet ";
+  const Result payload = collsim(run + "--packet-payload '4294967552 B'");
+  EXPECT_EQ(payload.status, 2);
+  EXPECT_EQ(payload.out, "");
+  EXPECT_NE(payload.err.find("error: --packet-payload: \"4294967552 B\" is 4294967552 B; it must "
+                             "be below 4 GiB"),
+            std::string::npos)
+      << payload.err;
+  const Result flit = collsim(run + "--flit-size '4 GiB'");
+  EXPECT_EQ(flit.status, 2);
+  EXPECT_NE(flit.err.find("error: --flit-size: \"4 GiB\" is 4294967296 B; it must be below 4 GiB"),
+            std::string::npos)
+      << flit.err;
+  // The scenario path refuses through the same check, with file, line and key path.
+  const Result scenario =
+      run_scenario("big_payload.yaml",
+                   ring4_scenario("{name: packet, packet_payload: 4294967552 B}", "150 ns",
+                                  "{collective: all-reduce, sizes: 64KiB, algorithms: ring}"));
+  EXPECT_EQ(scenario.status, 2);
+  EXPECT_NE(scenario.err.find("big_payload.yaml:1: backend.packet_payload: \"4294967552 B\" is "
+                              "4294967552 B; it must be below 4 GiB"),
+            std::string::npos)
+      << scenario.err;
 }
 
 TEST(CliBackends, JsonCarriesLinkMetrics) {

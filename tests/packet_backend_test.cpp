@@ -213,7 +213,8 @@ TEST(PacketBackend, HeadFlitsCostOneSeventeenthOfALongStream) {
 }
 
 TEST(PacketBackend, MessageBasedFlowControlRecoversTheLinkRate) {
-  // One head flit for 65,536 payload flits: within 0.1% of the link rate (multitree.txt IV-B).
+  // One head flit for 65,536 payload flits: within 0.1% of the link rate (MultiTree (ISCA'21)
+  // Sec. IV-B).
   EXPECT_NEAR(stream_efficiency(true), 1.0, 0.001);
 }
 

@@ -486,7 +486,7 @@ TEST(TopologyRingOrder, NotACycleWhereNoneExists) {
 // --- Link aggregation (Themis Table 2) -------------------------------------------------------
 
 TEST(TopologyAggregation, ThemisFcRingSw) {
-  // themis.txt Table 2, 3D-FC_Ring_SW: 8x16x8, BW/link (200, 200, 400) Gb/s, #Links/NPU
+  // Themis (ISCA'22) Table 2, 3D-FC_Ring_SW: 8x16x8, BW/link (200, 200, 400) Gb/s, #Links/NPU
   // (7, 4, 1), aggregate BW/NPU (1400, 800, 400) Gb/s. 1 Gb/s = 1.25e8 B/s.
   //   FC:     7 links over 7 peers  -> 1 link per peer       = 200 Gb/s = 25e9 B/s
   //   Ring:   4 links, 2 each way   -> 2 * 200 Gb/s per way  = 50e9 B/s
@@ -514,7 +514,7 @@ TEST(TopologyAggregation, ThemisFcRingSw) {
 }
 
 TEST(TopologyAggregation, ThemisRingFcRingSw) {
-  // themis.txt Table 2, 4D-Ring_FC_Ring_SW: 4x8x4x8, (1500, 200, 200, 800) Gb/s, #Links/NPU
+  // Themis (ISCA'22) Table 2, 4D-Ring_FC_Ring_SW: 4x8x4x8, (1500, 200, 200, 800) Gb/s, #Links/NPU
   // (2, 7, 6, 1): the size-4 ring of dim 3 carries 3 links each way = 600 Gb/s = 75e9 B/s.
   const Topology t = hierarchical({{DimKind::Ring, 4, Bandwidth{1500 * 1.25e8}, kLat, 2},
                                    {DimKind::FullyConnected, 8, Bandwidth{25e9}, kLat, 7},

@@ -56,9 +56,8 @@ int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, s
   }
   job.busiest_links = opt.busiest_links;
   network::PacketOptions& pk = job.backend_options.packet;
-  pk.packet_payload_bytes =
-      static_cast<std::uint32_t>(core::parse_bytes(opt.packet_payload, "--packet-payload").count);
-  pk.flit_bytes = static_cast<std::uint32_t>(core::parse_bytes(opt.flit_size, "--flit-size").count);
+  pk.packet_payload_bytes = core::parse_bytes32(opt.packet_payload, "--packet-payload");
+  pk.flit_bytes = core::parse_bytes32(opt.flit_size, "--flit-size");
   pk.vcs = opt.vcs;
   pk.vc_buffer_flits = opt.vc_buffer_flits;
   pk.router_pipeline_cycles = opt.router_pipeline_cycles;

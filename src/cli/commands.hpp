@@ -34,7 +34,7 @@ struct CollectiveOptions {
   std::string npu_injection_bandwidth;
   std::string npu_ejection_bandwidth;
   std::uint32_t busiest_links = 3;
-  // packet backend (defaults: multitree.txt Table III)
+  // packet backend (defaults: MultiTree (ISCA'21) Table III)
   std::string packet_payload = "256 B";
   std::string flit_size = "16 B";
   std::uint32_t vcs = 4;

@@ -3,6 +3,7 @@
 // could not finish (deadlock or time bound).
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <string>
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
@@ -35,6 +36,8 @@ int main(int argc, char** argv) {
       "32KiB:64MiB\n"
       "  collsim list",
       "collsim"};
+  app.set_version_flag("--version", std::string("collsim ") + COLLSIM_VERSION,
+                       "print the version and exit");
   app.require_subcommand(1);
 
   cli::OutputOptions out_opt;
@@ -145,6 +148,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::cerr << "collsim: error: " << e.what() << "\n(run `collsim --help` or `collsim "

@@ -26,7 +26,10 @@ const AlgorithmInfo& find_algorithm(std::string_view name, std::string_view fiel
 AlgorithmChoice make_choice(const AlgorithmInfo& info, std::map<std::string, std::int64_t> given,
                             std::string label, std::string_view field) {
   AlgorithmChoice c{&info, {}, std::move(label)};
-  for (const auto& [key, value] : given) {
+  // Not a structured binding: clang before 16 cannot capture one in the lambda below.
+  for (const auto& entry : given) {
+    const std::string& key = entry.first;
+    const std::int64_t value = entry.second;
     auto spec = std::find_if(info.params.begin(), info.params.end(),
                              [&](const ParamSpec& s) { return s.key == key; });
     if (spec == info.params.end()) {

@@ -1,5 +1,5 @@
 #pragma once
-// The algorithm registry (DESIGN.md "Registry"): every algorithm lives in one file under
+// The algorithm registry (docs/design.md "Registry"): every algorithm lives in one file under
 // algorithms/, exposes an AlgorithmInfo, and is listed once in registry.cpp. An algorithm sees the
 // topology (never the network backend) and returns a Program.
 #include <cstdint>

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <fstream>
 #include <initializer_list>
+#include <map>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -26,10 +27,11 @@ class Reader {
  public:
   explicit Reader(std::string source) : source_(std::move(source)) {}
 
+  static int line_of(const YAML::Node& at) { return at.Mark().line >= 0 ? at.Mark().line + 1 : 0; }
+
   [[noreturn]] void fail(const YAML::Node& at, const std::string& path,
                          const std::string& why) const {
-    const int line = at.Mark().line >= 0 ? at.Mark().line + 1 : 0;
-    throw InputError(fmt::format("{}:{}: {}: {}", source_, line, path, why));
+    throw InputError(fmt::format("{}:{}: {}: {}", source_, line_of(at), path, why));
   }
 
   // Run a core parser whose error message already starts with the path; add
@@ -39,8 +41,7 @@ class Reader {
     try {
       return f();
     } catch (const InputError& e) {
-      const int line = at.Mark().line >= 0 ? at.Mark().line + 1 : 0;
-      throw InputError(fmt::format("{}:{}: {}", source_, line, e.what()));
+      throw InputError(fmt::format("{}:{}: {}", source_, line_of(at), e.what()));
     }
   }
 
@@ -57,6 +58,30 @@ class Reader {
       }
       if (!ok)
         fail(kv.first, path.empty() ? key : path + "." + key, "unknown key; valid: " + valid);
+    }
+  }
+
+  // yaml-cpp keeps the first of two equal keys in a map and silently drops the other; refuse
+  // them at any depth, before anything reads the tree.
+  void unique_keys(const YAML::Node& n, const std::string& path) const {
+    if (n.IsSequence()) {
+      std::size_t i = 0;
+      for (const auto& item : n) unique_keys(item, fmt::format("{}[{}]", path, i++));
+      return;
+    }
+    if (!n.IsMap()) return;
+    std::map<std::string, int> first_line;
+    for (const auto& kv : n) {
+      if (!kv.first.IsScalar())
+        fail(kv.first, path.empty() ? "top level" : path, "a key must be a plain name");
+      const std::string key = kv.first.Scalar();
+      const std::string kpath = path.empty() ? key : path + "." + key;
+      const auto seen = first_line.emplace(key, line_of(kv.first));
+      if (!seen.second) {
+        fail(kv.first, kpath,
+             fmt::format("duplicate key (first given on line {})", seen.first->second));
+      }
+      unique_keys(kv.second, kpath);
     }
   }
 
@@ -284,15 +309,13 @@ class Reader {
     return c;
   }
 
-  // The packet backend's keys (network/backend.hpp PacketOptions; multitree.txt Table III).
+  // The packet backend's keys (network/backend.hpp PacketOptions; MultiTree (ISCA'21) Table III).
   void packet_options(const YAML::Node& b, const std::string& path,
                       network::PacketOptions& pk) const {
     auto bytes = [&](const char* key, std::uint32_t& out) {
       if (!b[key]) return;
       const std::string kp = path + "." + key;
-      const auto v = with_line(b[key], [&] { return core::parse_bytes(scalar(b[key], kp), kp); });
-      if (v.count > UINT32_MAX) fail(b[key], kp, "must be below 4 GiB");
-      out = static_cast<std::uint32_t>(v.count);
+      out = with_line(b[key], [&] { return core::parse_bytes32(scalar(b[key], kp), kp); });
     };
     auto count = [&](const char* key, std::uint32_t& out, std::uint32_t min) {
       if (b[key]) out = uint(b[key], path + "." + key, min);
@@ -350,6 +373,7 @@ class Reader {
   }
 
   Scenario scenario(const YAML::Node& root) const {
+    unique_keys(root, "");
     check_keys(root, "", {"name", "backend", "platforms", "platform", "jobs", "job"});
     Scenario s;
     s.name = root["name"] ? scalar(root["name"], "name") : "scenario";
@@ -358,7 +382,17 @@ class Reader {
     if (!root[pkey]) fail(root, "platforms", "missing: give at least one platform");
     const auto plats = items(root[pkey]);
     for (std::size_t i = 0; i < plats.size(); ++i) {
-      s.platforms.push_back(platform(plats[i], fmt::format("platforms[{}]", i)));
+      const std::string path = fmt::format("platforms[{}]", i);
+      s.platforms.push_back(platform(plats[i], path));
+      // Rows are told apart by platform name: two platforms with one name would be ambiguous.
+      for (std::size_t j = 0; j < i; ++j) {
+        if (s.platforms[j].name != s.platforms[i].name) continue;
+        const bool named = plats[i].IsMap() && plats[i]["name"];
+        fail(named ? plats[i]["name"] : plats[i], path + ".name",
+             fmt::format("\"{}\"{} is already the name of platforms[{}]; give each platform its "
+                         "own name",
+                         s.platforms[i].name, named ? "" : " (the topology, by default)", j));
+      }
     }
     const char* jkey = root["jobs"] ? "jobs" : "job";
     if (!root[jkey]) fail(root, "jobs", "missing: give at least one job");

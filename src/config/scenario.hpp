@@ -1,6 +1,7 @@
 #pragma once
-// Scenario files (YAML; JSON is YAML too) parsed once into typed specs (DESIGN.md "Config parsed
-// once"). Unknown keys are errors; every error names the file, line, key path and constraint:
+// Scenario files (YAML; JSON is YAML too) parsed once into typed specs (docs/design.md "Config
+// parsed once"). Unknown and duplicate keys are errors; every error names the file, line, key path
+// and constraint:
 //   examples/x.yaml:7: platforms[1].link_bandwidth: "16" has no unit; ...
 //
 // Schema (see README "Scenario files"):

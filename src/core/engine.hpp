@@ -1,6 +1,6 @@
 #pragma once
-// The discrete-event engine (DESIGN.md "No global simulator"). A Simulation owns the clock and the
-// event queue; components get a reference. Events at equal times run in the order they were
+// The discrete-event engine (docs/design.md "No global simulator"). A Simulation owns the clock and
+// the event queue; components get a reference. Events at equal times run in the order they were
 // scheduled (tie-break on a sequence number), so runs are deterministic.
 //
 // Hot path: an event is a 32-byte POD in a radix heap (core/event_queue.hpp) of vectors;

@@ -1,5 +1,5 @@
 #pragma once
-// Strict parsing of quantities with units (DESIGN.md "Units"). Every function throws
+// Strict parsing of quantities with units (docs/design.md "Units"). Every function throws
 // core::InputError whose message starts with `field` and says what was wrong and what is accepted,
 // e.g. `link_bandwidth: "16" has no unit; write e.g. "16 GB/s" (GB/s = 10^9 bytes/s, Gb/s = 10^9
 // bits/s, GiB/s = 2^30 bytes/s)`.
@@ -19,6 +19,7 @@
 // a bandwidth is the double nearest the exact decimal value; "Zero::Reject" also rejects a
 // nonzero time that rounds to 0 ps. Messages about malformed text list the accepted units, and an
 // unknown unit that differs only in case gets a hint ("kB" -> did you mean "KB"?).
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -29,6 +30,9 @@ namespace collsim::core {
 enum class Zero { Reject, Allow };
 
 Bytes parse_bytes(std::string_view text, std::string_view field, Zero zero = Zero::Reject);
+/// A size held in 32 bits (packet payload, flit size): as parse_bytes (zero rejected), and an
+/// error naming `field` if it is 4 GiB or more, rather than a silent truncation.
+std::uint32_t parse_bytes32(std::string_view text, std::string_view field);
 Time parse_time(std::string_view text, std::string_view field, Zero zero = Zero::Allow);
 Bandwidth parse_bandwidth(std::string_view text, std::string_view field);
 

@@ -1,5 +1,5 @@
 #pragma once
-// Strong unit types (DESIGN.md "Units"): time in integer picoseconds, sizes in integer bytes,
+// Strong unit types (docs/design.md "Units"): time in integer picoseconds, sizes in integer bytes,
 // bandwidth in bytes per second. A bandwidth cannot be added to a time.
 #include <compare>
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// The endpoint seam (docs/architecture.md "Endpoints sit between the executor and the backend"):
+// The endpoint seam (docs/design.md "Endpoints sit between the executor and the backend"):
 // what happens at an NPU and its NIC around a message. The executor hands every message to an
 // Endpoint instead of the network; the endpoint sees the bytes and whether the receiver reduces
 // or copies them, may delay the injection (reading memory, an NPU busy with compute), may hold an

@@ -1,5 +1,5 @@
 #pragma once
-// The network seam (docs/architecture.md "Backends only move bytes"). A backend accepts "deliver
+// The network seam (docs/design.md "Backends only move bytes"). A backend accepts "deliver
 // B bytes from NPU u to NPU v" with per-message attributes and calls back twice: when the source
 // has finished putting the message on the wire (it may start the next message on that channel)
 // and when the last byte has arrived. It owns everything about links, routes, contention and flow
@@ -103,9 +103,9 @@ class Backend {
   std::uint32_t num_npus_;
 };
 
-/// Options of the packet backend (multitree.txt Table III defaults; BookSim configuration in
-/// shared/notes/reference-implementations.md).
-/// How a router forwards a packet (multitree.txt Sec. V-A; Dally & Towles ch. 13).
+/// Options of the packet backend (defaults: MultiTree (ISCA'21) Table III, and the BookSim
+/// configuration of the authors' public simulator, github.com/farabimahmud/accelerator).
+/// How a router forwards a packet (MultiTree (ISCA'21) Sec. V-A; Dally & Towles ch. 13).
 enum class Switching {
   /// Virtual cut-through: a packet leaves a router only when a downstream VC has room for all of
   /// it, and moves as one unit (events per packet per hop).

@@ -1,6 +1,6 @@
 #pragma once
 // The packet backend: packets of flits through input-buffered routers with virtual channels and
-// credit-based flow control, the level at which MultiTree was measured (multitree.txt Sec. V-A,
+// credit-based flow control, the level at which MultiTree (ISCA'21) was measured (Sec. V-A,
 // Table III, on BookSim).
 //
 // Model (times in ps; a flit takes flit_bytes / bandwidth on a channel):

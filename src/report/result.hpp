@@ -1,6 +1,6 @@
 #pragma once
 // One measured collective: what ran where, how long it took, and the derived bandwidths
-// (DESIGN.md "Outputs and metrics"): algbw = size / time; busbw = algbw * NCCL factor.
+// (docs/design.md "Outputs and metrics"): algbw = size / time; busbw = algbw * NCCL factor.
 #include <cstdint>
 #include <string>
 #include <vector>

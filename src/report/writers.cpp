@@ -34,15 +34,20 @@ std::string render(const std::vector<ResultRow>& rows, Format f) {
 
 namespace {
 
+// Rows of one table block share platform, collective, chunks and backend; the block's header
+// names all four.
+bool same_block(const ResultRow& a, const ResultRow& b) {
+  return a.platform == b.platform && a.collective == b.collective && a.chunks == b.chunks &&
+         a.backend == b.backend;
+}
+
 // For the last size of the block ending at row `last`: each algorithm's per-dimension utilization
 // and busiest links, where the table's one-number summary hides where the traffic went.
 std::string busiest_links_at_largest_size(const std::vector<ResultRow>& rows, std::size_t last,
                                           std::size_t name_w) {
   std::size_t first = last;
   while (first > 0 && rows[first - 1].size == rows[last].size &&
-         rows[first - 1].platform == rows[last].platform &&
-         rows[first - 1].backend == rows[last].backend &&
-         rows[first - 1].collective == rows[last].collective) {
+         same_block(rows[first - 1], rows[last])) {
     --first;
   }
   if (rows[last].busiest_links.empty()) return {};
@@ -76,9 +81,7 @@ std::string render_table(const std::vector<ResultRow>& rows) {
   for (const ResultRow& r : rows) name_w = std::max(name_w, r.algorithm.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const ResultRow& r = rows[i];
-    const bool new_block = i == 0 || rows[i - 1].platform != r.platform ||
-                           rows[i - 1].collective != r.collective ||
-                           rows[i - 1].chunks != r.chunks || rows[i - 1].backend != r.backend;
+    const bool new_block = i == 0 || !same_block(rows[i - 1], r);
     if (new_block) {
       if (i) out += '\n';
       out += fmt::format("{} ({}, {} NPUs) {} on the {} backend, {} chunk{}\n", r.platform,
@@ -96,9 +99,7 @@ std::string render_table(const std::vector<ResultRow>& rows) {
                        core::to_string(r.size), r.algorithm, name_w, core::to_string(r.time),
                        r.algbw_GBps, r.busbw_GBps, r.speedup, 100 * r.max_link_utilization,
                        over ? " !" : "");
-    const bool block_ends = i + 1 == rows.size() || rows[i + 1].platform != r.platform ||
-                            rows[i + 1].collective != r.collective ||
-                            rows[i + 1].chunks != r.chunks || rows[i + 1].backend != r.backend;
+    const bool block_ends = i + 1 == rows.size() || !same_block(rows[i + 1], r);
     if (block_ends) out += busiest_links_at_largest_size(rows, i, name_w);
   }
   if (oversubscribed) {
@@ -109,6 +110,16 @@ std::string render_table(const std::vector<ResultRow>& rows) {
   return out;
 }
 
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + '"';
+}
+
 std::string render_csv(const std::vector<ResultRow>& rows) {
   std::string out =
       "platform,topology,npus,backend,collective,algorithm,chunks,size_bytes,time_ns,algbw_GBps,"
@@ -116,11 +127,11 @@ std::string render_csv(const std::vector<ResultRow>& rows) {
   for (const ResultRow& r : rows) {
     std::string dims;  // one value per dimension, ';'-separated so the CSV keeps its columns
     for (double u : r.dim_utilization) dims += fmt::format("{}{:.6f}", dims.empty() ? "" : ";", u);
-    out +=
-        fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.6f},{:.6f},{:.6f},{},{},{:.6f},{}\n",
-                    r.platform, r.topology, r.npus, r.backend, collective::to_string(r.collective),
-                    r.algorithm, r.chunks, r.size.count, r.time.ns(), r.algbw_GBps, r.busbw_GBps,
-                    r.speedup, r.messages, r.bytes_sent, r.max_link_utilization, dims);
+    out += fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.6f},{:.6f},{:.6f},{},{},{:.6f},{}\n",
+                       csv_field(r.platform), csv_field(r.topology), r.npus, csv_field(r.backend),
+                       csv_field(collective::to_string(r.collective)), csv_field(r.algorithm),
+                       r.chunks, r.size.count, r.time.ns(), r.algbw_GBps, r.busbw_GBps, r.speedup,
+                       r.messages, r.bytes_sent, r.max_link_utilization, dims);
   }
   return out;
 }

@@ -16,7 +16,11 @@ Format parse_format(std::string_view text, std::string_view field);
 
 std::string render(const std::vector<ResultRow>& rows, Format f);
 std::string render_table(const std::vector<ResultRow>& rows);
+/// Text fields are quoted per RFC 4180 (see csv_field), so a platform named "a,b" keeps its column.
 std::string render_csv(const std::vector<ResultRow>& rows);
+/// One CSV field per RFC 4180: text containing a comma, a double quote, CR or LF is enclosed in
+/// double quotes, with each embedded double quote doubled; other text is returned unchanged.
+std::string csv_field(std::string_view text);
 std::string render_json(const std::vector<ResultRow>& rows);
 
 /// Write `content` to `path` via a temporary file and a rename, so a failure leaves no

@@ -6,7 +6,7 @@
 namespace collsim::topology {
 
 Topology hierarchical(const std::vector<DimSpec>& dims) {
-  // Themis Table 2 (themis.txt): dimension 1 of the paper is dims[0], the fastest-varying
+  // Themis (ISCA'22) Table 2: dimension 1 of the paper is dims[0], the fastest-varying
   // coordinate; links_per_npu carries the table's "#Links/NPU".
   std::string name = "hier:";
   for (std::size_t i = 0; i < dims.size(); ++i) {

@@ -1,10 +1,10 @@
 #pragma once
 // The graph of NPUs, switches and directed links, its deterministic routing and its named
-// dimensions (DESIGN.md "topology/").
+// dimensions (docs/design.md "Layers").
 //
 // Nodes 0..num_npus()-1 are NPUs (rank r is NPU r); switches follow. A bidirectional link is two
 // directed links. Most topologies are products of dimensions (ring, line, fully connected, switch),
-// as in Themis (themis.txt Sec. 2.3, Table 2): NPU ids are mixed-radix coordinates with dimension 0
+// as in Themis (ISCA'22) Sec. 2.3, Table 2: NPU ids are mixed-radix coordinates with dimension 0
 // varying fastest, and routing is dimension-order (dimension 0 first), shortest inside each
 // dimension. A topology without dimensions (a general graph) routes on shortest paths, ties broken
 // toward the lower link id.

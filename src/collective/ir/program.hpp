@@ -1,5 +1,5 @@
 #pragma once
-// The Program IR (docs/architecture.md "Algorithms know the topology, never the network backend").
+// The Program IR (docs/design.md "Algorithms know the topology, never the network backend").
 //
 // A Program is, for every rank, one or more *streams* of operations on pieces of a shared piece
 // space (see collective.hpp for how pieces map to a collective). Stream s of rank r is the lane
@@ -72,7 +72,7 @@ static_assert(sizeof(Op) == 16);
 std::string to_string(const Op& op);
 
 /// Ops computed on demand instead of stored: for 1024+ ranks a stored ring program has tens of
-/// millions of ops (docs/architecture.md "Large programs are generated, not stored").
+/// millions of ops (docs/design.md "Large programs are generated, not stored").
 class OpGenerator {
  public:
   virtual ~OpGenerator() = default;

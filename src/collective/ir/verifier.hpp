@@ -1,5 +1,5 @@
 #pragma once
-// The symbolic verifier (DESIGN.md "The verifier is independent of every algorithm").
+// The symbolic verifier (docs/design.md "The verifier is independent of every algorithm").
 //
 // It runs a Program without time: each rank holds, for every piece, the set of ranks whose data
 // has been reduced into it. It proves that nothing is sent before it is held, that every send

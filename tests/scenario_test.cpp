@@ -1,0 +1,108 @@
+// Scenario files: what the YAML reader lets through silently must be an error naming the file,
+// line and key path.
+#include "config/scenario.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/error.hpp"
+
+namespace collsim::config {
+namespace {
+
+// The message of the InputError that parsing `yaml` (as "s.yaml") throws, or "" if none.
+std::string error_of(const std::string& yaml) {
+  try {
+    parse_scenario(yaml, "s.yaml");
+  } catch (const core::InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+const std::string kJobs =
+    "jobs:\n"
+    "  - {collective: all-reduce, sizes: 1MiB, algorithms: ring}\n";
+
+TEST(ScenarioDuplicateKeys, InAPlatform) {
+  // yaml-cpp would keep 16 GB/s and drop 32 GB/s without a word.
+  EXPECT_EQ(error_of("platforms:\n"
+                     "  - topology: ring:4\n"
+                     "    link_bandwidth: 16 GB/s\n"
+                     "    link_latency: 1 ns\n"
+                     "    link_bandwidth: 32 GB/s\n" +
+                     kJobs),
+            "s.yaml:5: platforms[0].link_bandwidth: duplicate key (first given on line 3)");
+}
+
+TEST(ScenarioDuplicateKeys, AtTheTopAndInFlowMapsAndDimensions) {
+  const std::string platform =
+      "platform: {topology: ring:4, link_bandwidth: 16 GB/s, "
+      "link_latency: 1 ns}\n";
+  EXPECT_EQ(error_of("name: a\n" + platform + "name: b\n" + kJobs),
+            "s.yaml:3: name: duplicate key (first given on line 1)");
+  EXPECT_EQ(error_of(platform +
+                     "jobs:\n"
+                     "  - {collective: all-reduce, sizes: 1MiB, algorithms: ring}\n"
+                     "  - {collective: all-reduce, sizes: 1MiB, sizes: 2MiB, algorithms: ring}\n"),
+            "s.yaml:4: jobs[1].sizes: duplicate key (first given on line 4)");
+  EXPECT_EQ(error_of("platform:\n"
+                     "  topology:\n"
+                     "    dims:\n"
+                     "      - {kind: ring, size: 4, bandwidth: 1 GB/s, latency: 1 ns}\n"
+                     "      - {kind: fc, size: 2, bandwidth: 1 GB/s, latency: 1 ns,\n"
+                     "         kind: sw}\n" +
+                     kJobs),
+            "s.yaml:6: platform.topology.dims[1].kind: duplicate key (first given on line 5)");
+}
+
+TEST(ScenarioDuplicateKeys, SameKeyInDifferentMapsIsFine) {
+  const Scenario s = parse_scenario(
+      "platforms:\n"
+      "  - {name: a, topology: ring:4, link_bandwidth: 16 GB/s, link_latency: 1 ns}\n"
+      "  - {name: b, topology: ring:8, link_bandwidth: 16 GB/s, link_latency: 1 ns}\n" +
+          kJobs,
+      "s.yaml");
+  ASSERT_EQ(s.platforms.size(), 2u);
+  EXPECT_EQ(s.platforms[1].name, "b");
+  EXPECT_EQ(s.platforms[1].topology.num_npus(), 8u);
+}
+
+TEST(ScenarioDuplicateKeys, KeysMustBePlainNames) {
+  EXPECT_EQ(error_of("? [a, b]\n: 1\n"), "s.yaml:1: top level: a key must be a plain name");
+}
+
+TEST(ScenarioPlatformNames, TwoPlatformsCannotShareAName) {
+  // Result rows are told apart by platform name; two "a" rows would be indistinguishable.
+  EXPECT_EQ(
+      error_of("platforms:\n"
+               "  - {name: a, topology: ring:4, link_bandwidth: 16 GB/s, link_latency: 1 ns}\n"
+               "  - {name: b, topology: ring:4, link_bandwidth: 32 GB/s, link_latency: 1 ns}\n"
+               "  - {name: a, topology: ring:8, link_bandwidth: 16 GB/s, link_latency: 1 ns}\n" +
+               kJobs),
+      "s.yaml:4: platforms[2].name: \"a\" is already the name of platforms[0]; give each "
+      "platform its own name");
+}
+
+TEST(ScenarioPlatformNames, DefaultNamesCountToo) {
+  // Without `name:` a platform is named after its topology.
+  EXPECT_EQ(error_of("platforms:\n"
+                     "  - {topology: torus:4x4, link_bandwidth: 16 GB/s, link_latency: 1 ns}\n"
+                     "  - {topology: torus:4x4, link_bandwidth: 32 GB/s, link_latency: 1 ns}\n" +
+                     kJobs),
+            "s.yaml:3: platforms[1].name: \"torus:4x4\" (the topology, by default) is already the "
+            "name of platforms[0]; give each platform its own name");
+  // An explicit name may equal another platform's default one: still a clash.
+  EXPECT_EQ(
+      error_of(
+          "platforms:\n"
+          "  - {topology: ring:4, link_bandwidth: 16 GB/s, link_latency: 1 ns}\n"
+          "  - {name: ring:4, topology: ring:8, link_bandwidth: 1 GB/s, link_latency: 1 ns}\n" +
+          kJobs),
+      "s.yaml:3: platforms[1].name: \"ring:4\" is already the name of platforms[0]; give "
+      "each platform its own name");
+}
+
+}  // namespace
+}  // namespace collsim::config
