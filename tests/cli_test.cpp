@@ -395,3 +395,93 @@ TEST(CliBackends, JsonCarriesLinkMetrics) {
 }
 
 }  // namespace
+
+TEST(CliGroups, CollectiveOnEveryXRingAtOnce) {
+  const Result r = collsim(
+      "collective -t torus:4x4 -g dim:0 -a ring -s 1MiB --format csv --busiest-links 0");
+  ASSERT_EQ(r.status, 0) << r.err;
+  // Ring all-reduce on each 4-NPU X ring, one direction: 2(N-1)(alpha + S/(N B)) =
+  // 6 (150 ns + 16384 ns) = 99204 ns; busbw over the 4 ranks of a group.
+  EXPECT_NE(r.out.find(",1048576,99204.000,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",dim:0,4,4,,"), std::string::npos) << r.out;
+  const Result bad = collsim("collective -t torus:4x4 -g dim:2 -a ring -s 1MiB");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--group: \"dim:2\": torus:4x4 has dimensions dim:0..dim:1"),
+            std::string::npos)
+      << bad.err;
+  EXPECT_TRUE(bad.out.empty());
+  const Result v = collsim("verify -t torus:4x4 -a ring -g npus:0,5,10,15");
+  EXPECT_EQ(v.status, 0) << v.err;
+  EXPECT_EQ(v.out.rfind("ok: ring all-reduce on torus:4x4 npus:0,5,10,15 (4 ranks", 0), 0u)
+      << v.out;
+}
+
+TEST(CliGroups, ConcurrentScenarioJobAndItsErrors) {
+  const std::string platform =
+      "platform: {topology: torus:4x4, link_bandwidth: 16 GB/s, link_latency: 150 ns}\n";
+  const Result r = run_scenario("conc.yaml", platform +
+                                                 "jobs:\n  - concurrent:\n"
+                                                 "      - {collective: all-reduce, group: "
+                                                 "\"dim:0\", algorithm: ring, size: 1 MiB}\n"
+                                                 "      - {collective: all-reduce, group: "
+                                                 "\"dim:0\", algorithm: ring, size: 1 MiB}\n",
+                                "--format csv");
+  ASSERT_EQ(r.status, 0) << r.err;
+  // Two identical all-reduces share every X-ring link: 6 (150 ns + 32768 ns) = 197508 ns each,
+  // against 99204 ns alone.
+  EXPECT_NE(r.out.find(",197508.000,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",jobs[0],99204.000,1.990928,"), std::string::npos) << r.out;
+  const Result bad = run_scenario(
+      "conc_bad.yaml", platform +
+                           "jobs:\n  - concurrent:\n"
+                           "      - {collective: all-reduce, group: \"dim:3\", algorithm: ring, "
+                           "size: 1 MiB}\n");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("conc_bad.yaml:4: jobs[0].concurrent[0].group: \"dim:3\""),
+            std::string::npos)
+      << bad.err;
+  const Result empty = run_scenario("conc_empty.yaml", platform + "jobs:\n  - concurrent: []\n");
+  EXPECT_EQ(empty.status, 2);
+  EXPECT_NE(empty.err.find("must be a non-empty list"), std::string::npos) << empty.err;
+}
+
+TEST(CliProgress, ProgressLineNamesTheRunAndQuietSilencesIt) {
+  const std::string args = "collective -t ring:8 -a ring,direct -s 1MiB --busiest-links 0";
+  const Result p = collsim(args + " --progress");
+  ASSERT_EQ(p.status, 0) << p.err;
+  EXPECT_NE(p.err.find("[1/2] ring:8 ring 1 MiB flow"), std::string::npos) << p.err;
+  EXPECT_NE(p.err.find("[2/2] ring:8 direct 1 MiB flow"), std::string::npos) << p.err;
+  const Result q = collsim(args + " --progress --quiet");
+  EXPECT_EQ(q.err, "");
+  EXPECT_EQ(q.out, p.out);
+  const Result n = collsim(args);  // standard error is not a terminal here
+  EXPECT_EQ(n.err, "");
+}
+
+TEST(CliProgress, AnInterruptedCsvSweepKeepsItsFinishedRows) {
+  // The 1 MiB run finishes; the 64 MiB run exceeds the time bound. The finished row is in
+  // OUT.partial, whole; OUT itself is not written.
+  const auto out = std::filesystem::temp_directory_path() / "collsim_cli_test" / "sweep.csv";
+  std::filesystem::remove(out);
+  std::filesystem::remove(out.string() + ".partial");
+  const Result r = collsim("collective -t ring:8 -a ring -s 1MiB,64MiB --max-time '1 ms' "
+                           "--format csv --output '" +
+                           out.string() + "'");
+  EXPECT_EQ(r.status, 3);
+  EXPECT_FALSE(std::filesystem::exists(out));
+  const std::string kept = read_file(out.string() + ".partial");
+  EXPECT_EQ(std::count(kept.begin(), kept.end(), '\n'), 2) << kept;  // header + one row
+  EXPECT_NE(kept.find("ring:8,8,flow,all-reduce,ring,1,1048576,"), std::string::npos) << kept;
+  EXPECT_NE(r.err.find("the rows finished before the error are in"), std::string::npos) << r.err;
+  std::filesystem::remove(out.string() + ".partial");
+}
+
+TEST(CliProgress, WarnsBeforeAllPicksAQuadraticAlgorithmOnAMultiHopNetwork) {
+  // torus:32x32: direct has each of 1024 ranks talk to 1023 others over up to 32 hops. The
+  // warning comes before anything runs (here the time bound stops the first run at once).
+  const Result r = collsim("collective -t torus:32x32 -s 1KiB --max-time '1 ns' -q");
+  EXPECT_EQ(r.status, 3);
+  EXPECT_NE(r.err.find("warning: direct: 1024 ranks each talk to 1023 peers"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("note: skipped"), std::string::npos) << "--quiet drops the notes";
+}

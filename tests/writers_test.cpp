@@ -22,16 +22,20 @@ ResultRow row(std::string platform, std::string algorithm = "ring") {
   r.bytes_sent = 3072;
   r.max_link_utilization = 0.5;
   r.dim_utilization = {0.25};
+  r.ranks = 4;
+  r.dims = {topology::DimSpec{topology::DimKind::Ring, 4, core::Bandwidth{16e9},
+                              core::Time::from_ns(150), 2}};
   derive_bandwidths(r);
   return r;
 }
 
 const std::string kHeader =
     "platform,topology,npus,backend,collective,algorithm,chunks,size_bytes,time_ns,algbw_GBps,"
-    "busbw_GBps,speedup,messages,bytes_sent,max_link_utilization,dim_utilization\n";
+    "busbw_GBps,speedup,messages,bytes_sent,max_link_utilization,dim_utilization,group,groups,"
+    "ranks,concurrent,alone_time_ns,slowdown,dims\n";
 const std::string kRest =
     ",ring:4,4,flow,all-reduce,ring,1,1024,1000.000,1.024000,1.536000,1.000000,24,3072,0.500000,"
-    "0.250000\n";
+    "0.250000,all,1,4,,0.000,1.000000,ring 4 x 16 GB/s 150 ns 2 links\n";
 
 TEST(CsvWriter, PlainNamesAreWrittenAsTheyAre) {
   EXPECT_EQ(render_csv({row("torus-8x8")}), kHeader + "torus-8x8" + kRest);
@@ -50,7 +54,26 @@ TEST(CsvWriter, EveryTextColumnIsQuotedWhenNeeded) {
   EXPECT_EQ(render_csv({r}),
             kHeader +
                 "p,\"t,1\",4,\"flow:eject=8 GB/s,\"\"b\"\"\",all-reduce,\"x,y\",1,1024,1000.000,"
-                "1.024000,1.536000,1.000000,24,3072,0.500000,0.250000\n");
+                "1.024000,1.536000,1.000000,24,3072,0.500000,0.250000,all,1,4,,0.000,1.000000,"
+                "ring 4 x 16 GB/s 150 ns 2 links\n");
+}
+
+TEST(CsvWriter, GroupsConcurrencyAndDimensionsHaveTheirColumns) {
+  // A row of a concurrent job on dim:0 groups of a two-dimensional platform: 1 us together,
+  // 0.8 us alone, slowdown 1.25; the dims text holds a ';' and a comma-free description.
+  ResultRow r = row("p");
+  r.group = "dim:0";
+  r.groups = 4;
+  r.concurrent = "jobs[1]";
+  r.alone_time = core::Time::from_ns(800);
+  r.slowdown = 1.25;
+  r.dims.push_back(topology::DimSpec{topology::DimKind::Switch, 8, core::Bandwidth{50e9},
+                                     core::Time::from_ns(1700), 1});
+  EXPECT_EQ(csv_row(r),
+            "p,ring:4,4,flow,all-reduce,ring,1,1024,1000.000,1.024000,1.536000,1.000000,24,3072,"
+            "0.500000,0.250000,dim:0,4,4,jobs[1],800.000,1.250000,ring 4 x 16 GB/s 150 ns 2 "
+            "links; sw 8 x 50 GB/s 1.7 us 1 link\n");
+  EXPECT_EQ(render_csv({r}), csv_header() + csv_row(r));
 }
 
 TEST(CsvWriter, FieldHelper) {

@@ -16,7 +16,7 @@ void ProgressLine::begin_run(const scheduler::RunContext& c) {
   ++started_;
   run_start_ = std::chrono::steady_clock::now();
   run_events_start_ = c.sim.events_processed();
-  draw(c, false);
+  draw(c, true);  // every run is named once, however short
 }
 
 void ProgressLine::tick(const scheduler::RunContext& c) { draw(c, false); }

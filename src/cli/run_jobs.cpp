@@ -20,25 +20,17 @@ namespace {
 // Writes CSV rows as they come: to `out`, or to PATH.partial, renamed to PATH at the end.
 class CsvStream final : public scheduler::RunMonitor {
  public:
-  CsvStream(const std::string& path, std::ostream& out) : path_(path), out_(&out) {
-    if (!path_.empty()) {
-      file_.open(partial(), std::ios::binary | std::ios::trunc);
-      if (!file_) {
-        throw core::InputError(fmt::format("--output: cannot write \"{}\"", partial()));
-      }
-      out_ = &file_;
-    }
-  }
+  CsvStream(const std::string& path, std::ostream& out) : path_(path), out_(&out) {}
   void on_row(const report::ResultRow& row) override {
-    const std::string text = report::render_csv({row});
-    const std::size_t eol = text.find('\n');
-    // The header once, then only the row (each row is written whole, then flushed).
-    *out_ << (header_ ? text.substr(eol + 1) : text) << std::flush;
+    // The header once, then each row whole, flushed. The file is made with the first row, so a
+    // run that fails before any row leaves nothing behind.
+    if (!header_) open(), *out_ << report::csv_header();
+    *out_ << report::csv_row(row) << std::flush;
     header_ = true;
   }
   // Everything ran: the file takes its final name (with no rows at all, the header alone).
   void finish() {
-    if (!header_) *out_ << report::render_csv({}) << std::flush;
+    if (!header_) open(), *out_ << report::csv_header() << std::flush;
     if (path_.empty()) return;
     file_.close();
     if (std::rename(partial().c_str(), path_.c_str()) != 0) {
@@ -46,6 +38,14 @@ class CsvStream final : public scheduler::RunMonitor {
     }
   }
   std::string partial() const { return path_ + ".partial"; }
+
+ private:
+  void open() {
+    if (path_.empty()) return;
+    file_.open(partial(), std::ios::binary | std::ios::trunc);
+    if (!file_) throw core::InputError(fmt::format("--output: cannot write \"{}\"", partial()));
+    out_ = &file_;
+  }
 
  private:
   std::string path_;
@@ -65,6 +65,8 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
   std::uint64_t total = 0;
   for (const Work& w : work) {
     total += std::visit([](const auto& j) { return scheduler::count_runs(j); }, w.job);
+    // Input errors (an algorithm that cannot run on a group) before anything is simulated.
+    std::visit([&](const auto& j) { scheduler::check_job(*w.topology, j); }, w.job);
   }
   scheduler::MonitorList monitors;
   std::unique_ptr<ProgressLine> progress;

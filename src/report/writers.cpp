@@ -34,11 +34,47 @@ std::string render(const std::vector<ResultRow>& rows, Format f) {
 
 namespace {
 
-// Rows of one table block share platform, collective, chunks and backend; the block's header
-// names all four.
+// Rows of one table block share platform, collective, chunks, backend and group (or, for a
+// concurrent job, platform, backend and the job); the block's header names them.
 bool same_block(const ResultRow& a, const ResultRow& b) {
+  if (a.concurrent != b.concurrent) return false;
+  if (!a.concurrent.empty()) return a.platform == b.platform && a.backend == b.backend;
   return a.platform == b.platform && a.collective == b.collective && a.chunks == b.chunks &&
-         a.backend == b.backend;
+         a.backend == b.backend && a.group == b.group;
+}
+
+// " on dim:0 (4 groups of 4 ranks)" for a job on rank groups; nothing for the whole platform.
+std::string group_note(const ResultRow& r) {
+  if (r.group == "all") return {};
+  if (r.groups == 1) return fmt::format(" on {} ({} ranks)", r.group, r.ranks);
+  return fmt::format(" on {} ({} groups of {} ranks at once)", r.group, r.groups, r.ranks);
+}
+
+// A concurrent job: one row per collective, with its time alone and the slowdown.
+std::string concurrent_block(const std::vector<ResultRow>& rows, std::size_t first,
+                             std::size_t last) {
+  const ResultRow& h = rows[first];
+  std::size_t what_w = 10, group_w = 5;
+  for (std::size_t i = first; i <= last; ++i) {
+    what_w = std::max(what_w, std::string(collective::to_string(rows[i].collective)).size() + 1 +
+                                  rows[i].algorithm.size());
+    group_w = std::max(group_w, rows[i].group.size());
+  }
+  std::string out = fmt::format("{} ({}, {} NPUs) {}: {} collectives at once on the {} backend\n",
+                                h.platform, h.topology, h.npus, h.concurrent, last - first + 1,
+                                h.backend);
+  out += fmt::format("  {:<{}}  {:<{}}  {:>11}  {:>11}  {:>11}  {:>8}  {:>10}  {:>9}\n",
+                     "collective", what_w, "group", group_w, "size", "time", "alone", "slowdown",
+                     "busbw GB/s", "max link");
+  for (std::size_t i = first; i <= last; ++i) {
+    const ResultRow& r = rows[i];
+    out += fmt::format("  {:<{}}  {:<{}}  {:>11}  {:>11}  {:>11}  {:>7.2f}x  {:>10.3f}  {:>8.0f}%\n",
+                       std::string(collective::to_string(r.collective)) + " " + r.algorithm,
+                       what_w, r.group, group_w, core::to_string(r.size), core::to_string(r.time),
+                       core::to_string(r.alone_time), r.slowdown, r.busbw_GBps,
+                       100 * r.max_link_utilization);
+  }
+  return out;
 }
 
 // For the last size of the block ending at row `last`: each algorithm's per-dimension utilization
@@ -82,11 +118,19 @@ std::string render_table(const std::vector<ResultRow>& rows) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const ResultRow& r = rows[i];
     const bool new_block = i == 0 || !same_block(rows[i - 1], r);
+    if (!r.concurrent.empty()) {
+      if (!new_block) continue;
+      std::size_t last = i;
+      while (last + 1 < rows.size() && same_block(rows[last + 1], r)) ++last;
+      if (i) out += '\n';
+      out += concurrent_block(rows, i, last);
+      continue;
+    }
     if (new_block) {
       if (i) out += '\n';
-      out += fmt::format("{} ({}, {} NPUs) {} on the {} backend, {} chunk{}\n", r.platform,
+      out += fmt::format("{} ({}, {} NPUs) {} on the {} backend, {} chunk{}{}\n", r.platform,
                          r.topology, r.npus, collective::to_string(r.collective), r.backend,
-                         r.chunks, r.chunks == 1 ? "" : "s");
+                         r.chunks, r.chunks == 1 ? "" : "s", group_note(r));
       out +=
           fmt::format("{:>11}  {:<{}}  {:>11}  {:>10}  {:>10}  {:>7}  {:>9}\n", "size", "algorithm",
                       name_w, "time", "algbw GB/s", "busbw GB/s", "speedup", "max link");
@@ -120,19 +164,38 @@ std::string csv_field(std::string_view text) {
   return out + '"';
 }
 
-std::string render_csv(const std::vector<ResultRow>& rows) {
-  std::string out =
-      "platform,topology,npus,backend,collective,algorithm,chunks,size_bytes,time_ns,algbw_GBps,"
-      "busbw_GBps,speedup,messages,bytes_sent,max_link_utilization,dim_utilization\n";
-  for (const ResultRow& r : rows) {
-    std::string dims;  // one value per dimension, ';'-separated so the CSV keeps its columns
-    for (double u : r.dim_utilization) dims += fmt::format("{}{:.6f}", dims.empty() ? "" : ";", u);
-    out += fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.6f},{:.6f},{:.6f},{},{},{:.6f},{}\n",
-                       csv_field(r.platform), csv_field(r.topology), r.npus, csv_field(r.backend),
-                       csv_field(collective::to_string(r.collective)), csv_field(r.algorithm),
-                       r.chunks, r.size.count, r.time.ns(), r.algbw_GBps, r.busbw_GBps, r.speedup,
-                       r.messages, r.bytes_sent, r.max_link_utilization, dims);
+std::string describe_dims(const std::vector<topology::DimSpec>& dims) {
+  std::string out;
+  for (const topology::DimSpec& d : dims) {
+    out += fmt::format("{}{} {} x {} {} {} link{}", out.empty() ? "" : "; ", to_string(d.kind),
+                       d.size, core::to_string(d.bandwidth), core::to_string(d.latency),
+                       d.links_per_npu, d.links_per_npu == 1 ? "" : "s");
   }
+  return out;
+}
+
+std::string csv_header() {
+  return "platform,topology,npus,backend,collective,algorithm,chunks,size_bytes,time_ns,algbw_GBps,"
+         "busbw_GBps,speedup,messages,bytes_sent,max_link_utilization,dim_utilization,group,"
+         "groups,ranks,concurrent,alone_time_ns,slowdown,dims\n";
+}
+
+std::string csv_row(const ResultRow& r) {
+  std::string dims;  // one value per dimension, ';'-separated so the CSV keeps its columns
+  for (double u : r.dim_utilization) dims += fmt::format("{}{:.6f}", dims.empty() ? "" : ";", u);
+  return fmt::format(
+      "{},{},{},{},{},{},{},{},{:.3f},{:.6f},{:.6f},{:.6f},{},{},{:.6f},{},{},{},{},{},{:.3f},{:.6f},"
+      "{}\n",
+      csv_field(r.platform), csv_field(r.topology), r.npus, csv_field(r.backend),
+      csv_field(collective::to_string(r.collective)), csv_field(r.algorithm), r.chunks,
+      r.size.count, r.time.ns(), r.algbw_GBps, r.busbw_GBps, r.speedup, r.messages, r.bytes_sent,
+      r.max_link_utilization, dims, csv_field(r.group), r.groups, r.ranks, csv_field(r.concurrent),
+      r.alone_time.ns(), r.slowdown, csv_field(describe_dims(r.dims)));
+}
+
+std::string render_csv(const std::vector<ResultRow>& rows) {
+  std::string out = csv_header();
+  for (const ResultRow& r : rows) out += csv_row(r);
   return out;
 }
 
@@ -157,6 +220,23 @@ std::string render_json(const std::vector<ResultRow>& rows) {
     j["bytes_sent"] = r.bytes_sent;
     j["max_link_utilization"] = r.max_link_utilization;
     j["dim_utilization"] = r.dim_utilization;
+    j["group"] = r.group;
+    j["groups"] = r.groups;
+    j["ranks"] = r.ranks;
+    if (!r.concurrent.empty()) {
+      j["concurrent"] = r.concurrent;
+      j["alone_time_ps"] = r.alone_time.ps;
+      j["slowdown"] = r.slowdown;
+    }
+    nlohmann::ordered_json dims = nlohmann::ordered_json::array();
+    for (const topology::DimSpec& d : r.dims) {
+      dims.push_back({{"kind", to_string(d.kind)},
+                      {"size", d.size},
+                      {"bandwidth_Bps", d.bandwidth.bytes_per_s},
+                      {"latency_ps", d.latency.ps},
+                      {"links_per_npu", d.links_per_npu}});
+    }
+    j["dims"] = std::move(dims);
     nlohmann::ordered_json links = nlohmann::ordered_json::array();
     for (const LinkUse& u : r.busiest_links) {
       links.push_back({{"link", u.link},

@@ -21,6 +21,12 @@ std::string render_csv(const std::vector<ResultRow>& rows);
 /// One CSV field per RFC 4180: text containing a comma, a double quote, CR or LF is enclosed in
 /// double quotes, with each embedded double quote doubled; other text is returned unchanged.
 std::string csv_field(std::string_view text);
+/// The CSV header line, and one row's line (render_csv = header + every row), so that rows can
+/// be written as runs finish.
+std::string csv_header();
+std::string csv_row(const ResultRow& row);
+/// "ring 4 x 16 GB/s 150 ns 2 links; fc 8 x ..." : a platform's dimensions as they ran.
+std::string describe_dims(const std::vector<topology::DimSpec>& dims);
 std::string render_json(const std::vector<ResultRow>& rows);
 
 /// Write `content` to `path` via a temporary file and a rename, so a failure leaves no

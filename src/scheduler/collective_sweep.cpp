@@ -165,6 +165,20 @@ std::vector<collective::AlgorithmChoice> expand_all_algorithms(
   return out;
 }
 
+void check_job(const topology::Topology& topo, const CollectiveJob& job) {
+  const std::vector<Communicator> comms = collective::parse_groups(job.group, topo, "group");
+  for (const collective::AlgorithmChoice& choice : job.algorithms) {
+    build_all(choice, topo, comms, job.collective, core::Bytes{1}, job.chunks);
+  }
+}
+
+void check_job(const topology::Topology& topo, const ConcurrentJob& job) {
+  for (const ConcurrentMember& m : job.members) {
+    build_all(m.algorithm, topo, collective::parse_groups(m.group, topo, "group"), m.collective,
+              core::Bytes{1}, m.chunks);
+  }
+}
+
 std::uint64_t count_runs(const CollectiveJob& job) {
   return job.sizes.size() * job.algorithms.size();
 }

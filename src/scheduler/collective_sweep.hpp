@@ -117,6 +117,11 @@ std::vector<report::ResultRow> run_concurrent_job(const std::string& platform,
                                                   const ConcurrentJob& job,
                                                   RunMonitor* monitor = nullptr);
 
+/// Throws core::InputError if some algorithm of the job cannot be built on its groups (so a
+/// driver can refuse a job before simulating anything). Builds each program at 1 byte.
+void check_job(const topology::Topology& topo, const CollectiveJob& job);
+void check_job(const topology::Topology& topo, const ConcurrentJob& job);
+
 /// How many simulations the job runs (for progress reports).
 std::uint64_t count_runs(const CollectiveJob& job);
 std::uint64_t count_runs(const ConcurrentJob& job);
