@@ -89,13 +89,9 @@ class Reader {
 
   topology::DimKind dim_kind(const YAML::Node& n, const std::string& path) const {
     const std::string k = scalar(n, path);
-    if (k == "ring") return topology::DimKind::Ring;
-    if (k == "uring") return topology::DimKind::UniRing;
-    if (k == "line") return topology::DimKind::Line;
-    if (k == "fc") return topology::DimKind::FullyConnected;
-    if (k == "sw" || k == "switch") return topology::DimKind::Switch;
+    if (const auto* t = topology::find_dim_kind(k)) return t->kind;
     fail(n, path,
-         fmt::format("unknown dimension kind \"{}\"; valid: ring, uring, line, fc, sw", k));
+         fmt::format("unknown dimension kind \"{}\"; valid: {}", k, topology::dim_kind_names()));
   }
 
   Platform platform(const YAML::Node& n, const std::string& path) const {

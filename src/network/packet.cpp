@@ -52,8 +52,8 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
   pipeline_ = opt_.router_period * opt_.router_pipeline_cycles;
   credit_delay_ = opt_.router_period * opt_.credit_delay_cycles;
   for (const auto& d : topo.dimensions()) {
-    datelines_ = datelines_ || (d.spec.kind == topology::DimKind::Ring && d.spec.size >= 3) ||
-                 (d.spec.kind == topology::DimKind::UniRing && d.spec.size >= 2);
+    const std::uint32_t from = topology::traits(d.spec.kind).dependency_cycle_from;
+    datelines_ = datelines_ || (from != 0 && d.spec.size >= from);
   }
   if (datelines_ && (vcs_ < 2 || vcs_ % 2 != 0)) {
     fail("vcs", fmt::format("must be even and >= 2 on {}: half the VCs are the dateline class "
@@ -74,7 +74,7 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
     c.link = static_cast<std::int32_t>(l);
     if (datelines_ && topo.is_npu(c.from) && topo.is_npu(c.to) && !topo.dimensions().empty()) {
       const auto& spec = topo.dimensions()[c.dim].spec;
-      if (spec.kind == topology::DimKind::Ring || spec.kind == topology::DimKind::UniRing) {
+      if (topology::traits(spec.kind).wraps) {
         const auto a = topo.coords(c.from)[c.dim], b = topo.coords(c.to)[c.dim];
         c.dateline = (a > b ? a - b : b - a) > 1 || (spec.size == 2 && a > b);
       }

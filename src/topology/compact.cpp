@@ -109,25 +109,13 @@ Topology from_compact(std::string_view spec, core::Bandwidth bw, core::Time lat,
   p.parts(rest, [&](std::string_view part) {
     const std::size_t digits = part.find_first_of("0123456789");
     const std::string_view k = part.substr(0, digits);
-    DimKind dk;
-    if (k == "ring") {
-      dk = DimKind::Ring;
-    } else if (k == "uring") {
-      dk = DimKind::UniRing;
-    } else if (k == "line") {
-      dk = DimKind::Line;
-    } else if (k == "fc") {
-      dk = DimKind::FullyConnected;
-    } else if (k == "sw") {
-      dk = DimKind::Switch;
-    } else {
-      p.fail(fmt::format("unknown dimension kind \"{}\" in \"{}\"", k, spec));
-    }
+    const DimKindTraits* dk = find_dim_kind(k);
+    if (dk == nullptr) p.fail(fmt::format("unknown dimension kind \"{}\" in \"{}\"", k, spec));
     const std::uint32_t n =
         p.size(digits == std::string_view::npos ? std::string_view{} : part.substr(digits));
     sizes.push_back(n);
     // The natural links_per_npu (0) gives every directed link `bw`, as the compact form says.
-    dims.push_back(DimSpec{dk, n, bw, lat, 0});
+    dims.push_back(DimSpec{dk->kind, n, bw, lat, 0});
   });
   p.check_total(sizes);
   return hierarchical(dims);
