@@ -14,6 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "topology/dim_kind.hpp"
+#include "topology/forms.hpp"
+
 namespace {
 
 struct Result {
@@ -333,6 +336,26 @@ TEST(CliBackends, JsonCarriesLinkMetrics) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("\"dim_utilization\""), std::string::npos);
   EXPECT_NE(r.out.find("\"busiest_links\""), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+// `collsim list` prints the registries, so every registered entry must appear in it.
+TEST(CliList, MentionsEveryRegisteredTopologyFormAndDimensionKind) {
+  const Result l = collsim("list");
+  ASSERT_EQ(l.status, 0) << l.err;
+  for (const auto& f : collsim::topology::topology_forms()) {
+    EXPECT_NE(l.out.find("  " + std::string(f.syntax) + " "), std::string::npos) << f.syntax;
+    EXPECT_NE(l.out.find(f.description), std::string::npos) << f.syntax;
+    EXPECT_NE(l.out.find(f.source), std::string::npos) << f.syntax;
+  }
+  for (const auto& k : collsim::topology::dim_kinds()) {
+    EXPECT_NE(l.out.find("  " + std::string(k.name) + " "), std::string::npos) << k.name;
+    EXPECT_NE(l.out.find(k.description), std::string::npos) << k.name;
+    EXPECT_NE(l.out.find(k.aggregation), std::string::npos) << k.name;
+  }
 }
 
 }  // namespace
