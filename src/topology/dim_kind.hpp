@@ -31,11 +31,11 @@ enum class Wiring {
 
 struct DimKindTraits {
   DimKind kind = DimKind::Ring;
-  std::string_view name;                      ///< token in compact forms and scenarios: "ring"
-  std::span<const std::string_view> aliases;  ///< other accepted tokens ("switch" for sw)
-  std::string_view description;               ///< for `collsim list`
-  std::string_view aggregation;  ///< how links_per_npu physical links become directed links
-  std::string_view source;       ///< paper and table the kind comes from
+  std::string_view name = {};                      ///< token in compact forms and scenarios: "ring"
+  std::span<const std::string_view> aliases = {};  ///< other accepted tokens ("switch" for sw)
+  std::string_view description = {};               ///< for `collsim list`
+  std::string_view aggregation = {};  ///< how links_per_npu physical links become directed links
+  std::string_view source = {};       ///< paper and table the kind comes from
   Wiring wiring = Wiring::Neighbours;
   bool forward = false;   ///< Neighbours: a link to the +1 neighbour
   bool backward = false;  ///< Neighbours: a link to the -1 neighbour

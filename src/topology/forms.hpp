@@ -26,11 +26,11 @@ struct CompactArgs {
 };
 
 struct TopologyForm {
-  std::string_view name;         ///< before the colon: "torus"
-  std::string_view syntax;       ///< "torus:AxB[xC...]"
-  std::string_view example;      ///< "torus:8x8"
-  std::string_view description;  ///< for `collsim list`
-  std::string_view source;       ///< paper and section it comes from
+  std::string_view name = {};         ///< before the colon: "torus"
+  std::string_view syntax = {};       ///< "torus:AxB[xC...]"
+  std::string_view example = {};      ///< "torus:8x8"
+  std::string_view description = {};  ///< for `collsim list`
+  std::string_view source = {};       ///< paper and section it comes from
   FormArgs args = FormArgs::Size;
   /// Build it with every link (or physical link) at `bw` and `lat`.
   Topology (*build)(const CompactArgs& args, core::Bandwidth bw, core::Time lat) = nullptr;
