@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "network/backend.hpp"
+#include "network/params.hpp"
 #include "topology/dim_kind.hpp"
 #include "topology/forms.hpp"
 
@@ -356,6 +358,60 @@ TEST(CliList, MentionsEveryRegisteredTopologyFormAndDimensionKind) {
     EXPECT_NE(l.out.find(k.description), std::string::npos) << k.name;
     EXPECT_NE(l.out.find(k.aggregation), std::string::npos) << k.name;
   }
+}
+
+}  // namespace
+
+namespace {
+
+TEST(CliList, MentionsEveryBackendAndItsParameters) {
+  const Result l = collsim("list");
+  ASSERT_EQ(l.status, 0) << l.err;
+  const Result help = collsim("collective --help");
+  ASSERT_EQ(help.status, 0) << help.err;
+  for (const auto& b : collsim::network::backends()) {
+    EXPECT_NE(l.out.find("  " + b.name + " "), std::string::npos) << b.name;
+    EXPECT_NE(l.out.find(b.description), std::string::npos) << b.name;
+    for (const auto& p : b.params) {
+      const std::string flag = collsim::network::cli_flag(p);
+      EXPECT_NE(l.out.find(std::string(p.key) + " (" + flag + ")"), std::string::npos) << p.key;
+      EXPECT_NE(l.out.find(p.description), std::string::npos) << p.key;
+      EXPECT_NE(l.out.find(collsim::network::default_text(p)), std::string::npos) << p.key;
+      EXPECT_NE(help.out.find("  " + flag), std::string::npos) << flag;  // derived CLI option
+    }
+  }
+}
+
+TEST(CliBackends, OptionOfAnotherBackendIsRefused) {
+  const Result r = collsim("collective -t ring:4 -a ring -s 1MiB --vcs 2 -b flow");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--vcs: the flow backend does not model packets, flits and virtual "
+                       "channels; --vcs is taken by: packet"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(r.out.empty());
+  const Result y =
+      run_scenario("wrong_backend.yaml",
+                   ring4_scenario("{name: flow, vcs: 2}", "1 ns",
+                                  "{collective: all-reduce, sizes: 1MiB, algorithms: ring}"));
+  EXPECT_EQ(y.status, 2);
+  EXPECT_NE(y.err.find("wrong_backend.yaml:1: backend: the flow backend does not model packets"),
+            std::string::npos)
+      << y.err;
+}
+
+TEST(CliBackends, OptionAppliesToTheChosenBackendsThatTakeIt) {
+  // Ring all-gather on a 4-ring, 3 steps of 1 MiB at 16 GB/s (0 ns links): 196.608 us; with an
+  // 8 GB/s ejection cap on flow, 393.216 us; analytical runs without the cap.
+  const Result r = collsim(
+      "collective -t ring:4 --link-latency '0 ns' -c all-gather -a ring -s 4MiB "
+      "-b analytical,flow --npu-ejection-bandwidth '8 GB/s' --format csv");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find(",analytical,all-gather,ring,1,4194304,196608.000"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(",flow:eject=8 GB/s,all-gather,ring,1,4194304,393216.000"),
+            std::string::npos)
+      << r.out;
 }
 
 }  // namespace

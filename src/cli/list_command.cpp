@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "collective/algorithm.hpp"
 #include "network/backend.hpp"
+#include "network/params.hpp"
 #include "topology/dim_kind.hpp"
 #include "topology/forms.hpp"
 
@@ -40,9 +41,16 @@ int list_everything(std::ostream& out) {
                          p.default_value, p.default_value, p.min, p.max, p.description);
     }
   }
-  out << "\nBackends (--backend, or `backend:` in a scenario):\n";
-  for (const auto& b : network::backends())
+  out << "\nBackends (--backend, or `backend:` in a scenario; each parameter as --flag on the "
+         "command line or key: in a scenario's backend map):\n";
+  for (const auto& b : network::backends()) {
     out << fmt::format("  {:<20} {}\n", b.name, b.description);
+    for (const auto& p : b.params) {
+      out << fmt::format("  {:<20} {} ({}): {} {}, default {}: {}; source: {}\n", "", p.key,
+                         network::cli_flag(p), network::type_text(p), network::range_text(p),
+                         network::default_text(p), p.description, p.source);
+    }
+  }
   return 0;
 }
 

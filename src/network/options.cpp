@@ -43,11 +43,13 @@ std::string backends_taking(std::string_view key) {
 
 void refuse_param(const BackendParam& p, std::span<const BackendInfo* const> chosen,
                   std::string_view field, std::string_view option) {
-  std::vector<std::string_view> names;
-  for (const BackendInfo* b : chosen) names.push_back(b->name);
+  std::string names;  // "flow", "analytical and queue", "analytical, queue and flow"
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    names += (i == 0 ? "" : i + 1 == chosen.size() ? " and " : ", ") + chosen[i]->name;
+  }
   throw core::InputError(fmt::format("{}: the {} backend{} not model {}; {} is taken by: {}", field,
-                                     fmt::join(names, ", "), names.size() == 1 ? " does" : "s do",
-                                     p.models, option, backends_taking(p.key)));
+                                     names, chosen.size() == 1 ? " does" : "s do", p.models, option,
+                                     backends_taking(p.key)));
 }
 
 void set_param(const BackendParam& p, BackendOptions& options, std::string_view text,

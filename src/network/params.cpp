@@ -140,11 +140,24 @@ std::string type_text(const BackendParam& p) {
     case ParamType::Count:
       return p.unit.empty() ? "count" : fmt::format("count of {}", p.unit);
     case ParamType::Bool:
-      return fmt::format("{}", fmt::join(kBoolWords, "|"));
+      return "bool";
     case ParamType::Choice:
-      return fmt::format("{}", fmt::join(p.choices, "|"));
+      return "choice";
   }
   return "?";
+}
+
+std::string range_text(const BackendParam& p) {
+  switch (p.type) {
+    case ParamType::Bandwidth:
+      return "> 0";
+    case ParamType::Bool:
+      return fmt::format("{}", fmt::join(kBoolWords, " or "));
+    case ParamType::Choice:
+      return fmt::format("{}", fmt::join(p.choices, " or "));
+    default:
+      return fmt::format("{}..{}", bound_text(p, p.min), bound_text(p, p.max));
+  }
 }
 
 std::string label_piece(const BackendParam& p, const std::optional<ParamValue>& v) {

@@ -75,8 +75,10 @@ std::string format_param(const BackendParam& p, const ParamValue& v);
 std::optional<ParamValue> default_value(const BackendParam& p);
 /// "318", "virtual-cut-through", "none (no cap)".
 std::string default_text(const BackendParam& p);
-/// "bytes", "bandwidth", "time", "count of flits", "true|false", "virtual-cut-through|wormhole".
+/// "bytes", "bandwidth", "time", "count of flits", "bool", "choice".
 std::string type_text(const BackendParam& p);
+/// The allowed values: "1..4294967295", "> 0", "virtual-cut-through or wormhole".
+std::string range_text(const BackendParam& p);
 /// The report label piece of `v` (see `label`); empty when `v` is the default.
 std::string label_piece(const BackendParam& p, const std::optional<ParamValue>& v);
 
