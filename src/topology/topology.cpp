@@ -344,7 +344,6 @@ void Topology::route(NodeId src, NodeId dst, std::vector<LinkId>& out) const {
       }
     };
     const std::uint32_t fwd = (t + n - s) % n;
-    // The routing of each kind over the tables product() filled for its wiring.
     switch (spec.kind) {
       case DimKind::Ring:
         if (2 * fwd <= n) {  // a tie at half way goes the +1 way
