@@ -14,6 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "network/backend.hpp"
+#include "network/params.hpp"
+#include "topology/dim_kind.hpp"
+#include "topology/forms.hpp"
+
 namespace {
 
 struct Result {
@@ -366,13 +371,12 @@ TEST(CliBackends, PacketSizesThatDoNotFitIn32BitsAreRefused) {
   const Result payload = collsim(run + "--packet-payload '4294967552 B'");
   EXPECT_EQ(payload.status, 2);
   EXPECT_EQ(payload.out, "");
-  EXPECT_NE(payload.err.find("error: --packet-payload: \"4294967552 B\" is 4294967552 B; it must "
-                             "be below 4 GiB"),
+  EXPECT_NE(payload.err.find("error: --packet-payload: must be <= 4294967295 B, got 4294967552 B"),
             std::string::npos)
       << payload.err;
   const Result flit = collsim(run + "--flit-size '4 GiB'");
   EXPECT_EQ(flit.status, 2);
-  EXPECT_NE(flit.err.find("error: --flit-size: \"4 GiB\" is 4294967296 B; it must be below 4 GiB"),
+  EXPECT_NE(flit.err.find("error: --flit-size: must be <= 4294967295 B, got 4 GiB"),
             std::string::npos)
       << flit.err;
   // The scenario path refuses through the same check, with file, line and key path.
@@ -381,8 +385,8 @@ TEST(CliBackends, PacketSizesThatDoNotFitIn32BitsAreRefused) {
                    ring4_scenario("{name: packet, packet_payload: 4294967552 B}", "150 ns",
                                   "{collective: all-reduce, sizes: 64KiB, algorithms: ring}"));
   EXPECT_EQ(scenario.status, 2);
-  EXPECT_NE(scenario.err.find("big_payload.yaml:1: backend.packet_payload: \"4294967552 B\" is "
-                              "4294967552 B; it must be below 4 GiB"),
+  EXPECT_NE(scenario.err.find("big_payload.yaml:1: backend.packet_payload: must be <= 4294967295 "
+                              "B, got 4294967552 B"),
             std::string::npos)
       << scenario.err;
 }
@@ -395,6 +399,8 @@ TEST(CliBackends, JsonCarriesLinkMetrics) {
 }
 
 }  // namespace
+
+namespace {
 
 TEST(CliGroups, CollectiveOnEveryXRingAtOnce) {
   const Result r = collsim(
@@ -485,3 +491,79 @@ TEST(CliProgress, WarnsBeforeAllPicksAQuadraticAlgorithmOnAMultiHopNetwork) {
       << r.err;
   EXPECT_EQ(r.err.find("note: skipped"), std::string::npos) << "--quiet drops the notes";
 }
+
+}  // namespace
+
+namespace {
+
+// `collsim list` prints the registries, so every registered entry must appear in it.
+TEST(CliList, MentionsEveryRegisteredTopologyFormAndDimensionKind) {
+  const Result l = collsim("list");
+  ASSERT_EQ(l.status, 0) << l.err;
+  for (const auto& f : collsim::topology::topology_forms()) {
+    EXPECT_NE(l.out.find("  " + std::string(f.syntax) + " "), std::string::npos) << f.syntax;
+    EXPECT_NE(l.out.find(f.description), std::string::npos) << f.syntax;
+    EXPECT_NE(l.out.find(f.source), std::string::npos) << f.syntax;
+  }
+  for (const auto& k : collsim::topology::dim_kinds()) {
+    EXPECT_NE(l.out.find("  " + std::string(k.name) + " "), std::string::npos) << k.name;
+    EXPECT_NE(l.out.find(k.description), std::string::npos) << k.name;
+    EXPECT_NE(l.out.find(k.aggregation), std::string::npos) << k.name;
+  }
+}
+
+}  // namespace
+
+namespace {
+
+TEST(CliList, MentionsEveryBackendAndItsParameters) {
+  const Result l = collsim("list");
+  ASSERT_EQ(l.status, 0) << l.err;
+  const Result help = collsim("collective --help");
+  ASSERT_EQ(help.status, 0) << help.err;
+  for (const auto& b : collsim::network::backends()) {
+    EXPECT_NE(l.out.find("  " + b.name + " "), std::string::npos) << b.name;
+    EXPECT_NE(l.out.find(b.description), std::string::npos) << b.name;
+    for (const auto& p : b.params) {
+      const std::string flag = collsim::network::cli_flag(p);
+      EXPECT_NE(l.out.find(std::string(p.key) + " (" + flag + ")"), std::string::npos) << p.key;
+      EXPECT_NE(l.out.find(p.description), std::string::npos) << p.key;
+      EXPECT_NE(l.out.find(collsim::network::default_text(p)), std::string::npos) << p.key;
+      EXPECT_NE(help.out.find("  " + flag), std::string::npos) << flag;  // derived CLI option
+    }
+  }
+}
+
+TEST(CliBackends, OptionOfAnotherBackendIsRefused) {
+  const Result r = collsim("collective -t ring:4 -a ring -s 1MiB --vcs 2 -b flow");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--vcs: the flow backend does not model packets, flits and virtual "
+                       "channels; --vcs is taken by: packet"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(r.out.empty());
+  const Result y =
+      run_scenario("wrong_backend.yaml",
+                   ring4_scenario("{name: flow, vcs: 2}", "1 ns",
+                                  "{collective: all-reduce, sizes: 1MiB, algorithms: ring}"));
+  EXPECT_EQ(y.status, 2);
+  EXPECT_NE(y.err.find("wrong_backend.yaml:1: backend: the flow backend does not model packets"),
+            std::string::npos)
+      << y.err;
+}
+
+TEST(CliBackends, OptionAppliesToTheChosenBackendsThatTakeIt) {
+  // Ring all-gather on a 4-ring, 3 steps of 1 MiB at 16 GB/s (0 ns links): 196.608 us; with an
+  // 8 GB/s ejection cap on flow, 393.216 us; analytical runs without the cap.
+  const Result r = collsim(
+      "collective -t ring:4 --link-latency '0 ns' -c all-gather -a ring -s 4MiB "
+      "-b analytical,flow --npu-ejection-bandwidth '8 GB/s' --format csv");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find(",analytical,all-gather,ring,1,4194304,196608.000"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(",flow:eject=8 GB/s,all-gather,ring,1,4194304,393216.000"),
+            std::string::npos)
+      << r.out;
+}
+
+}  // namespace

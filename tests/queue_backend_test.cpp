@@ -90,7 +90,7 @@ TEST(QueueBackend, IsRegisteredAfterAnalytical) {
   EXPECT_EQ(all[0].name, "analytical");
   EXPECT_EQ(all[1].name, "queue");
   const network::BackendInfo& info = network::find_backend("queue", "backend");
-  EXPECT_FALSE(info.supports_npu_limits);
+  EXPECT_TRUE(info.params.empty());  // no NPU limits, no packet options
   EXPECT_FALSE(info.description.empty());
 
   const auto topo = topology::ring(4, kBw, kLat, false);

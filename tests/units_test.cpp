@@ -172,17 +172,6 @@ TEST(ParseBytes, Overflow) {
   EXPECT_TRUE(InputErrorOf([&] { parse_bytes(huge, "size"); }, "size", huge, {"too large"}));
 }
 
-TEST(ParseBytes32, RefusesWhatDoesNotFitInsteadOfTruncating) {
-  EXPECT_EQ(parse_bytes32("256 B", "flit"), 256u);
-  EXPECT_EQ(parse_bytes32("4294967295 B", "flit"), 4294967295u);  // 2^32 - 1, the largest
-  // 2^32 + 256 would truncate to 256 B.
-  EXPECT_TRUE(InputErrorOf([] { parse_bytes32("4294967552 B", "--packet-payload"); },
-                           "--packet-payload", "4294967552 B", {"must be below 4 GiB"}));
-  EXPECT_TRUE(InputErrorOf([] { parse_bytes32("4 GiB", "flit"); }, "flit", "4 GiB",
-                           {"is 4294967296 B", "must be below 4 GiB"}));
-  EXPECT_TRUE(InputErrorOf([] { parse_bytes32("0 B", "flit"); }, "flit", "0 B", {"zero"}));
-}
-
 // ---------------------------------------------------------------------------------------------
 // parse_time
 

@@ -1,7 +1,6 @@
-#include <fmt/format.h>
-
 #include <ostream>
 
+#include "cli/backend_flags.hpp"
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "cli/run_jobs.hpp"
@@ -40,40 +39,15 @@ int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, s
        split(opt.backend.empty() ? std::string(network::kDefaultBackend) : opt.backend)) {
     backends.push_back(&network::find_backend(name, "--backend"));
   }
+  const std::vector<network::BackendOptions> options =
+      backend_options(backends, opt.backend_params);
 
   scheduler::CollectiveJob job;
   job.collective = collective::parse_collective(opt.collective, "--collective");
   job.sizes = core::parse_size_list(opt.sizes, "--sizes");
   if (opt.chunks == 0) throw core::InputError("--chunks: must be >= 1, got 0");
   job.chunks = opt.chunks;
-  if (!opt.npu_injection_bandwidth.empty()) {
-    job.backend_options.npu_injection_bandwidth =
-        core::parse_bandwidth(opt.npu_injection_bandwidth, "--npu-injection-bandwidth");
-  }
-  if (!opt.npu_ejection_bandwidth.empty()) {
-    job.backend_options.npu_ejection_bandwidth =
-        core::parse_bandwidth(opt.npu_ejection_bandwidth, "--npu-ejection-bandwidth");
-  }
   job.busiest_links = opt.busiest_links;
-  network::PacketOptions& pk = job.backend_options.packet;
-  pk.packet_payload_bytes = core::parse_bytes32(opt.packet_payload, "--packet-payload");
-  pk.flit_bytes = core::parse_bytes32(opt.flit_size, "--flit-size");
-  pk.vcs = opt.vcs;
-  pk.vc_buffer_flits = opt.vc_buffer_flits;
-  pk.router_pipeline_cycles = opt.router_pipeline_cycles;
-  pk.nis_per_npu = opt.nis_per_npu;
-  pk.message_based_flow_control = opt.message_based_flow_control;
-  if (opt.switching == "wormhole") {
-    pk.switching = network::Switching::Wormhole;
-  } else if (opt.switching != "virtual-cut-through") {
-    throw core::InputError(fmt::format(
-        "--switching: must be virtual-cut-through or wormhole, got \"{}\"", opt.switching));
-  }
-  if (opt.injection_queue_flits > 0) pk.injection_queue_flits = opt.injection_queue_flits;
-  if (opt.ejection_queue_flits > 0) pk.ejection_queue_flits = opt.ejection_queue_flits;
-  if (!opt.ni_bandwidth.empty()) {
-    pk.ni_bandwidth = core::parse_bandwidth(opt.ni_bandwidth, "--ni-bandwidth");
-  }
   if (!opt.max_time.empty()) {
     job.max_time = core::parse_time(opt.max_time, "--max-time", core::Zero::Reject);
   }
@@ -93,7 +67,10 @@ int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, s
     }
   }
   std::vector<Work> work;
-  for (const network::BackendInfo* b : backends) work.push_back(Work{topo.name(), &topo, b, job});
+  for (std::size_t i = 0; i < backends.size(); ++i) {
+    job.backend_options = options[i];
+    work.push_back(Work{topo.name(), &topo, backends[i], job});
+  }
   return run_work(work, out_opt, out, err);
 }
 

@@ -4,6 +4,7 @@
 // exits 2).
 #include <cstdint>
 #include <iosfwd>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -31,21 +32,9 @@ struct CollectiveOptions {
   std::uint32_t chunks = 1;
   std::string group = "all";  ///< communicators (collective/communicator.hpp forms)
   std::string backend;  ///< empty: network::kDefaultBackend
-  std::string npu_injection_bandwidth;
-  std::string npu_ejection_bandwidth;
   std::uint32_t busiest_links = 3;
-  // packet backend (defaults: MultiTree (ISCA'21) Table III)
-  std::string packet_payload = "256 B";
-  std::string flit_size = "16 B";
-  std::uint32_t vcs = 4;
-  std::uint32_t vc_buffer_flits = 318;
-  std::uint32_t router_pipeline_cycles = 1;
-  std::uint32_t nis_per_npu = 1;
-  std::string ni_bandwidth;
-  std::string switching = "virtual-cut-through";
-  std::uint32_t injection_queue_flits = 0;  // 0: no NI queue stage
-  std::uint32_t ejection_queue_flits = 0;
-  bool message_based_flow_control = false;
+  /// Backend parameters as given (key -> text), from the schemas (cli/backend_flags.hpp).
+  std::map<std::string, std::string> backend_params;
   std::string max_time;
 };
 /// `collsim collective --topology ...`

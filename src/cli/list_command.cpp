@@ -5,22 +5,28 @@
 #include "cli/commands.hpp"
 #include "collective/algorithm.hpp"
 #include "network/backend.hpp"
+#include "network/params.hpp"
+#include "topology/dim_kind.hpp"
+#include "topology/forms.hpp"
 
 namespace collsim::cli {
 
 int list_everything(std::ostream& out) {
   out << "Topologies (--topology, or `topology:` in a scenario; links take --link-bandwidth and "
-         "--link-latency):\n"
-         "  ring:N             unidirectional ring of N NPUs\n"
-         "  bidir-ring:N       bidirectional ring\n"
-         "  fc:N               fully connected: a direct link between every pair\n"
-         "  switch:N           N NPUs on one switch (two links per NPU-to-NPU path)\n"
-         "  torus:AxB[xC...]   torus of any number of dimensions (e.g. torus:8x8, torus:16x8x8)\n"
-         "  mesh:AxB[xC...]    mesh of any number of dimensions (e.g. mesh:4x4x4)\n"
-         "  hier:<k><n>x...    hierarchical P1 x P2 x ... (Themis), kinds ring, uring, line, fc, "
-         "sw,\n"
-         "                     e.g. hier:ring4xfc8xsw32; per-dimension bandwidth/latency/links "
-         "in a scenario's `dims:`\n\n";
+         "--link-latency):\n";
+  for (const auto& f : topology::topology_forms()) {
+    out << fmt::format("  {:<22} {}\n  {:<22} e.g. {}; source: {}\n", f.syntax, f.description, "",
+                       f.example, f.source);
+  }
+  out << "\nDimension kinds (hier:<kind><size>x..., or `kind:` in a scenario's `dims:`; "
+         "links_per_npu physical links of `bandwidth` leave each NPU):\n";
+  for (const auto& k : topology::dim_kinds()) {
+    std::string aliases;
+    for (std::string_view a : k.aliases) aliases += fmt::format(" (or {})", a);
+    out << fmt::format("  {:<22} {}\n  {:<22} {}; source: {}\n", std::string(k.name) + aliases,
+                       k.description, "", k.aggregation, k.source);
+  }
+  out << "\n";
   out << "Collectives (--collective):\n"
          "  all-reduce, reduce-scatter, all-gather, all-to-all\n\n";
   out << "Algorithms (--algorithms, comma-separated; parameters as name:key=value):\n";
@@ -35,9 +41,16 @@ int list_everything(std::ostream& out) {
                          p.default_value, p.default_value, p.min, p.max, p.description);
     }
   }
-  out << "\nBackends (--backend, or `backend:` in a scenario):\n";
-  for (const auto& b : network::backends())
+  out << "\nBackends (--backend, or `backend:` in a scenario; each parameter as --flag on the "
+         "command line or key: in a scenario's backend map):\n";
+  for (const auto& b : network::backends()) {
     out << fmt::format("  {:<20} {}\n", b.name, b.description);
+    for (const auto& p : b.params) {
+      out << fmt::format("  {:<20} {} ({}): {} {}, default {}: {}; source: {}\n", "", p.key,
+                         network::cli_flag(p), network::type_text(p), network::range_text(p),
+                         network::default_text(p), p.description, p.source);
+    }
+  }
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <string>
 
+#include "cli/backend_flags.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 
@@ -49,10 +50,7 @@ int main(int argc, char** argv) {
 
   cli::CollectiveOptions co;
   auto* coll = app.add_subcommand("collective", "sweep one collective over sizes and algorithms");
-  coll->add_option("--topology,-t", co.topology,
-                   "ring:16, bidir-ring:16, fc:8, switch:1024, torus:8x8, mesh:4x4x4, "
-                   "hier:ring4xfc8xsw32 (see `collsim list`)")
-      ->required();
+  coll->add_option("--topology,-t", co.topology, cli::topology_help())->required();
   coll->add_option("--link-bandwidth", co.link_bandwidth,
                    "every link's bandwidth: GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s, GiB/s")
       ->capture_default_str();
@@ -75,56 +73,11 @@ int main(int argc, char** argv) {
                    "K = 0 innermost: the X rings of a torus for dim:0); npus:0,4,8,12 or "
                    "npus:0-3;4-7 (explicit NPUs in rank order, ';' between communicators)")
       ->capture_default_str();
-  coll->add_option("--backend,-b", co.backend,
-                   "network backend(s), comma-separated: analytical, queue, flow (default); see "
-                   "`collsim list`");
-  coll->add_option("--npu-injection-bandwidth", co.npu_injection_bandwidth,
-                   "cap each NPU's total injection bandwidth (a NIC slower than its links); "
-                   "flow backend");
-  coll->add_option("--npu-ejection-bandwidth", co.npu_ejection_bandwidth,
-                   "cap each NPU's total ejection bandwidth; flow backend");
+  coll->add_option("--backend,-b", co.backend, cli::backend_help());
   coll->add_option("--busiest-links", co.busiest_links,
                    "report this many of the busiest links per run, most utilized first (0: none)")
       ->capture_default_str();
-  auto* pk = "packet backend";
-  coll->add_option("--packet-payload", co.packet_payload, "payload per packet (MultiTree: 256 B)")
-      ->capture_default_str()
-      ->group(pk);
-  coll->add_option("--flit-size", co.flit_size, "flit (channel width)")
-      ->capture_default_str()
-      ->group(pk);
-  coll->add_option("--vcs", co.vcs, "virtual channels per input port")
-      ->capture_default_str()
-      ->group(pk);
-  coll->add_option("--vc-buffer-flits", co.vc_buffer_flits, "buffer depth of each VC, in flits")
-      ->capture_default_str()
-      ->group(pk);
-  coll->add_option("--router-pipeline-cycles", co.router_pipeline_cycles,
-                   "per-hop router delay at 1 GHz")
-      ->capture_default_str()
-      ->group(pk);
-  coll->add_option("--nis-per-npu", co.nis_per_npu,
-                   "network interfaces per NPU (MultiTree: 1 or 4)")
-      ->capture_default_str()
-      ->group(pk);
-  coll->add_option("--ni-bandwidth", co.ni_bandwidth,
-                   "each NI's injection/ejection bandwidth (default: the NPU's fastest link); "
-                   "with NI queues, the NPU-to-queue bandwidth")
-      ->group(pk);
-  coll->add_option("--switching", co.switching,
-                   "virtual-cut-through (a packet moves when it fits whole downstream; Table III) "
-                   "or wormhole (flit by flit; buffers may be smaller than a packet; slower)")
-      ->capture_default_str()
-      ->group(pk);
-  coll->add_option("--injection-queue-flits", co.injection_queue_flits,
-                   "depth of each NI's injection queue (MultiTree: 80); 0: no queue stage")
-      ->group(pk);
-  coll->add_option("--ejection-queue-flits", co.ejection_queue_flits,
-                   "depth of each NI's ejection queue; 0: no queue stage")
-      ->group(pk);
-  coll->add_flag("--message-based-flow-control", co.message_based_flow_control,
-                 "one head flit per message instead of per packet (MultiTree Sec. IV-B)")
-      ->group(pk);
+  cli::add_backend_options(*coll, co.backend_params);  // one per backend parameter
   coll->add_option("--max-time", co.max_time,
                    "stop a run that has not finished after this much simulated time, e.g. 10 s");
   add_output_options(coll, out_opt);

@@ -1,10 +1,8 @@
 #include "config/scenario.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
-#include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <initializer_list>
@@ -13,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "core/parse.hpp"
+#include "network/options.hpp"
 #include "topology/builders.hpp"
 
 namespace collsim::config {
@@ -46,13 +45,13 @@ class Reader {
   }
 
   void check_keys(const YAML::Node& map, const std::string& path,
-                  std::initializer_list<const char*> allowed) const {
+                  const std::vector<std::string_view>& allowed) const {
     if (!map.IsMap()) fail(map, path, "must be a map of keys");
     for (const auto& kv : map) {
       const std::string key = kv.first.as<std::string>();
       bool ok = false;
       std::string valid;
-      for (const char* a : allowed) {
+      for (std::string_view a : allowed) {
         ok = ok || key == a;
         valid += (valid.empty() ? "" : ", ") + std::string(a);
       }
@@ -114,13 +113,9 @@ class Reader {
 
   topology::DimKind dim_kind(const YAML::Node& n, const std::string& path) const {
     const std::string k = scalar(n, path);
-    if (k == "ring") return topology::DimKind::Ring;
-    if (k == "uring") return topology::DimKind::UniRing;
-    if (k == "line") return topology::DimKind::Line;
-    if (k == "fc") return topology::DimKind::FullyConnected;
-    if (k == "sw" || k == "switch") return topology::DimKind::Switch;
+    if (const auto* t = topology::find_dim_kind(k)) return t->kind;
     fail(n, path,
-         fmt::format("unknown dimension kind \"{}\"; valid: ring, uring, line, fc, sw", k));
+         fmt::format("unknown dimension kind \"{}\"; valid: {}", k, topology::dim_kind_names()));
   }
 
   Platform platform(const YAML::Node& n, const std::string& path) const {
@@ -275,87 +270,40 @@ class Reader {
     return j;
   }
 
-  // One backend: a name, or a map with a name and NPU limits.
+  // One backend: a name, or a map with a name and the backend's parameters (its schema,
+  // network/params.hpp; every backend's keys are known, a key of another backend is refused).
   BackendChoice backend_item(const YAML::Node& b, const std::string& path) const {
     BackendChoice c;
     std::string name = std::string(kDefaultBackend);
     if (b.IsMap()) {
-      check_keys(b, path,
-                 {"name", "npu_injection_bandwidth", "npu_ejection_bandwidth", "packet_payload",
-                  "flit_size", "vcs", "vc_buffer_flits", "router_pipeline_cycles",
-                  "credit_delay_cycles", "nis_per_npu", "ni_bandwidth", "injection_queue_flits",
-                  "ejection_queue_flits", "switching", "message_based_flow_control"});
+      std::vector<std::string_view> keys = {"name"};
+      for (const network::BackendParam* p : network::all_params()) keys.push_back(p->key);
+      check_keys(b, path, keys);
       if (b["name"]) name = scalar(b["name"], path + ".name");
-      auto limit = [&](const char* key, std::optional<core::Bandwidth>& out) {
-        if (!b[key]) return;
-        const std::string kp = path + "." + key;
-        out = with_line(b[key], [&] { return core::parse_bandwidth(scalar(b[key], kp), kp); });
-      };
-      limit("npu_injection_bandwidth", c.options.npu_injection_bandwidth);
-      limit("npu_ejection_bandwidth", c.options.npu_ejection_bandwidth);
-      packet_options(b, path, c.options.packet);
     } else {
       name = scalar(b, path);
     }
     c.info = &with_line(
         b, [&]() -> const network::BackendInfo& { return network::find_backend(name, path); });
-    if ((c.options.npu_injection_bandwidth || c.options.npu_ejection_bandwidth) &&
-        !c.info->supports_npu_limits) {
-      fail(b, path,
-           fmt::format("the {} backend does not model NPU injection/ejection "
-                       "limits; use flow",
-                       name));
-    }
-    return c;
-  }
-
-  // The packet backend's keys (network/backend.hpp PacketOptions; MultiTree (ISCA'21) Table III).
-  void packet_options(const YAML::Node& b, const std::string& path,
-                      network::PacketOptions& pk) const {
-    auto bytes = [&](const char* key, std::uint32_t& out) {
-      if (!b[key]) return;
+    if (!b.IsMap()) return c;
+    for (const auto& kv : b) {
+      const std::string key = kv.first.as<std::string>();
+      if (key == "name") continue;
+      const network::BackendParam& p = *network::find_param(key);
       const std::string kp = path + "." + key;
-      out = with_line(b[key], [&] { return core::parse_bytes32(scalar(b[key], kp), kp); });
-    };
-    auto count = [&](const char* key, std::uint32_t& out, std::uint32_t min) {
-      if (b[key]) out = uint(b[key], path + "." + key, min);
-    };
-    bytes("packet_payload", pk.packet_payload_bytes);
-    bytes("flit_size", pk.flit_bytes);
-    count("vcs", pk.vcs, 1);
-    count("vc_buffer_flits", pk.vc_buffer_flits, 1);
-    count("router_pipeline_cycles", pk.router_pipeline_cycles, 0);
-    count("credit_delay_cycles", pk.credit_delay_cycles, 0);
-    count("nis_per_npu", pk.nis_per_npu, 1);
-    for (const char* key : {"injection_queue_flits", "ejection_queue_flits"}) {
-      if (!b[key]) continue;
-      auto& out = std::string_view(key) == "injection_queue_flits" ? pk.injection_queue_flits
-                                                                   : pk.ejection_queue_flits;
-      out = uint(b[key], path + "." + key, 1);
-    }
-    if (b["ni_bandwidth"]) {
-      const std::string kp = path + ".ni_bandwidth";
-      pk.ni_bandwidth = with_line(b["ni_bandwidth"], [&] {
-        return core::parse_bandwidth(scalar(b["ni_bandwidth"], kp), kp);
+      if (!network::takes(*c.info, key)) {
+        with_line(kv.first, [&]() -> int {
+          const network::BackendInfo* const chosen[] = {c.info};
+          network::refuse_param(p, chosen, path, key);
+        });
+      }
+      const std::string text = scalar(kv.second, kp);
+      with_line(kv.second, [&] {
+        network::set_param(p, c.options, text, kp);
+        return 0;
       });
     }
-    const auto one_of = [&](const char* key, std::initializer_list<std::string_view> valid) {
-      if (!b[key]) return std::string();
-      const std::string kp = path + "." + key;
-      const std::string v = scalar(b[key], kp);
-      if (std::find(valid.begin(), valid.end(), v) == valid.end()) {
-        fail(b[key], kp, fmt::format("must be {}, got \"{}\"", fmt::join(valid, " or "), v));
-      }
-      return v;
-    };
-    if (const std::string v = one_of("switching", {"virtual-cut-through", "wormhole"});
-        !v.empty()) {
-      pk.switching =
-          v == "wormhole" ? network::Switching::Wormhole : network::Switching::VirtualCutThrough;
-    }
-    if (const std::string v = one_of("message_based_flow_control", {"true", "false"}); !v.empty()) {
-      pk.message_based_flow_control = v == "true";
-    }
+    return c;
   }
 
   void backends(const YAML::Node& root, Scenario& s) const {

@@ -6,8 +6,8 @@
 //
 // Schema (see README "Scenario files"):
 //   name: text                       optional
-//   backend: flow                    optional, default flow; a map with NPU limits:
-//   backend: {name: flow, npu_injection_bandwidth: 100 GB/s, npu_ejection_bandwidth: 100 GB/s}
+//   backend: flow                    optional, default flow; a map with the backend's parameters
+//   backend: {name: flow, npu_injection_bandwidth: 100 GB/s}    (its schema: `collsim list`)
 //   backend: [analytical, queue, flow]   or a list: every job runs on each
 //   platforms:                       list (or `platform:` for one)
 //     - name: text                   optional, default the topology name

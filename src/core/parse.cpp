@@ -307,16 +307,6 @@ Bytes parse_bytes(std::string_view text, std::string_view field, Zero zero) {
   return parse_bytes_in(Context{prefix, text, Kind::Size}, zero);
 }
 
-std::uint32_t parse_bytes32(std::string_view text, std::string_view field) {
-  const std::string prefix = prefix_of(field);
-  const Context c{prefix, text, Kind::Size};
-  const Bytes b = parse_bytes_in(c, Zero::Reject);
-  if (b.count > UINT32_MAX) {
-    fail(c, fmt::format("is {} B; it must be below 4 GiB (at most {} B)", b.count, UINT32_MAX));
-  }
-  return static_cast<std::uint32_t>(b.count);
-}
-
 Time parse_time(std::string_view text, std::string_view field, Zero zero) {
   const std::string prefix = prefix_of(field);
   const Context c{prefix, text, Kind::Time};

@@ -30,9 +30,6 @@ namespace collsim::core {
 enum class Zero { Reject, Allow };
 
 Bytes parse_bytes(std::string_view text, std::string_view field, Zero zero = Zero::Reject);
-/// A size held in 32 bits (packet payload, flit size): as parse_bytes (zero rejected), and an
-/// error naming `field` if it is 4 GiB or more, rather than a silent truncation.
-std::uint32_t parse_bytes32(std::string_view text, std::string_view field);
 Time parse_time(std::string_view text, std::string_view field, Zero zero = Zero::Allow);
 Bandwidth parse_bandwidth(std::string_view text, std::string_view field);
 

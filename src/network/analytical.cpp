@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "network/backends.hpp"
+
 namespace collsim::network {
 
 AnalyticalBackend::AnalyticalBackend(core::Simulation& sim, const topology::Topology& topo)
@@ -58,6 +60,18 @@ void AnalyticalBackend::on_event(std::uint64_t event) {
     slots_.release(slot);
     s.handler->on_delivered(s.tag);
   }
+}
+
+BackendInfo analytical_info() {
+  return {.name = "analytical",
+          .description =
+              "congestion-unaware alpha-beta: route latency + bytes / bottleneck "
+              "bandwidth, cut-through; messages never contend",
+          .params = {},
+          .make = [](core::Simulation& sim, const topology::Topology& topo,
+                     const BackendOptions&) -> std::unique_ptr<Backend> {
+            return std::make_unique<AnalyticalBackend>(sim, topo);
+          }};
 }
 
 }  // namespace collsim::network

@@ -14,6 +14,7 @@
 
 #include "core/engine.hpp"
 #include "core/units.hpp"
+#include "network/params.hpp"
 #include "topology/topology.hpp"
 
 namespace collsim::network {
@@ -138,7 +139,8 @@ struct PacketOptions {
   std::optional<std::uint32_t> ejection_queue_flits;
 };
 
-/// Options that apply to the congestion-aware backends.
+/// Options of the backends, typed and parsed once. Each backend declares the ones it takes as its
+/// parameter schema (params.hpp); the member initializers are the defaults.
 struct BackendOptions {
   /// Cap on an NPU's total injection (ejection) bandwidth across all its links: a NIC slower
   /// than the sum of its links (ACE's NPU-NIC bus, MultiTree's NI). Unset: no cap.
@@ -150,16 +152,17 @@ struct BackendOptions {
 struct BackendInfo {
   std::string name;
   std::string description;
-  bool supports_npu_limits = false;  ///< honours BackendOptions' injection/ejection caps
+  std::vector<BackendParam> params;  ///< the options it takes (params.hpp), in label order
   std::unique_ptr<Backend> (*make)(core::Simulation& sim, const topology::Topology& topo,
                                    const BackendOptions& options) = nullptr;
 };
 
-/// The backend's name with the options that change it, for reports: "flow", "packet:mbfc",
-/// "flow:inject=25 GB/s", "packet:vcs=2:nis=4".
+/// The backend's name with its parameters that are not at their default, in the order of its
+/// schema, for reports: "flow", "packet:mbfc", "flow:inject=25 GB/s", "packet:vcs=2:nis=4".
 std::string backend_label(const BackendInfo& info, const BackendOptions& options);
 
-/// Build a backend; throws core::InputError naming `field` when options are not supported.
+/// Build a backend; throws core::InputError naming `field` when `options` set a parameter the
+/// backend does not take or one out of range (options.hpp check_options).
 std::unique_ptr<Backend> make_backend(const BackendInfo& info, core::Simulation& sim,
                                       const topology::Topology& topo, const BackendOptions& options,
                                       std::string_view field);

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
+#include "network/backends.hpp"
 
 namespace collsim::network {
 namespace {
@@ -52,8 +53,8 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
   pipeline_ = opt_.router_period * opt_.router_pipeline_cycles;
   credit_delay_ = opt_.router_period * opt_.credit_delay_cycles;
   for (const auto& d : topo.dimensions()) {
-    datelines_ = datelines_ || (d.spec.kind == topology::DimKind::Ring && d.spec.size >= 3) ||
-                 (d.spec.kind == topology::DimKind::UniRing && d.spec.size >= 2);
+    const std::uint32_t from = topology::traits(d.spec.kind).dependency_cycle_from;
+    datelines_ = datelines_ || (from != 0 && d.spec.size >= from);
   }
   if (datelines_ && (vcs_ < 2 || vcs_ % 2 != 0)) {
     fail("vcs", fmt::format("must be even and >= 2 on {}: half the VCs are the dateline class "
@@ -74,7 +75,7 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
     c.link = static_cast<std::int32_t>(l);
     if (datelines_ && topo.is_npu(c.from) && topo.is_npu(c.to) && !topo.dimensions().empty()) {
       const auto& spec = topo.dimensions()[c.dim].spec;
-      if (spec.kind == topology::DimKind::Ring || spec.kind == topology::DimKind::UniRing) {
+      if (topology::traits(spec.kind).wraps) {
         const auto a = topo.coords(c.from)[c.dim], b = topo.coords(c.to)[c.dim];
         c.dateline = (a > b ? a - b : b - a) > 1 || (spec.size == 2 && a > b);
       }
@@ -524,6 +525,181 @@ std::string PacketBackend::describe_blocked() const {
     ++listed;
   }
   return s;
+}
+
+// The packet backend's parameters (params.hpp), in the order of its report label; defaults in
+// PacketOptions (backend.hpp), MultiTree Table III.
+namespace {
+
+constexpr std::string_view kModels = "packets, flits and virtual channels";
+constexpr std::string_view kTable3 = "MultiTree Table III";
+constexpr std::uint64_t kMax32 = UINT32_MAX;
+// In the order of Switching.
+constexpr std::string_view kSwitching[] = {"virtual-cut-through", "wormhole"};
+
+std::vector<BackendParam> packet_params() {
+  return {
+      {.key = "message_based_flow_control",
+       .type = ParamType::Bool,
+       .description = "one head flit per message instead of per packet",
+       .source = "MultiTree Sec. IV-B",
+       .label = "mbfc",
+       .models = kModels,
+       .set = [](BackendOptions& o,
+                 const ParamValue& v) { o.packet.message_based_flow_control = std::get<bool>(v); },
+       .get = [](const BackendOptions& o) -> std::optional<ParamValue> {
+         return o.packet.message_based_flow_control;
+       }},
+      {.key = "packet_payload",
+       .type = ParamType::Bytes,
+       .min = 1,
+       .max = kMax32,
+       .description = "payload per packet (each packet adds a head flit)",
+       .source = kTable3,
+       .label = "payload",
+       .models = kModels,
+       .set = [](BackendOptions& o,
+                 const ParamValue& v) { o.packet.packet_payload_bytes = as_u32(v); },
+       .get = [](const BackendOptions& o) { return bytes_value(o.packet.packet_payload_bytes); }},
+      {.key = "flit_size",
+       .type = ParamType::Bytes,
+       .min = 1,
+       .max = kMax32,
+       .description = "flit (channel width)",
+       .source = kTable3,
+       .label = "flit",
+       .models = kModels,
+       .set = [](BackendOptions& o, const ParamValue& v) { o.packet.flit_bytes = as_u32(v); },
+       .get = [](const BackendOptions& o) { return bytes_value(o.packet.flit_bytes); }},
+      {.key = "vcs",
+       .type = ParamType::Count,
+       .unit = "VCs",
+       .min = 1,
+       .max = kMax32,
+       .description = "virtual channels per input port (even on tori and rings: half are the "
+                      "dateline class)",
+       .source = kTable3,
+       .label = "vcs",
+       .models = kModels,
+       .set = [](BackendOptions& o, const ParamValue& v) { o.packet.vcs = as_u32(v); },
+       .get = [](const BackendOptions& o) { return count_value(o.packet.vcs); }},
+      {.key = "vc_buffer_flits",
+       .type = ParamType::Count,
+       .unit = "flits",
+       .min = 1,
+       .max = kMax32,
+       .description = "buffer depth of each VC (virtual cut-through: at least one packet)",
+       .source = kTable3,
+       .label = "buffer",
+       .models = kModels,
+       .set = [](BackendOptions& o, const ParamValue& v) { o.packet.vc_buffer_flits = as_u32(v); },
+       .get = [](const BackendOptions& o) { return count_value(o.packet.vc_buffer_flits); }},
+      {.key = "router_pipeline_cycles",
+       .type = ParamType::Count,
+       .unit = "cycles",
+       .min = 0,
+       .max = kMax32,
+       .description = "per-hop router delay from head arrival to departure, at 1 GHz",
+       .source = "BookSim router pipeline; MultiTree Table III (1 GHz)",
+       .label = "pipeline",
+       .models = kModels,
+       .set = [](BackendOptions& o,
+                 const ParamValue& v) { o.packet.router_pipeline_cycles = as_u32(v); },
+       .get = [](const BackendOptions& o) { return count_value(o.packet.router_pipeline_cycles); }},
+      {.key = "credit_delay_cycles",
+       .type = ParamType::Count,
+       .unit = "cycles",
+       .min = 0,
+       .max = kMax32,
+       .description = "added to the link latency for returning credits, at 1 GHz",
+       .source = "BookSim credit_delay",
+       .label = "credit",
+       .models = kModels,
+       .set = [](BackendOptions& o,
+                 const ParamValue& v) { o.packet.credit_delay_cycles = as_u32(v); },
+       .get = [](const BackendOptions& o) { return count_value(o.packet.credit_delay_cycles); }},
+      {.key = "nis_per_npu",
+       .type = ParamType::Count,
+       .unit = "NIs",
+       .min = 1,
+       .max = kMax32,
+       .description = "network interfaces (injection/ejection ports) per NPU",
+       .source = "MultiTree Sec. V-A (1 or 4 NIs)",
+       .label = "nis",
+       .models = kModels,
+       .set = [](BackendOptions& o, const ParamValue& v) { o.packet.nis_per_npu = as_u32(v); },
+       .get = [](const BackendOptions& o) { return count_value(o.packet.nis_per_npu); }},
+      {.key = "ni_bandwidth",
+       .type = ParamType::Bandwidth,
+       .unset = "the NPU's fastest link",
+       .description = "each NI's injection/ejection bandwidth; with NI queues, the NPU-to-queue "
+                      "bandwidth",
+       .source = "MultiTree Sec. V-A",
+       .label = "ni",
+       .models = kModels,
+       .set = [](BackendOptions& o,
+                 const ParamValue& v) { o.packet.ni_bandwidth = std::get<core::Bandwidth>(v); },
+       .get = [](const BackendOptions& o) { return bandwidth_value(o.packet.ni_bandwidth); }},
+      {.key = "switching",
+       .type = ParamType::Choice,
+       .choices = kSwitching,
+       .description = "virtual-cut-through (a packet moves when it fits whole downstream) or "
+                      "wormhole (flit by flit; buffers may be smaller than a packet; slower)",
+       .source = "MultiTree Sec. V-A and Table III; Dally & Towles ch. 13",
+       .label = "",
+       .models = kModels,
+       .set =
+           [](BackendOptions& o, const ParamValue& v) {
+             o.packet.switching = static_cast<Switching>(std::get<ChoiceIndex>(v).index);
+           },
+       .get = [](const BackendOptions& o) -> std::optional<ParamValue> {
+         return ChoiceIndex{static_cast<std::uint32_t>(o.packet.switching)};
+       }},
+      {.key = "injection_queue_flits",
+       .type = ParamType::Count,
+       .unit = "flits",
+       .min = 1,
+       .max = kMax32,
+       .unset = "no queue stage",
+       .description = "depth of each NI's injection queue (virtual cut-through: at least one "
+                      "packet)",
+       .source = "MultiTree Sec. V-A (80-flit injection queue)",
+       .label = "injq",
+       .models = kModels,
+       .set = [](BackendOptions& o,
+                 const ParamValue& v) { o.packet.injection_queue_flits = as_u32(v); },
+       .get = [](const BackendOptions& o) { return count_value(o.packet.injection_queue_flits); }},
+      {.key = "ejection_queue_flits",
+       .type = ParamType::Count,
+       .unit = "flits",
+       .min = 1,
+       .max = kMax32,
+       .unset = "no queue stage",
+       .description = "depth of each NI's ejection queue (virtual cut-through: at least one "
+                      "packet)",
+       .source = "MultiTree Sec. V-A",
+       .label = "ejq",
+       .models = kModels,
+       .set = [](BackendOptions& o,
+                 const ParamValue& v) { o.packet.ejection_queue_flits = as_u32(v); },
+       .get = [](const BackendOptions& o) { return count_value(o.packet.ejection_queue_flits); }},
+  };
+}
+
+}  // namespace
+
+BackendInfo packet_info() {
+  return {.name = "packet",
+          .description =
+              "packets of flits through input-buffered routers: virtual channels, credits, "
+              "virtual cut-through or wormhole switching, separable round-robin allocation, "
+              "dateline VCs on tori, NIs with optional injection/ejection queues; message-based "
+              "flow control option (BookSim-like, MultiTree Table III defaults)",
+          .params = packet_params(),
+          .make = [](core::Simulation& sim, const topology::Topology& topo,
+                     const BackendOptions& opt) -> std::unique_ptr<Backend> {
+            return std::make_unique<PacketBackend>(sim, topo, opt);
+          }};
 }
 
 }  // namespace collsim::network

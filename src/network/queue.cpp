@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "network/backends.hpp"
+
 namespace collsim::network {
 namespace {
 
@@ -66,6 +68,17 @@ void QueueBackend::on_event(std::uint64_t event) {
   const std::uint64_t tag = s.tag;
   slots_.release(slot);
   handler->on_delivered(tag);
+}
+
+BackendInfo queue_info() {
+  return {.name = "queue",
+          .description =
+              "congestion-aware per-link FIFO, store-and-forward: each hop latency + "
+              "bytes / bandwidth after the messages ahead (ASTRA-sim's "
+              "congestion-aware analytical model, any topology)",
+          .params = {},
+          .make = [](core::Simulation& sim, const topology::Topology& topo, const BackendOptions&)
+              -> std::unique_ptr<Backend> { return std::make_unique<QueueBackend>(sim, topo); }};
 }
 
 }  // namespace collsim::network

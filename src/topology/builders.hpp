@@ -26,9 +26,9 @@ Topology mesh(const std::vector<std::uint32_t>& shape, core::Bandwidth bw, core:
 /// innermost. Name like "hier:ring4xfc8xsw32".
 Topology hierarchical(const std::vector<DimSpec>& dims);
 
-/// Parse the compact command-line form and build it, every link taking `bw` and `lat`:
+/// Parse a compact form registered in forms.hpp and build it, every link taking `bw` and `lat`:
 ///   ring:16  bidir-ring:16  fc:8  switch:1024  torus:8x8  mesh:4x4x4
-///   hier:ring4xfc8xsw32   (dimension kinds ring, uring, line, fc, sw; sizes after the kind)
+///   hier:ring4xfc8xsw32   (dimension kinds of dim_kind.hpp; sizes after the kind)
 /// Throws core::InputError naming `field` and listing the valid forms.
 Topology from_compact(std::string_view spec, core::Bandwidth bw, core::Time lat,
                       std::string_view field = "topology");

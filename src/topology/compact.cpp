@@ -7,21 +7,21 @@
 
 #include "core/error.hpp"
 #include "topology/builders.hpp"
+#include "topology/forms.hpp"
 
 namespace collsim::topology {
 namespace {
 
 constexpr std::uint64_t kMaxNpus = 1u << 20;  // 1,048,576
-constexpr std::string_view kValidForms =
-    "ring:N, bidir-ring:N, fc:N, switch:N, torus:AxB[xC...], mesh:AxB[xC...], "
-    "hier:<kind><size>x... (kinds ring, uring, line, fc, sw)";
 
 class Parser {
  public:
-  Parser(std::string_view spec, std::string_view field) : spec_(spec), field_(field) {}
+  // `valid`: the forms, listed in every message.
+  Parser(std::string_view spec, std::string_view field, std::string_view valid)
+      : spec_(spec), field_(field), valid_(valid) {}
 
   [[noreturn]] void fail(const std::string& reason) const {
-    throw core::InputError(fmt::format("{}: {}; valid: {}", field_, reason, kValidForms));
+    throw core::InputError(fmt::format("{}: {}; valid: {}", field_, reason, valid_));
   }
 
   // A dimension size: decimal digits only, 2 .. kMaxNpus.
@@ -64,73 +64,54 @@ class Parser {
  private:
   std::string_view spec_;
   std::string_view field_;
+  std::string_view valid_;
 };
 
 }  // namespace
 
 Topology from_compact(std::string_view spec, core::Bandwidth bw, core::Time lat,
                       std::string_view field) {
-  const Parser p(spec, field);
+  const std::string valid = topology_syntaxes();
+  const Parser p(spec, field, valid);
   if (spec.empty()) p.fail("is empty");
   const std::size_t colon = spec.find(':');
-  const std::string_view kind = spec.substr(0, colon);
-  const bool one_size = kind == "ring" || kind == "bidir-ring" || kind == "fc" || kind == "switch";
-  const bool shape = kind == "torus" || kind == "mesh";
-  if (!one_size && !shape && kind != "hier") {
-    p.fail(fmt::format("unknown kind \"{}\"", kind));
-  }
+  const std::string_view name = spec.substr(0, colon);
+  const TopologyForm* form = find_topology_form(name);
+  if (form == nullptr) p.fail(fmt::format("unknown kind \"{}\"", name));
   if (colon == std::string_view::npos || colon + 1 == spec.size()) {
-    p.fail(fmt::format("missing sizes in \"{}\" (write e.g. {}:8)", spec, kind));
+    p.fail(fmt::format("missing sizes in \"{}\" (write e.g. {}:8)", spec, name));
   }
   const std::string_view rest = spec.substr(colon + 1);
 
-  if (one_size) {
-    if (rest.find_first_not_of("0123456789") != std::string_view::npos) {
-      p.fail(fmt::format("bad size \"{}\" in \"{}\": {} takes one positive integer", rest, spec,
-                         kind));
-    }
-    const std::uint32_t n = p.size(rest);
-    if (kind == "ring") return ring(n, bw, lat, false);
-    if (kind == "bidir-ring") return ring(n, bw, lat, true);
-    if (kind == "fc") return fully_connected(n, bw, lat);
-    return switch_star(n, bw, lat);
+  CompactArgs args;
+  switch (form->args) {
+    case FormArgs::Size:
+      if (rest.find_first_not_of("0123456789") != std::string_view::npos) {
+        p.fail(fmt::format("bad size \"{}\" in \"{}\": {} takes one positive integer", rest, spec,
+                           name));
+      }
+      args.sizes.push_back(p.size(rest));
+      break;
+    case FormArgs::Shape:
+      p.parts(rest, [&](std::string_view s) { args.sizes.push_back(p.size(s)); });
+      break;
+    case FormArgs::Dims:
+      // Each part is a kind token followed by its size, e.g. "ring4", "sw32".
+      p.parts(rest, [&](std::string_view part) {
+        const std::size_t digits = part.find_first_of("0123456789");
+        const std::string_view k = part.substr(0, digits);
+        const DimKindTraits* kind = find_dim_kind(k);
+        if (kind == nullptr) {
+          p.fail(fmt::format("unknown dimension kind \"{}\" in \"{}\"", k, spec));
+        }
+        args.kinds.push_back(kind->kind);
+        args.sizes.push_back(
+            p.size(digits == std::string_view::npos ? std::string_view{} : part.substr(digits)));
+      });
+      break;
   }
-
-  if (shape) {
-    std::vector<std::uint32_t> sizes;
-    p.parts(rest, [&](std::string_view s) { sizes.push_back(p.size(s)); });
-    p.check_total(sizes);
-    return kind == "torus" ? torus(sizes, bw, lat) : mesh(sizes, bw, lat);
-  }
-
-  // hier: each part is a kind token followed by its size, e.g. "ring4", "sw32".
-  std::vector<DimSpec> dims;
-  std::vector<std::uint32_t> sizes;
-  p.parts(rest, [&](std::string_view part) {
-    const std::size_t digits = part.find_first_of("0123456789");
-    const std::string_view k = part.substr(0, digits);
-    DimKind dk;
-    if (k == "ring") {
-      dk = DimKind::Ring;
-    } else if (k == "uring") {
-      dk = DimKind::UniRing;
-    } else if (k == "line") {
-      dk = DimKind::Line;
-    } else if (k == "fc") {
-      dk = DimKind::FullyConnected;
-    } else if (k == "sw") {
-      dk = DimKind::Switch;
-    } else {
-      p.fail(fmt::format("unknown dimension kind \"{}\" in \"{}\"", k, spec));
-    }
-    const std::uint32_t n =
-        p.size(digits == std::string_view::npos ? std::string_view{} : part.substr(digits));
-    sizes.push_back(n);
-    // The natural links_per_npu (0) gives every directed link `bw`, as the compact form says.
-    dims.push_back(DimSpec{dk, n, bw, lat, 0});
-  });
-  p.check_total(sizes);
-  return hierarchical(dims);
+  p.check_total(args.sizes);
+  return form->build(args, bw, lat);
 }
 
 }  // namespace collsim::topology

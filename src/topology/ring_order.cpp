@@ -98,9 +98,7 @@ std::vector<NodeId> product_order(const Topology& t) {
   // 3x3 is a cycle this way although a plain grid of odd size is not.
   for (std::size_t d = 0; d < nd; ++d) {
     const DimSpec& s = dims[d].spec;
-    const bool closes = (s.kind == DimKind::Ring && s.size >= 3) ||
-                        s.kind == DimKind::FullyConnected || s.kind == DimKind::Switch;
-    if (closes) return snake(rest_path(d), line_path(d));
+    if (traits(s.kind).closed_walk) return snake(rest_path(d), line_path(d));
   }
   // Odd lines (a mesh 3x3 is bipartite with an odd number of nodes: no Hamiltonian cycle) and
   // unidirectional rings: the Gray path, checked below.

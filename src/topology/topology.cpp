@@ -25,17 +25,6 @@ constexpr std::uint32_t kUnreached = std::numeric_limits<std::uint32_t>::max();
 constexpr std::uint64_t kMaxNodes = std::numeric_limits<std::uint32_t>::max() - 1;
 constexpr std::uint64_t kMaxLinks = std::uint64_t{1} << 27;
 
-std::uint32_t natural_links_per_npu(const DimSpec& s) {
-  switch (s.kind) {
-    case DimKind::Ring:
-      return 2;
-    case DimKind::FullyConnected:
-      return s.size - 1;
-    default:
-      return 1;
-  }
-}
-
 bool bad_bandwidth(core::Bandwidth bw) {
   return !(bw.bytes_per_s > 0.0) || !std::isfinite(bw.bytes_per_s);
 }
@@ -52,52 +41,12 @@ DimSpec checked_dim(DimSpec s, std::size_t i) {
   if (s.latency.ps < 0) {
     throw InputError(fmt::format("dims[{}].latency: must be >= 0, got {} ps", i, s.latency.ps));
   }
-  if (s.links_per_npu == 0) s.links_per_npu = natural_links_per_npu(s);
-  if (s.kind == DimKind::Ring && s.links_per_npu % 2 != 0) {
-    throw InputError(
-        fmt::format("dims[{}].links_per_npu: must be even for a ring (half go each way), got {}", i,
-                    s.links_per_npu));
-  }
-  if (s.kind == DimKind::FullyConnected && s.links_per_npu < s.size - 1) {
-    throw InputError(fmt::format(
-        "dims[{}].links_per_npu: must be >= size - 1 = {} for fully connected (one per peer), "
-        "got {}",
-        i, s.size - 1, s.links_per_npu));
+  const DimKindTraits& k = traits(s.kind);
+  if (s.links_per_npu == 0) s.links_per_npu = k.natural_links_per_npu(s.size);
+  if (const std::string why = k.check_links_per_npu(s.size, s.links_per_npu); !why.empty()) {
+    throw InputError(fmt::format("dims[{}].links_per_npu: {}", i, why));
   }
   return s;
-}
-
-// Bandwidth of one aggregated directed link (DimSpec comment; Themis Table 2 "#Links/NPU").
-core::Bandwidth directed_bandwidth(const DimSpec& s) {
-  const double bw = s.bandwidth.bytes_per_s;
-  const double k = s.links_per_npu;
-  switch (s.kind) {
-    case DimKind::Ring:
-      // Also for size 2, where the +1 and -1 neighbours coincide and there is one link each
-      // way: the header fixes "each direction carries links_per_npu/2 links".
-      return core::Bandwidth{bw * k / 2.0};
-    case DimKind::FullyConnected:
-      return core::Bandwidth{bw * k / static_cast<double>(s.size - 1)};
-    default:
-      return core::Bandwidth{bw * k};
-  }
-}
-
-std::uint64_t directed_links(const DimSpec& s, std::uint64_t npus) {
-  const std::uint64_t groups = npus / s.size;
-  switch (s.kind) {
-    case DimKind::Ring:
-      return s.size == 2 ? npus : 2 * npus;
-    case DimKind::UniRing:
-      return npus;
-    case DimKind::Line:
-      return 2 * std::uint64_t{s.size - 1} * groups;
-    case DimKind::FullyConnected:
-      return npus * std::uint64_t{s.size - 1};
-    case DimKind::Switch:
-      return 2 * npus;
-  }
-  return 0;
 }
 
 // Counting sort of link ids by endpoint; ids within a node stay ascending, which the
@@ -192,59 +141,7 @@ void check_connected(const Topology& t) {
   }
 }
 
-std::uint32_t dim_diameter(const DimSpec& s) {
-  switch (s.kind) {
-    case DimKind::Ring:
-      return s.size / 2;
-    case DimKind::UniRing:
-    case DimKind::Line:
-      return s.size - 1;
-    case DimKind::FullyConnected:
-      return 1;
-    case DimKind::Switch:
-      return 2;
-  }
-  return 0;
-}
-
-// Hops inside one dimension from coordinate s to t, as route() takes them.
-std::uint32_t dim_hops(const DimSpec& spec, std::uint32_t s, std::uint32_t t) {
-  if (s == t) return 0;
-  const std::uint32_t n = spec.size;
-  const std::uint32_t fwd = (t + n - s) % n;
-  switch (spec.kind) {
-    case DimKind::Ring:
-      return std::min(fwd, n - fwd);
-    case DimKind::UniRing:
-      return fwd;
-    case DimKind::Line:
-      return t > s ? t - s : s - t;
-    case DimKind::FullyConnected:
-      return 1;
-    case DimKind::Switch:
-      return 2;
-  }
-  return 0;
-}
-
 }  // namespace
-
-const char* to_string(DimKind k) {
-  // The kind tokens of the compact form (builders.hpp), so names round-trip.
-  switch (k) {
-    case DimKind::Ring:
-      return "ring";
-    case DimKind::UniRing:
-      return "uring";
-    case DimKind::Line:
-      return "line";
-    case DimKind::FullyConnected:
-      return "fc";
-    case DimKind::Switch:
-      return "sw";
-  }
-  return "?";
-}
 
 Topology Topology::product(std::string name, std::vector<DimSpec> dims) {
   if (dims.empty()) throw InputError("dims: must have at least one dimension, got 0");
@@ -259,12 +156,13 @@ Topology Topology::product(std::string name, std::vector<DimSpec> dims) {
   std::uint64_t num_links = 0;
   std::uint64_t num_switches = 0;
   for (const DimSpec& s : dims) {
-    num_links += directed_links(s, npus);  // each term < 2^64 as npus and size are < 2^32
+    // Each term is < 2^64 as npus and size are < 2^32.
+    num_links += traits(s.kind).directed_links(s.size, npus);
     if (num_links > kMaxLinks) {
       throw InputError(
           fmt::format("dims: more than {} directed links are not supported", kMaxLinks));
     }
-    if (s.kind == DimKind::Switch) num_switches += npus / s.size;
+    if (traits(s.kind).wiring == Wiring::Star) num_switches += npus / s.size;
   }
   if (npus + num_switches > kMaxNodes) {
     throw InputError(
@@ -289,22 +187,21 @@ Topology Topology::product(std::string name, std::vector<DimSpec> dims) {
     const DimSpec& s = dims[d];
     const std::uint32_t n = s.size;
     t.strides_[d] = stride;
-    const core::Bandwidth bw = directed_bandwidth(s);
+    const DimKindTraits& kind = traits(s.kind);
+    const core::Bandwidth bw = kind.directed_bandwidth(s.bandwidth, n, s.links_per_npu);
     auto add = [&](NodeId from, NodeId to) {
       t.links_.push_back(Link{from, to, bw, s.latency, d});
       return static_cast<LinkId>(t.links_.size() - 1);
     };
-    switch (s.kind) {
-      case DimKind::Ring:
-      case DimKind::UniRing:
-      case DimKind::Line:
-        t.plus_link_[d].assign(npus, kNoLink);
-        if (s.kind != DimKind::UniRing) t.minus_link_[d].assign(npus, kNoLink);
+    switch (kind.wiring) {
+      case Wiring::Neighbours:
+        if (kind.forward) t.plus_link_[d].assign(npus, kNoLink);
+        if (kind.backward) t.minus_link_[d].assign(npus, kNoLink);
         break;
-      case DimKind::FullyConnected:
+      case Wiring::AllPairs:
         t.fc_base_[d].assign(npus, kNoLink);
         break;
-      case DimKind::Switch:
+      case Wiring::Star:
         t.up_link_[d].assign(npus, kNoLink);
         t.down_link_[d].assign(npus, kNoLink);
         break;
@@ -323,36 +220,34 @@ Topology Topology::product(std::string name, std::vector<DimSpec> dims) {
       for (std::uint32_t i = 0; i < n; ++i) m[i] = base + i * stride;
       for (std::uint32_t i = 0; i < n; ++i) {
         const NodeId a = m[i];
-        switch (s.kind) {
-          case DimKind::Ring:
-            if (n == 2) {
+        switch (kind.wiring) {
+          case Wiring::Neighbours:
+            if (kind.forward && kind.backward && kind.wraps && n == 2) {
+              // The +1 and -1 neighbours coincide: one link each way serves both tables.
               t.plus_link_[d][a] = t.minus_link_[d][a] = add(a, m[1 - i]);
-            } else {
+              break;
+            }
+            if (kind.forward && (kind.wraps || i + 1 < n)) {
               t.plus_link_[d][a] = add(a, m[(i + 1) % n]);
+            }
+            if (kind.backward && (kind.wraps || i > 0)) {
               t.minus_link_[d][a] = add(a, m[(i + n - 1) % n]);
             }
             break;
-          case DimKind::UniRing:
-            t.plus_link_[d][a] = add(a, m[(i + 1) % n]);
-            break;
-          case DimKind::Line:
-            if (i + 1 < n) t.plus_link_[d][a] = add(a, m[i + 1]);
-            if (i > 0) t.minus_link_[d][a] = add(a, m[i - 1]);
-            break;
-          case DimKind::FullyConnected:
+          case Wiring::AllPairs:
             // Peers in coordinate order, skipping self: the link to peer j is base + j - (j > i).
             t.fc_base_[d][a] = static_cast<LinkId>(t.links_.size());
             for (std::uint32_t j = 0; j < n; ++j) {
               if (j != i) add(a, m[j]);
             }
             break;
-          case DimKind::Switch:
+          case Wiring::Star:
             t.up_link_[d][a] = add(a, next_switch);
             t.down_link_[d][a] = add(next_switch, a);
             break;
         }
       }
-      if (s.kind == DimKind::Switch) ++next_switch;
+      if (kind.wiring == Wiring::Star) ++next_switch;
       dim.groups.push_back(std::move(m));
     }
     t.dims_.push_back(std::move(dim));
@@ -541,8 +436,9 @@ std::uint32_t Topology::hops(NodeId src, NodeId dst) const {
   }
   std::uint32_t h = 0;
   for (std::size_t d = 0; d < dims_.size(); ++d) {
-    const std::uint32_t n = dims_[d].spec.size;
-    h += dim_hops(dims_[d].spec, src / strides_[d] % n, dst / strides_[d] % n);
+    const DimSpec& spec = dims_[d].spec;
+    const std::uint32_t s = src / strides_[d] % spec.size, t = dst / strides_[d] % spec.size;
+    if (s != t) h += traits(spec.kind).hops(spec.size, s, t);
   }
   return h;
 }
@@ -552,7 +448,7 @@ std::uint32_t Topology::diameter() const {
   // independently, so a product's diameter is the sum of its dimensions' diameters.
   if (!dims_.empty()) {
     std::uint32_t h = 0;
-    for (const Dimension& d : dims_) h += dim_diameter(d.spec);
+    for (const Dimension& d : dims_) h += traits(d.spec.kind).diameter(d.spec.size);
     return h;
   }
   std::uint32_t h = 0;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/units.hpp"
+#include "topology/dim_kind.hpp"
 
 namespace collsim::topology {
 
@@ -29,21 +30,10 @@ struct Link {
   std::uint32_t dim = 0;      ///< index of the dimension the link belongs to
 };
 
-/// How the NPUs of one dimension are joined.
-enum class DimKind {
-  Ring,            ///< bidirectional ring; shortest direction, a tie goes the +1 way
-  UniRing,         ///< unidirectional ring, +1 direction only
-  Line,            ///< a mesh row: bidirectional chain with no wrap-around
-  FullyConnected,  ///< a direct link between every ordered pair of the group
-  Switch,          ///< one switch per group; NPU -> switch -> NPU
-};
-
-const char* to_string(DimKind k);
-
 /// One dimension of a product topology.
 /// `bandwidth` is per physical link and `links_per_npu` physical links leave each NPU in this
 /// dimension (Themis Table 2 "#Links/NPU"); collsim aggregates parallel links into one directed
-/// link per direction:
+/// link per direction, as the kind's DimKindTraits say (dim_kind.cpp):
 ///   Ring: each direction carries links_per_npu/2 links (links_per_npu >= 2 and even);
 ///   UniRing, Line, Switch: each NPU-facing direction carries links_per_npu links;
 ///   FullyConnected: each peer link carries links_per_npu/(size-1) links (links_per_npu >= size-1).
@@ -53,7 +43,7 @@ struct DimSpec {
   std::uint32_t size = 2;           ///< NPUs per group, >= 2
   core::Bandwidth bandwidth;        ///< per physical link
   core::Time latency;               ///< per hop
-  std::uint32_t links_per_npu = 0;  ///< 0 means the natural count: Ring 2, FC size-1, else 1
+  std::uint32_t links_per_npu = 0;  ///< 0: the kind's natural count (Ring 2, FC size-1, else 1)
 };
 
 /// A named dimension and the groups of NPUs that talk inside it: the X rings and Y rings of a

@@ -2,6 +2,7 @@
 #include <utility>
 
 #include "topology/builders.hpp"
+#include "topology/forms.hpp"
 
 namespace collsim::topology {
 
@@ -14,6 +15,18 @@ Topology torus(const std::vector<std::uint32_t>& shape, core::Bandwidth bw, core
     name += (i ? "x" : "") + std::to_string(shape[i]);
   }
   return Topology::product(std::move(name), std::move(dims));
+}
+
+TopologyForm torus_form() {
+  return {.name = "torus",
+          .syntax = "torus:AxB[xC...]",
+          .example = "torus:8x8",
+          .description = "torus of any number of dimensions: bidirectional rings in every dimension",
+          .source = "MultiTree Table III and Sec. VI-A (4x4 and 8x8 2D torus)",
+          .args = FormArgs::Shape,
+          .build = [](const CompactArgs& a, core::Bandwidth bw, core::Time lat) {
+            return torus(a.sizes, bw, lat);
+          }};
 }
 
 }  // namespace collsim::topology

@@ -1,0 +1,88 @@
+#include "cli/backend_flags.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <CLI/CLI.hpp>
+#include <stdexcept>
+
+#include "network/options.hpp"
+#include "topology/forms.hpp"
+
+namespace collsim::cli {
+namespace {
+
+// The value's placeholder in --help: "--vcs N", "--switching virtual-cut-through|wormhole".
+std::string placeholder(const network::BackendParam& p) {
+  switch (p.type) {
+    case network::ParamType::Bytes:
+      return "SIZE";
+    case network::ParamType::Bandwidth:
+      return "BANDWIDTH";
+    case network::ParamType::Time:
+      return "TIME";
+    case network::ParamType::Count:
+      return "N";
+    default:
+      return fmt::format("{}", fmt::join(p.choices, "|"));  // a Choice (a Bool is a flag)
+  }
+}
+
+}  // namespace
+
+void add_backend_options(CLI::App& cmd, BackendParamTexts& given) {
+  for (const network::BackendParam* p : network::all_params()) {
+    const std::string key(p->key);
+    const std::string unit = p->unit.empty() ? "" : fmt::format("in {}; ", p->unit);
+    const std::string help = fmt::format("{} ({}default {}; source: {})", p->description, unit,
+                                         network::default_text(*p), p->source);
+    const std::string group = network::backends_taking(key) + " backend";
+    if (p->type == network::ParamType::Bool) {
+      cmd.add_flag_callback(
+             network::cli_flag(*p), [&given, key] { given[key] = "true"; }, help)
+          ->group(group);
+    } else {
+      cmd.add_option_function<std::string>(
+             network::cli_flag(*p), [&given, key](const std::string& v) { given[key] = v; }, help)
+          ->type_name(placeholder(*p))
+          ->group(group);
+    }
+  }
+}
+
+std::vector<network::BackendOptions> backend_options(
+    std::span<const network::BackendInfo* const> chosen, const BackendParamTexts& given) {
+  network::BackendOptions all;
+  for (const auto& [key, text] : given) {
+    const network::BackendParam* p = network::find_param(key);
+    if (p == nullptr) throw std::logic_error("no backend parameter \"" + key + "\"");
+    const std::string flag = network::cli_flag(*p);
+    const bool taken = std::any_of(chosen.begin(), chosen.end(),
+                                   [&](const auto* b) { return network::takes(*b, key); });
+    if (!taken) network::refuse_param(*p, chosen, flag, flag);
+    network::set_param(*p, all, text, flag);
+  }
+  std::vector<network::BackendOptions> out;
+  for (const network::BackendInfo* b : chosen) out.push_back(network::options_for(*b, all));
+  return out;
+}
+
+std::string topology_help() {
+  std::vector<std::string_view> examples;
+  for (const auto& f : topology::topology_forms()) examples.push_back(f.example);
+  return fmt::format("{} (see `collsim list`)", fmt::join(examples, ", "));
+}
+
+std::string backend_help() {
+  std::vector<std::string> names;
+  for (const auto& b : network::backends()) {
+    names.push_back(b.name == network::kDefaultBackend ? b.name + " (default)" : b.name);
+  }
+  return fmt::format(
+      "network backend(s), comma-separated: {}. A backend option applies to the chosen backends "
+      "that take it (the others run without it; the report's backend column shows it) and is an "
+      "error if none of them takes it; see `collsim list`",
+      fmt::join(names, ", "));
+}
+
+}  // namespace collsim::cli

@@ -1,0 +1,36 @@
+#pragma once
+// Command-line options derived from the registries: one flag per backend parameter
+// (network/params.hpp: `vc_buffer_flits` -> `--vc-buffer-flits`), the options each chosen backend
+// gets from them, and the help of --topology and --backend.
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "network/backend.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace collsim::cli {
+
+/// Backend parameters as given on the command line: scenario key -> text ("true" for a flag).
+using BackendParamTexts = std::map<std::string, std::string>;
+
+/// Add one option per backend parameter to `cmd` (a Bool is a flag), grouped by the backends that
+/// take it; what the user gives is stored in `given`.
+void add_backend_options(CLI::App& cmd, BackendParamTexts& given);
+
+/// The options of each of `chosen`, in order. A parameter applies to the chosen backends that
+/// take it (the others run without it); if none of them takes it, core::InputError names the
+/// flag, the chosen backends and the backends that take it.
+std::vector<network::BackendOptions> backend_options(
+    std::span<const network::BackendInfo* const> chosen, const BackendParamTexts& given);
+
+/// Help of --topology: the registered forms' examples.
+std::string topology_help();
+/// Help of --backend: the registered backends and how options meet several backends.
+std::string backend_help();
+
+}  // namespace collsim::cli

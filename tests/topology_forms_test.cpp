@@ -1,0 +1,64 @@
+// The topology registry (topology/forms.hpp): complete and unique entries, every form's example
+// builds and names itself, and from_compact() lists exactly the registered syntaxes.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "core/error.hpp"
+#include "topology/builders.hpp"
+#include "topology/forms.hpp"
+
+namespace collsim::topology {
+namespace {
+
+const core::Bandwidth kBw{16e9};
+const core::Time kLat = core::Time::from_ns(150);
+
+TEST(TopologyForms, EntriesAreCompleteAndUnique) {
+  std::set<std::string_view> names;
+  ASSERT_EQ(topology_forms().size(), 7u);
+  for (const TopologyForm& f : topology_forms()) {
+    SCOPED_TRACE(std::string(f.name));
+    EXPECT_TRUE(names.insert(f.name).second);
+    EXPECT_EQ(f.syntax.rfind(std::string(f.name) + ":", 0), 0u);
+    EXPECT_EQ(f.example.rfind(std::string(f.name) + ":", 0), 0u);
+    EXPECT_FALSE(f.description.empty());
+    EXPECT_FALSE(f.source.empty());
+    EXPECT_NE(f.build, nullptr);
+    EXPECT_EQ(find_topology_form(f.name), &f);
+    // The example builds through from_compact and keeps its name (names round-trip).
+    const Topology t = from_compact(f.example, kBw, kLat);
+    EXPECT_EQ(t.name(), f.example);
+    validate(t);
+  }
+  EXPECT_EQ(find_topology_form("tourus"), nullptr);
+}
+
+TEST(TopologyForms, BuildsFromParsedArguments) {
+  const Topology t = find_topology_form("torus")->build({{4, 2}, {}}, kBw, kLat);
+  EXPECT_EQ(t.name(), "torus:4x2");
+  EXPECT_EQ(t.num_npus(), 8u);
+  const Topology h = find_topology_form("hier")->build(
+      {{4, 3}, {DimKind::UniRing, DimKind::FullyConnected}}, kBw, kLat);
+  EXPECT_EQ(h.name(), "hier:uring4xfc3");
+  EXPECT_EQ(h.dimensions()[1].spec.kind, DimKind::FullyConnected);
+}
+
+TEST(TopologyForms, ErrorsListEveryRegisteredSyntax) {
+  EXPECT_EQ(topology_syntaxes(),
+            "ring:N, bidir-ring:N, fc:N, switch:N, torus:AxB[xC...], mesh:AxB[xC...], "
+            "hier:<kind><size>x... (kinds ring, uring, line, fc, sw)");
+  try {
+    from_compact("tree:8", kBw, kLat, "--topology");
+    FAIL() << "expected an error";
+  } catch (const core::InputError& e) {
+    const std::string msg = e.what();
+    for (const TopologyForm& f : topology_forms()) {
+      EXPECT_NE(msg.find(f.syntax), std::string::npos) << f.syntax << ": " << msg;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace collsim::topology
