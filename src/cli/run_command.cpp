@@ -19,10 +19,7 @@ int run_scenario(const std::string& path, const OutputOptions& out_opt, std::ost
         if (!j.concurrent.empty()) {
           scheduler::ConcurrentJob job;
           job.name = j.name;
-          for (const config::ConcurrentSpec& m : j.concurrent) {
-            job.members.push_back(
-                scheduler::ConcurrentMember{m.collective, m.group, m.algorithm, m.size, m.chunks});
-          }
+          job.members = j.concurrent;
           job.max_time = j.max_time;
           job.backend_options = b.options;
           work.push_back(Work{p.name, &p.topology, b.info, std::move(job)});

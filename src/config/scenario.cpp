@@ -198,12 +198,12 @@ class Reader {
     return scalar(n["group"], path + ".group");
   }
 
-  ConcurrentSpec member(const YAML::Node& n, const std::string& path) const {
+  scheduler::ConcurrentMember member(const YAML::Node& n, const std::string& path) const {
     check_keys(n, path, {"collective", "group", "algorithm", "size", "chunks"});
     for (const char* k : {"collective", "algorithm", "size"}) {
       if (!n[k]) fail(n, path, fmt::format("missing key \"{}\"", k));
     }
-    ConcurrentSpec m;
+    scheduler::ConcurrentMember m;
     m.collective = with_line(n["collective"], [&] {
       return collective::parse_collective(scalar(n["collective"], path + ".collective"),
                                           path + ".collective");

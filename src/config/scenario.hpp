@@ -35,6 +35,7 @@
 
 #include "collective/algorithm.hpp"
 #include "network/backend.hpp"
+#include "scheduler/collective_sweep.hpp"
 #include "topology/topology.hpp"
 
 namespace collsim::config {
@@ -44,19 +45,10 @@ struct Platform {
   topology::Topology topology;
 };
 
-/// One collective of a concurrent job.
-struct ConcurrentSpec {
-  collective::Collective collective = collective::Collective::AllReduce;
-  std::string group = "all";
-  collective::AlgorithmChoice algorithm;
-  core::Bytes size;
-  std::uint32_t chunks = 1;
-};
-
 struct JobSpec {
   std::string name;  ///< "jobs[2]", for reports
   /// A concurrent job when not empty (the fields below but max_time are then unused).
-  std::vector<ConcurrentSpec> concurrent;
+  std::vector<scheduler::ConcurrentMember> concurrent;
   collective::Collective collective = collective::Collective::AllReduce;
   std::vector<core::Bytes> sizes;
   bool all_algorithms = false;                          ///< "all"
