@@ -482,6 +482,26 @@ TEST(CliProgress, AnInterruptedCsvSweepKeepsItsFinishedRows) {
   std::filesystem::remove(out.string() + ".partial");
 }
 
+TEST(CliProgress, TraceFileOnRunAndCollective) {
+  const auto path = std::filesystem::temp_directory_path() / "collsim_cli_test" / "t.json";
+  std::filesystem::remove(path);
+  const Result r = collsim("collective -t torus:2x2 -a ring -s 64KiB -q --trace '" +
+                           path.string() + "'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string trace = read_file(path);
+  EXPECT_EQ(trace.rfind("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", 0), 0u);
+  EXPECT_NE(trace.find("\"name\":\"send to NPU 1\""), std::string::npos);
+  const Result bad = collsim("collective -t torus:2x2 -a ring -s 64KiB --trace /nonexistent/t.json");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--trace: cannot write \"/nonexistent/t.json\""), std::string::npos)
+      << bad.err;
+  EXPECT_TRUE(bad.out.empty()) << "refused before anything ran";
+  const Result scenario = collsim("run examples/concurrent-collectives.yaml -q --format csv "
+                                  "--trace '" + path.string() + "'");
+  EXPECT_EQ(scenario.status, 0) << scenario.err;
+  EXPECT_NE(read_file(path).find("run 2: torus-4x4 all-reduce ring 64 MiB on dim:0 alone flow"), std::string::npos);
+}
+
 TEST(CliProgress, WarnsBeforeAllPicksAQuadraticAlgorithmOnAMultiHopNetwork) {
   // torus:32x32: direct has each of 1024 ranks talk to 1023 others over up to 32 hops. The
   // warning comes before anything runs (here the time bound stops the first run at once).

@@ -17,6 +17,9 @@ void add_output_options(CLI::App* cmd, collsim::cli::OutputOptions& o) {
   cmd->add_option("--output,-o", o.output,
                   "write results to FILE instead of standard output (all or nothing; CSV rows "
                   "go to FILE.partial as runs finish)");
+  cmd->add_option("--trace", o.trace,
+                  "write a timeline of every run to FILE.json (Chrome trace-event format: open "
+                  "it in ui.perfetto.dev or chrome://tracing); best with one size and algorithm");
   cmd->add_flag("--quiet,-q", o.quiet, "no progress line and no notes on standard error");
   cmd->add_flag("--progress", o.progress,
                 "show the progress line even when standard error is not a terminal");

@@ -12,6 +12,7 @@
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "core/error.hpp"
+#include "report/trace.hpp"
 #include "report/writers.hpp"
 
 namespace collsim::cli {
@@ -80,6 +81,11 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
     csv = std::make_unique<CsvStream>(opt.output, out);
     monitors.add(csv.get());
   }
+  std::unique_ptr<report::TraceWriter> trace;
+  if (!opt.trace.empty()) {
+    trace = std::make_unique<report::TraceWriter>(opt.trace);
+    monitors.add(trace.get());
+  }
   std::vector<report::ResultRow> rows;
   try {
     for (const Work& w : work) {
@@ -99,9 +105,14 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
       err << fmt::format("collsim: the rows finished before the error are in {}\n",
                          csv->partial());
     }
+    if (trace) {
+      trace->close();  // what ran until the error, e.g. the messages before a deadlock
+      err << fmt::format("collsim: the trace until the error is in {}\n", opt.trace);
+    }
     throw;
   }
   if (progress) progress->clear();
+  if (trace) trace->close();
   if (csv) {
     csv->finish();
   } else {
