@@ -502,6 +502,28 @@ TEST(CliProgress, TraceFileOnRunAndCollective) {
   EXPECT_NE(read_file(path).find("run 2: torus-4x4 all-reduce ring 64 MiB on dim:0 alone flow"), std::string::npos);
 }
 
+TEST(CliGroups, RingTieRuleOnTheCommandLineAndInScenarios) {
+  // Halving-doubling on torus:4x4, 64 MiB (issue figures): with every halfway tie going +1 the
+  // -1 links idle in the distance-2 steps, 13.11 ms; by source parity both directions carry
+  // half, 7.866 ms.
+  const std::string run = "collective -t torus:4x4 -a halving-doubling -s 64MiB --busiest-links 0";
+  const Result plus = collsim(run + " --ring-tie plus");
+  ASSERT_EQ(plus.status, 0) << plus.err;
+  EXPECT_NE(plus.out.find("13.11 ms"), std::string::npos) << plus.out;
+  const Result parity = collsim(run);
+  EXPECT_NE(parity.out.find("7.866 ms"), std::string::npos) << parity.out;
+  const Result bad = collsim(run + " --ring-tie minus");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--ring-tie: unknown ring tie rule \"minus\""), std::string::npos)
+      << bad.err;
+  const Result yaml = run_scenario(
+      "tie.yaml",
+      "platform: {topology: torus:4x4, link_bandwidth: 16 GB/s, link_latency: 150 ns, "
+      "ring_tie: plus}\njobs:\n  - {collective: all-reduce, sizes: 64 MiB, algorithms: "
+      "halving-doubling}\n");
+  EXPECT_NE(yaml.out.find("13.11 ms"), std::string::npos) << yaml.out << yaml.err;
+}
+
 TEST(CliProgress, WarnsBeforeAllPicksAQuadraticAlgorithmOnAMultiHopNetwork) {
   // torus:32x32: direct has each of 1024 ranks talk to 1023 others over up to 32 hops. The
   // warning comes before anything runs (here the time bound stops the first run at once).

@@ -261,11 +261,34 @@ TEST(TopologyDims, CoordsRoundTrip) {
 
 // --- Routes ------------------------------------------------------------------------------------
 
+TEST(TopologyRoute, TorusTieByParityBalancesBothDirections) {
+  // Same link ids as below. A halfway tie goes +1 from an even coordinate, -1 from an odd one.
+  const Topology t = torus({4, 4}, kBw, kLat);
+  EXPECT_EQ(t.ring_tie(), RingTie::Parity);
+  EXPECT_EQ(t.route(0, 2), (std::vector<LinkId>{0, 2}));  // 0 even: 0->1->2
+  EXPECT_EQ(t.route(2, 0), (std::vector<LinkId>{4, 6}));  // 2 even: 2->3->0
+  EXPECT_EQ(t.route(1, 3), (std::vector<LinkId>{3, 1}));  // 1 odd: 1->0->3 (-1 links 2n+1)
+  EXPECT_EQ(t.route(3, 1), (std::vector<LinkId>{7, 5}));  // 3 odd: 3->2->1
+  // (1,1) -> (3,3): both ties from odd coordinates: -1 along row 1 (5->4->7), then -1 along
+  // column 3 from member 1 (7->3->15): member i's -1 link is 32 + 8c + 2i + 1.
+  EXPECT_EQ(t.route(5, 15), (std::vector<LinkId>{11, 9, 59, 57}));
+  // On a 4-ring the four halfway messages of a halving-doubling step (d = 2) use each of the 8
+  // directed links exactly once.
+  std::vector<int> uses(16, 0);
+  for (NodeId a = 0; a < 4; ++a) {
+    for (LinkId l : t.route(a, a ^ 2)) ++uses[l];
+  }
+  EXPECT_EQ(uses, (std::vector<int>{1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(parse_ring_tie("plus", "f"), RingTie::Plus);
+  EXPECT_THROW(parse_ring_tie("minus", "f"), core::InputError);
+}
+
 TEST(TopologyRoute, TorusTieGoesPlusAndDimensionZeroFirst) {
   // torus 4x4 link ids: dim 0 rows are built in NPU order, each NPU adds its +1 then -1 link, so
   // NPU n's +1 link is 2n and its -1 link 2n+1. Dim 1 starts at 32, column c (NPUs c, c+4, c+8,
   // c+12) uses 32 + 8c .. 32 + 8c + 7, member i has +1 link 32 + 8c + 2i.
-  const Topology t = torus({4, 4}, kBw, kLat);
+  Topology t = torus({4, 4}, kBw, kLat);
+  t.set_ring_tie(RingTie::Plus);
   // (0,0) -> (2,2): both halves tie at distance 2 and go +1; dimension 0 first.
   EXPECT_EQ(t.route(0, 10), (std::vector<LinkId>{0, 2, 48, 50}));
   // (0,0) -> (3,0): 1 step the -1 way rather than 3 the +1 way.
@@ -278,7 +301,8 @@ TEST(TopologyRoute, TorusTieGoesPlusAndDimensionZeroFirst) {
   // The tie makes 0 -> 2 and 2 -> 0 both go +1: 0->1->2 and 2->3->0.
   EXPECT_EQ(t.route(2, 0), (std::vector<LinkId>{4, 6}));
 
-  const Topology big = torus({8, 8}, kBw, kLat);
+  Topology big = torus({8, 8}, kBw, kLat);
+  big.set_ring_tie(RingTie::Plus);
   std::vector<NodeId> path;
   for (LinkId l : big.route(4, 0)) path.push_back(big.links()[l].dst);
   EXPECT_EQ(path, ids({5, 6, 7, 0}));  // half way round: +1

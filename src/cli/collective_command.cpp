@@ -32,7 +32,8 @@ int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, s
   report::parse_format(out_opt.format, "--format");
   const auto bw = core::parse_bandwidth(opt.link_bandwidth, "--link-bandwidth");
   const auto lat = core::parse_time(opt.link_latency, "--link-latency");
-  const topology::Topology topo = topology::from_compact(opt.topology, bw, lat, "--topology");
+  topology::Topology topo = topology::from_compact(opt.topology, bw, lat, "--topology");
+  topo.set_ring_tie(topology::parse_ring_tie(opt.ring_tie, "--ring-tie"));
   topology::validate(topo);
   std::vector<const network::BackendInfo*> backends;
   for (const std::string& name :

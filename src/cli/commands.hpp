@@ -31,6 +31,7 @@ struct CollectiveOptions {
   std::string sizes = "32KiB:64MiB";  // MultiTree Sec. V-B sweep
   std::uint32_t chunks = 1;
   std::string group = "all";  ///< communicators (collective/communicator.hpp forms)
+  std::string ring_tie = "parity";  ///< topology::RingTie
   std::string backend;  ///< empty: network::kDefaultBackend
   std::uint32_t busiest_links = 3;
   /// Backend parameters as given (key -> text), from the schemas (cli/backend_flags.hpp).

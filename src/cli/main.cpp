@@ -76,6 +76,11 @@ int main(int argc, char** argv) {
                    "K = 0 innermost: the X rings of a torus for dim:0); npus:0,4,8,12 or "
                    "npus:0-3;4-7 (explicit NPUs in rank order, ';' between communicators)")
       ->capture_default_str();
+  coll->add_option("--ring-tie", co.ring_tie,
+                   "which way a message goes round a ring dimension when both ways are equally "
+                   "short: parity (even source coordinates +1, odd -1: both directions share the "
+                   "load, as BookSim's per-packet coin flip does) or plus (always +1)")
+      ->capture_default_str();
   coll->add_option("--backend,-b", co.backend, cli::backend_help());
   coll->add_option("--busiest-links", co.busiest_links,
                    "report this many of the busiest links per run, most utilized first (0: none)")

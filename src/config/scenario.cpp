@@ -119,7 +119,7 @@ class Reader {
   }
 
   Platform platform(const YAML::Node& n, const std::string& path) const {
-    check_keys(n, path, {"name", "topology", "link_bandwidth", "link_latency"});
+    check_keys(n, path, {"name", "topology", "link_bandwidth", "link_latency", "ring_tie"});
     if (!n["topology"]) fail(n, path, "missing key \"topology\"");
     const YAML::Node topo = n["topology"];
     const std::string tpath = path + ".topology";
@@ -175,6 +175,12 @@ class Reader {
           throw InputError(tpath + "." + e.what());
         }
       });
+    }
+    if (n["ring_tie"]) {
+      built->set_ring_tie(with_line(n["ring_tie"], [&] {
+        return topology::parse_ring_tie(scalar(n["ring_tie"], path + ".ring_tie"),
+                                        path + ".ring_tie");
+      }));
     }
     Platform p{n["name"] ? scalar(n["name"], path + ".name") : built->name(), std::move(*built)};
     with_line(n, [&] {

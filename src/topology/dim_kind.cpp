@@ -29,7 +29,7 @@ constexpr std::array kTable = {
         .name = "ring",
         .aliases = {},
         .description = "bidirectional ring: links to both neighbours, the last NPU next to the "
-                       "first; routes take the shorter way (a tie goes the +1 way)",
+                       "first; routes take the shorter way (a tie at half way: even sources +1, odd -1)",
         .aggregation = "links_per_npu must be even: half go each way (natural 2)",
         .source = "Themis Table 2 (Ring dimension)",
         .wiring = Wiring::Neighbours,

@@ -15,7 +15,7 @@ namespace collsim::topology {
 
 /// How the NPUs of one dimension are joined.
 enum class DimKind {
-  Ring,            ///< bidirectional ring; shortest direction, a tie goes the +1 way
+  Ring,            ///< bidirectional ring; shortest direction, a tie by Topology::ring_tie()
   UniRing,         ///< unidirectional ring, +1 direction only
   Line,            ///< a mesh row: bidirectional chain with no wrap-around
   FullyConnected,  ///< a direct link between every ordered pair of the group

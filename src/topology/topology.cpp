@@ -318,6 +318,17 @@ NodeId Topology::npu_at(std::span<const std::uint32_t> coords) const {
   return id;
 }
 
+const char* to_string(RingTie t) { return t == RingTie::Plus ? "plus" : "parity"; }
+
+RingTie parse_ring_tie(std::string_view text, std::string_view field) {
+  if (text == "parity") return RingTie::Parity;
+  if (text == "plus") return RingTie::Plus;
+  throw core::InputError(
+      fmt::format("{}: unknown ring tie rule \"{}\"; valid: parity (even source coordinates go "
+                  "+1, odd -1), plus (always +1)",
+                  field, text));
+}
+
 void Topology::route(NodeId src, NodeId dst, std::vector<LinkId>& out) const {
   check_node(*this, src, "route: source");
   check_node(*this, dst, "route: destination");
@@ -346,7 +357,8 @@ void Topology::route(NodeId src, NodeId dst, std::vector<LinkId>& out) const {
     const std::uint32_t fwd = (t + n - s) % n;
     switch (spec.kind) {
       case DimKind::Ring:
-        if (2 * fwd <= n) {  // a tie at half way goes the +1 way
+        // Shorter way round; at exactly half way the tie rule decides.
+        if (2 * fwd < n || (2 * fwd == n && (ring_tie_ == RingTie::Plus || s % 2 == 0))) {
           walk(plus_link_[d], fwd);
         } else {
           walk(minus_link_[d], n - fwd);

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/units.hpp"
@@ -55,6 +56,18 @@ struct Dimension {
   std::vector<std::vector<NodeId>> groups;
 };
 
+/// Which way a message goes round a bidirectional ring when both ways are equally short (a
+/// destination half the ring away). BookSim's dimension-order torus routing flips a coin per
+/// packet there, so the two directions share such traffic evenly; collsim routes a message on
+/// one path and offers deterministic rules (docs/models.md "Topologies"):
+enum class RingTie {
+  Parity,  ///< by the source's coordinate in that dimension: even +1, odd -1 (default: balanced)
+  Plus,    ///< always +1 (collsim before 0.1: the -1 links idle in such steps)
+};
+const char* to_string(RingTie t);
+/// "parity" or "plus"; throws core::InputError naming `field`.
+RingTie parse_ring_tie(std::string_view text, std::string_view field);
+
 class Topology {
  public:
   /// Build a product topology. Throws core::InputError naming the dimension and field
@@ -76,6 +89,9 @@ class Topology {
   std::span<const LinkId> out_links(NodeId n) const;
   std::span<const LinkId> in_links(NodeId n) const;
   const std::vector<Dimension>& dimensions() const { return dims_; }
+  /// The halfway tie rule of ring dimensions (RingTie::Parity unless set).
+  RingTie ring_tie() const { return ring_tie_; }
+  void set_ring_tie(RingTie t) { ring_tie_ = t; }
 
   /// Coordinates of an NPU in a product topology (dimension 0 first); empty for a general graph.
   std::vector<std::uint32_t> coords(NodeId npu) const;
@@ -123,6 +139,7 @@ class Topology {
   mutable CacheLock next_hop_lock_;
   std::vector<NodeId> ring_order_;
   bool ring_is_cycle_ = false;
+  RingTie ring_tie_ = RingTie::Parity;
 
   // General-graph routing (also used for switch endpoints of a product).
   void route_graph(NodeId src, NodeId dst, std::vector<LinkId>& out) const;
