@@ -228,3 +228,36 @@ TEST(FlowBackend, EveryAlgorithmRunsOnEveryTopologyDeterministically) {
 
 }  // namespace
 }  // namespace collsim::network
+
+namespace collsim {
+namespace {
+
+TEST(FlowBackend, UncontendedMessagesTakeExactlyTheAnalyticalTime) {
+  // One message alone on a 2-hop switch path: serialization at the bottleneck (core::
+  // transfer_time, exact, rounded up to the picosecond) plus the route latency, on both backends,
+  // for sizes and bandwidths whose quotient is not a whole number of picoseconds.
+  for (const double gbps : {16.0, 25.0, 12.5, 100.0 / 3.0, 7.0}) {
+    const auto t = topology::from_compact("switch:4", core::Bandwidth{gbps * 1e9},
+                                          core::Time::from_ns(150));
+    for (const std::uint64_t bytes : {1ull, 3ull, 7ull, 1000ull, 12345ull, 65537ull, 999983ull,
+                                      (1ull << 26) + 1}) {
+      std::int64_t delivered[2] = {0, 0};
+      for (int b = 0; b < 2; ++b) {
+        core::Simulation sim;
+        auto net = network::make_backend(
+            network::find_backend(b == 0 ? "analytical" : "flow", "b"), sim, t, {}, "b");
+        testing::Recorder rec(sim);
+        net->send(0, 3, core::Bytes{bytes}, rec, 1);
+        sim.run();
+        delivered[b] = rec.delivered.at(1);
+      }
+      EXPECT_EQ(delivered[1], delivered[0]) << gbps << " GB/s, " << bytes << " B";
+      EXPECT_EQ(delivered[0], (core::transfer_time(core::Bytes{bytes}, core::Bandwidth{gbps * 1e9}) +
+                               core::Time::from_ns(300))
+                                  .ps);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace collsim

@@ -8,9 +8,16 @@
 namespace collsim::network {
 namespace {
 
-// Picoseconds to move `bytes` at `rate`, rounded up (never early).
+// Picoseconds to move `bytes` at `rate`, rounded up (never early). A whole number of bytes (every
+// flow until its rate first changes, so every uncontended message) takes core::transfer_time's
+// exact value, the same as the analytical and queue backends on every platform; only the
+// fractional remainder of a flow whose rate changed is computed in floating point.
 core::Time time_for(double bytes, double rate) {
   if (bytes <= 0) return core::Time{0};
+  if (bytes < 0x1p53 && bytes == std::floor(bytes)) {
+    return core::transfer_time(core::Bytes{static_cast<std::uint64_t>(bytes)},
+                               core::Bandwidth{rate});
+  }
   return core::Time{static_cast<std::int64_t>(
       std::ceil(static_cast<long double>(bytes) * 1e12L / static_cast<long double>(rate)))};
 }
