@@ -62,3 +62,33 @@ TEST(Metrics, PerDimensionUtilizationOnATorus) {
 
 }  // namespace
 }  // namespace collsim
+
+namespace collsim {
+namespace {
+
+TEST(Metrics, ASlowNicIsTheBusiestResource) {
+  // Direct all-reduce of 64 MiB on fc:8 with 25 GB/s links and a 50 GB/s injection cap: each NPU
+  // sends 7 x 2 x 8 MiB through its NIC, which is busy the whole time, while each link carries
+  // only 2 x 8 MiB. "max link" must name the NIC (100%), not the links (29%).
+  const auto t = topology::from_compact("fc:8", core::Bandwidth{25e9}, core::Time::from_ns(150));
+  scheduler::CollectiveJob job;
+  job.sizes = {core::Bytes{64ull << 20}};
+  job.algorithms = {collective::parse_algorithm("direct", "t")};
+  job.backend_options.npu_injection_bandwidth = core::Bandwidth{50e9};
+  job.busiest_links = 2;
+  const auto rows = scheduler::run_collective_job("p", t, network::find_backend("flow", "b"), job);
+  ASSERT_EQ(rows.size(), 1u);
+  const auto& r = rows[0];
+  EXPECT_NEAR(r.max_link_utilization, 1.0, 0.001);
+  ASSERT_EQ(r.busiest_links.size(), 2u);
+  EXPECT_EQ(r.busiest_links[0].kind, "npu-injection");
+  EXPECT_EQ(r.busiest_links[0].src, 0u);
+  EXPECT_EQ(r.busiest_links[0].link, t.links().size());  // the first entry after the links
+  // 14 messages of 8 MiB through a 50 GB/s NIC: the run takes at least 14 x 8 MiB / 50 GB/s.
+  EXPECT_GE(r.time.seconds(), 14.0 * (8 << 20) / 50e9);
+  ASSERT_EQ(r.dim_utilization.size(), 1u);
+  EXPECT_NEAR(r.dim_utilization[0], 2.0 * (8 << 20) / (25e9 * r.time.seconds()), 1e-6);
+}
+
+}  // namespace
+}  // namespace collsim

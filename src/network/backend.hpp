@@ -47,6 +47,14 @@ struct MessageAttributes {
 /// Told when a directed link, or a resource a backend appends after the links, is busy.
 /// Intervals of one link never overlap except on the analytical backend (which does not model
 /// contention); they may be reported out of time order across links.
+/// A resource a backend models besides the topology's links (its LinkStats come after the
+/// links'): e.g. an NPU's injection or ejection cap on the flow backend.
+struct Resource {
+  std::string kind;           ///< "npu-injection", "npu-ejection"
+  topology::NodeId npu = 0;   ///< the NPU it belongs to
+  core::Bandwidth capacity;   ///< bytes/s
+};
+
 class LinkObserver {
  public:
   /// `link` carried traffic during [begin, end) (flow backend: at least one flow crossed it).
@@ -86,6 +94,8 @@ class Backend {
   /// What each directed link has carried so far, indexed by LinkId (topology links first; a
   /// backend that models extra resources, such as NPU injection limits, appends them after).
   virtual const std::vector<LinkStats>& link_stats() const = 0;
+  /// What the link_stats() entries after the topology's links are, in the same order.
+  virtual std::vector<Resource> resources() const { return {}; }
   /// Backend-specific figures for reports, in a fixed order (e.g. head-flit overhead).
   virtual std::vector<std::pair<std::string, double>> summary() const { return {}; }
   /// When a run stalls: which channels hold traffic that cannot move (empty if none).

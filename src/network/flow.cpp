@@ -46,6 +46,18 @@ FlowBackend::FlowBackend(core::Simulation& sim, const topology::Topology& topo,
   route_.reserve(64);
 }
 
+std::vector<Resource> FlowBackend::resources() const {
+  std::vector<Resource> out;
+  std::size_t r = num_links_;
+  for (const char* kind : {"npu-injection", "npu-ejection"}) {
+    if ((kind[4] == 'i' && !inject_cap_) || (kind[4] == 'e' && !eject_cap_)) continue;
+    for (topology::NodeId n = 0; n < topo_.num_npus(); ++n, ++r) {
+      out.push_back(Resource{kind, n, core::Bandwidth{capacity_[r]}});
+    }
+  }
+  return out;
+}
+
 void FlowBackend::transmit(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
                         const MessageAttributes&, DeliveryHandler& handler,
                         std::uint64_t tag) {

@@ -34,6 +34,7 @@ class FlowBackend final : public Backend, private core::EventHandler {
                 const MessageAttributes& attrs, DeliveryHandler& handler,
                 std::uint64_t tag) override;
   const std::vector<LinkStats>& link_stats() const override { return stats_; }
+  std::vector<Resource> resources() const override;
 
   /// Current rate of the flow carrying message `tag` (bytes/s; for tests), or -1 if none.
   double rate_of(std::uint64_t tag) const;

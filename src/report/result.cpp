@@ -12,7 +12,8 @@ void derive_bandwidths(ResultRow& row) {
 }
 
 void fill_link_metrics(ResultRow& row, const topology::Topology& topo,
-                       const std::vector<network::LinkStats>& stats, std::uint32_t busiest) {
+                       const std::vector<network::LinkStats>& stats, std::uint32_t busiest,
+                       const std::vector<network::Resource>& resources) {
   const double seconds = row.time.seconds();
   const auto& links = topo.links();
   row.dim_utilization.assign(topo.dimensions().empty() ? 1 : topo.dimensions().size(), 0.0);
@@ -27,8 +28,17 @@ void fill_link_metrics(ResultRow& row, const topology::Topology& topo,
     dim_bytes[d] += static_cast<double>(stats[l].bytes);
     dim_capacity[d] += capacity;
     row.max_link_utilization = std::max(row.max_link_utilization, u);
-    uses.push_back(LinkUse{static_cast<topology::LinkId>(l), links[l].src, links[l].dst,
+    uses.push_back(LinkUse{"link", static_cast<topology::LinkId>(l), links[l].src, links[l].dst,
                            links[l].dim, stats[l].bytes, stats[l].busy, u});
+  }
+  // A NIC slower than its links is the bottleneck the links' figures hide.
+  for (std::size_t i = 0; i < resources.size() && links.size() + i < stats.size(); ++i) {
+    const network::LinkStats& s = stats[links.size() + i];
+    const network::Resource& r = resources[i];
+    const double u = static_cast<double>(s.bytes) / (r.capacity.bytes_per_s * seconds);
+    row.max_link_utilization = std::max(row.max_link_utilization, u);
+    uses.push_back(LinkUse{r.kind, static_cast<topology::LinkId>(links.size() + i), r.npu, r.npu,
+                           0, s.bytes, s.busy, u});
   }
   for (std::size_t d = 0; d < dim_bytes.size(); ++d) {
     row.dim_utilization[d] = dim_capacity[d] > 0 ? dim_bytes[d] / dim_capacity[d] : 0.0;

@@ -14,6 +14,9 @@ namespace collsim::report {
 
 /// One directed link's share of a run: utilization = bytes / (bandwidth x collective time).
 struct LinkUse {
+  /// "link", or a backend resource's kind ("npu-injection", "npu-ejection"; src = dst = its NPU,
+  /// link = its index after the topology's links).
+  std::string kind = "link";
   topology::LinkId link = 0;
   topology::NodeId src = 0;
   topology::NodeId dst = 0;
@@ -61,9 +64,11 @@ struct ResultRow {
 void derive_bandwidths(ResultRow& row);
 
 /// Fill max_link_utilization, dim_utilization and the `busiest` most utilized links from a
-/// backend's per-link statistics (entries past the topology's links are ignored). row.time must
-/// be set.
+/// backend's per-link statistics. Entries past the topology's links are the backend's
+/// `resources` (NIC caps): they count for the maximum and the busiest list, not for the
+/// dimensions. row.time must be set.
 void fill_link_metrics(ResultRow& row, const topology::Topology& topo,
-                       const std::vector<network::LinkStats>& stats, std::uint32_t busiest);
+                       const std::vector<network::LinkStats>& stats, std::uint32_t busiest,
+                       const std::vector<network::Resource>& resources = {});
 
 }  // namespace collsim::report

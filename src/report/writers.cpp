@@ -95,8 +95,9 @@ std::string busiest_links_at_largest_size(const std::vector<ResultRow>& rows, st
       dims += fmt::format("{}{:.0f}%", dims.empty() ? "" : " ", 100 * u);
     }
     for (const LinkUse& l : rows[i].busiest_links) {
-      links += fmt::format("{}{}->{} {:.0f}%", links.empty() ? "" : ", ", l.src, l.dst,
-                           100 * l.utilization);
+      const std::string what = l.kind == "link" ? fmt::format("{}->{}", l.src, l.dst)
+                                                : fmt::format("NPU {} {}", l.src, l.kind.substr(4));
+      links += fmt::format("{}{} {:.0f}%", links.empty() ? "" : ", ", what, 100 * l.utilization);
     }
     out += fmt::format("  {:<{}}  dims {}  links {}\n", rows[i].algorithm, name_w, dims, links);
     std::string metrics;
@@ -239,7 +240,8 @@ std::string render_json(const std::vector<ResultRow>& rows) {
     j["dims"] = std::move(dims);
     nlohmann::ordered_json links = nlohmann::ordered_json::array();
     for (const LinkUse& u : r.busiest_links) {
-      links.push_back({{"link", u.link},
+      links.push_back({{"kind", u.kind},
+                       {"link", u.link},
                        {"src", u.src},
                        {"dst", u.dst},
                        {"dim", u.dim},

@@ -26,6 +26,7 @@ struct Outcome {
   std::vector<CollectiveStats> launches;
   std::vector<network::LinkStats> links;
   std::vector<std::pair<std::string, double>> backend_metrics;
+  std::vector<network::Resource> resources;
 };
 
 Outcome run_together(const topology::Topology& topo, const network::BackendInfo& backend,
@@ -62,6 +63,7 @@ Outcome run_together(const topology::Topology& topo, const network::BackendInfo&
   }
   out.links = net->link_stats();
   out.backend_metrics = net->summary();
+  out.resources = net->resources();
   return out;
 }
 
@@ -107,7 +109,7 @@ void add_network_metrics(report::ResultRow& row, const topology::Topology& topo,
   // Link figures are of the whole network over the run's span (all its collectives).
   report::ResultRow tmp;
   tmp.time = span;
-  report::fill_link_metrics(tmp, topo, o.links, busiest);
+  report::fill_link_metrics(tmp, topo, o.links, busiest, o.resources);
   row.max_link_utilization = tmp.max_link_utilization;
   row.dim_utilization = std::move(tmp.dim_utilization);
   row.busiest_links = std::move(tmp.busiest_links);
