@@ -130,6 +130,21 @@ void TraceWriter::begin_run(const scheduler::RunContext& c) {
   c.backend.set_link_observer(this);
 }
 
+// A counter is a step function: one event where its value changes, and 0 after the last window.
+void TraceWriter::counter(const std::string& name, const BusyWindows& grid, std::size_t series,
+                          double capacity) {
+  std::string last;
+  for (std::size_t w = 0; w <= grid.used(); ++w) {
+    const double v = w < grid.used() && capacity > 0 ? grid.busy(series, w) / capacity : 0.0;
+    std::string value = fmt::format("{:.6f}", v);
+    if (value == last) continue;
+    event(fmt::format(R"({{"ph":"C","pid":{},"name":{},"ts":{},"args":{{"share":{}}}}})",
+                      network_pid_, quoted(name),
+                      us(grid.width() * static_cast<std::int64_t>(w)), value));
+    last = std::move(value);
+  }
+}
+
 void TraceWriter::end_run(const scheduler::RunContext& c) {
   c.executor.set_observer(nullptr);
   c.backend.set_link_observer(nullptr);
@@ -137,12 +152,7 @@ void TraceWriter::end_run(const scheduler::RunContext& c) {
   for (std::size_t d = 0; d < dims_.series(); ++d) {
     const std::string name = fmt::format("dim{} busy share", d);
     const double capacity = static_cast<double>(dims_.width().ps) * links_per_dim_[d];
-    for (std::size_t w = 0; w <= dims_.used(); ++w) {
-      const double v = w < dims_.used() && capacity > 0 ? dims_.busy(d, w) / capacity : 0.0;
-      event(fmt::format(R"({{"ph":"C","pid":{},"name":{},"ts":{},"args":{{"share":{:.6f}}}}})",
-                        network_pid_, quoted(name), us(dims_.width() * static_cast<std::int64_t>(w)),
-                        v));
-    }
+    counter(name, dims_, d, capacity);
   }
   // The busiest links (by busy time over the run), ties to the lower link id.
   std::vector<std::size_t> order(links_.series());
@@ -162,13 +172,7 @@ void TraceWriter::end_run(const scheduler::RunContext& c) {
     const std::string name =
         fmt::format("link {}->{} busy share (busiest {} of {})", links[l].src, links[l].dst, i + 1,
                     links.size());
-    for (std::size_t w = 0; w <= links_.used(); ++w) {
-      const double v =
-          w < links_.used() ? links_.busy(l, w) / static_cast<double>(links_.width().ps) : 0.0;
-      event(fmt::format(R"({{"ph":"C","pid":{},"name":{},"ts":{},"args":{{"share":{:.6f}}}}})",
-                        network_pid_, quoted(name),
-                        us(links_.width() * static_cast<std::int64_t>(w)), v));
-    }
+    counter(name, links_, l, static_cast<double>(links_.width().ps));
   }
   file_.flush();
   run_ = nullptr;

@@ -77,6 +77,8 @@ class TraceWriter final : public scheduler::RunMonitor,
              core::Time end, const std::string& args);
   void name_process(std::uint64_t pid, const std::string& name);
   void name_thread(std::uint64_t pid, std::uint64_t tid, const std::string& name);
+  void counter(const std::string& name, const BusyWindows& grid, std::size_t series,
+               double capacity);
   std::uint64_t npu_pid(topology::NodeId npu) const { return pid_base_ + npu; }
 
   std::string path_;
