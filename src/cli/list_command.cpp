@@ -4,6 +4,7 @@
 
 #include "cli/commands.hpp"
 #include "collective/algorithm.hpp"
+#include "endpoint/endpoint.hpp"
 #include "network/backend.hpp"
 #include "network/params.hpp"
 #include "topology/dim_kind.hpp"
@@ -51,6 +52,13 @@ int list_everything(std::ostream& out) {
                          network::default_text(p), p.description, p.source);
     }
   }
+  out << "\nEndpoints (what an NPU and its NIC add around each message):\n";
+  for (const auto& e : endpoint::endpoints()) {
+    out << fmt::format("  {:<20} {}\n  {:<20} source: {}\n", e.name, e.description, "", e.source);
+  }
+  out << "\nGroups (--group, or `group:` in a job): all (every NPU), dim:K (every group of "
+         "dimension K at once,\n  K = 0 innermost), npus:0,4,8,12 or npus:0-3;4-7 (explicit NPUs "
+         "in rank order)\n";
   return 0;
 }
 

@@ -11,7 +11,7 @@ const std::vector<EndpointInfo>& endpoints() {
       {"ideal",
        "no endpoint cost: a message is on the wire when the executor sends it and usable when "
        "its last byte arrives (reduction and memory traffic take no time)",
-       "ACE (MICRO'20) Sec. 6 \"ideal\" reference",
+       "ACE (MICRO'20) Sec. 5, the \"Ideal\" system (unlimited NIC resources, no endpoint latency)",
        [](core::Simulation&, network::Backend& b,
           const topology::Topology&) -> std::unique_ptr<Endpoint> {
          return std::make_unique<Ideal>(b);
