@@ -1,0 +1,105 @@
+#include "scheduler/themis_plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/error.hpp"
+
+namespace collsim::scheduler {
+
+const char* to_string(InterDimPolicy p) {
+  return p == InterDimPolicy::Themis ? "themis" : "baseline";
+}
+
+InterDimPolicy parse_inter_dim_policy(std::string_view text, std::string_view field) {
+  if (text == "baseline") return InterDimPolicy::Baseline;
+  if (text == "themis") return InterDimPolicy::Themis;
+  throw core::InputError(fmt::format(
+      "{}: unknown schedule \"{}\"; valid: baseline (dims 1..D for every chunk), themis "
+      "(Themis Algorithm 1: least-loaded dimension first)",
+      field, text));
+}
+
+double stage_load(const DimModel& dim, bool reduce_scatter, double bytes) {
+  const double p = dim.size;
+  const double sent = reduce_scatter ? bytes * (p - 1) / p : bytes * (p - 1);
+  return sent / dim.bandwidth.bytes_per_s;
+}
+
+namespace {
+
+// Walks `order` from a chunk of `bytes` per NPU, adding each stage's load; returns the bytes per
+// NPU after the last stage.
+double charge(const std::vector<DimModel>& dims, const std::vector<std::uint32_t>& order,
+              bool reduce_scatter, double bytes, std::vector<double>& loads) {
+  for (std::uint32_t d : order) {
+    loads[d] += stage_load(dims[d], reduce_scatter, bytes);
+    bytes = reduce_scatter ? bytes / dims[d].size : bytes * dims[d].size;
+  }
+  return bytes;
+}
+
+}  // namespace
+
+Plan plan_chunks(const std::vector<DimModel>& dims, collective::Collective c, core::Bytes size,
+                 std::uint32_t chunks, InterDimPolicy policy) {
+  if (c == collective::Collective::AllToAll) {
+    throw core::InputError("hierarchical: all-to-all is not planned across dimensions");
+  }
+  if (chunks == 0) throw core::InputError("chunks: must be >= 1, got 0");
+  std::vector<std::uint32_t> involved;  // dimensions of size > 1, innermost first
+  for (std::uint32_t d = 0; d < dims.size(); ++d) {
+    if (dims[d].size > 1) involved.push_back(d);
+  }
+  if (involved.empty()) throw core::InputError("hierarchical: the platform has no dimension");
+  Plan plan;
+  plan.loads.assign(dims.size(), 0.0);
+  for (std::uint32_t d : involved) plan.loads[d] = dims[d].fixed_delay.seconds();
+
+  const bool gather_only = c == collective::Collective::AllGather;
+  // Bytes per NPU of one chunk when its first stage starts: an all-gather starts from the NPU's
+  // own share of the gathered chunk.
+  double chunk = static_cast<double>(size.count) / chunks;
+  if (gather_only) {
+    for (std::uint32_t d : involved) chunk /= dims[d].size;
+  }
+  for (std::uint32_t i = 0; i < chunks; ++i) {
+    std::vector<std::uint32_t> order = involved;  // the baseline: dim 1 first
+    if (gather_only) std::reverse(order.begin(), order.end());
+    if (policy == InterDimPolicy::Themis) {
+      auto [lo, hi] = std::minmax_element(involved.begin(), involved.end(),
+                                          [&](std::uint32_t a, std::uint32_t b) {
+                                            return plan.loads[a] < plan.loads[b];
+                                          });
+      // Sec. 5.3: the predicted time of an RS of chunkSize / 16 on the least-loaded dimension.
+      const double threshold = stage_load(dims[*lo], true, chunk / 16);
+      if (plan.loads[*hi] - plan.loads[*lo] >= threshold) {
+        std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+          return gather_only ? plan.loads[a] > plan.loads[b] : plan.loads[a] < plan.loads[b];
+        });
+      }
+    }
+    ChunkPlan cp;
+    if (gather_only) {
+      charge(dims, order, false, chunk, plan.loads);
+      cp.dims = order;
+      cp.reduce_scatter.assign(order.size(), false);
+    } else {
+      const double reduced = charge(dims, order, true, chunk, plan.loads);
+      cp.dims = order;
+      cp.reduce_scatter.assign(order.size(), true);
+      if (c == collective::Collective::AllReduce) {
+        std::vector<std::uint32_t> back(order.rbegin(), order.rend());
+        charge(dims, back, false, reduced, plan.loads);
+        cp.dims.insert(cp.dims.end(), back.begin(), back.end());
+        cp.reduce_scatter.insert(cp.reduce_scatter.end(), back.size(), false);
+      }
+    }
+    plan.chunks.push_back(std::move(cp));
+  }
+  return plan;
+}
+
+}  // namespace collsim::scheduler
