@@ -81,6 +81,7 @@ class Executor {
   CollectiveId start(collective::Program&&, DoneCallback = {}, std::string = {}) = delete;
 
   std::size_t size() const { return runs_.size(); }
+  core::Simulation& sim() const { return sim_; }
   bool finished(CollectiveId id) const;
   bool all_finished() const { return unfinished_ == 0; }
   const CollectiveStats& stats(CollectiveId id) const;

@@ -1,0 +1,236 @@
+#include "scheduler/hierarchical.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include "core/error.hpp"
+
+namespace collsim::scheduler {
+
+using collective::Collective;
+
+const char* to_string(IntraDimPolicy p) {
+  switch (p) {
+    case IntraDimPolicy::Fifo:
+      return "fifo";
+    case IntraDimPolicy::Lifo:
+      return "lifo";
+    case IntraDimPolicy::Scf:
+      return "scf";
+  }
+  return "?";
+}
+
+IntraDimPolicy parse_intra_dim_policy(std::string_view text, std::string_view field) {
+  for (IntraDimPolicy p : {IntraDimPolicy::Fifo, IntraDimPolicy::Lifo, IntraDimPolicy::Scf}) {
+    if (text == to_string(p)) return p;
+  }
+  throw core::InputError(fmt::format(
+      "{}: unknown intra-dimension policy \"{}\"; valid: fifo, lifo, scf (smallest chunk first)",
+      field, text));
+}
+
+collective::AlgorithmChoice default_dim_algorithm(topology::DimKind kind) {
+  const char* name = kind == topology::DimKind::FullyConnected ? "direct"
+                     : kind == topology::DimKind::Switch       ? "halving-doubling"
+                                                               : "ring";
+  return collective::parse_algorithm(name, "hierarchical");
+}
+
+namespace {
+
+// Steps of one reduce-scatter or all-gather stage on P ranks (Sec. 4.4 "number_of_steps").
+std::uint32_t stage_steps(const collective::AlgorithmChoice& a, std::uint32_t p) {
+  const std::string& name = a.info->name;
+  if (name == "direct") return 1;
+  if (name == "halving-doubling" || name == "recursive-doubling") {
+    return static_cast<std::uint32_t>(std::bit_width(p) - 1);
+  }
+  return p - 1;  // ring
+}
+
+}  // namespace
+
+std::vector<DimModel> dim_models(const topology::Topology& topo, Collective c,
+                                 const std::vector<collective::AlgorithmChoice>& algorithms) {
+  std::vector<DimModel> out;
+  const auto& dims = topo.dimensions();
+  for (std::uint32_t d = 0; d < dims.size(); ++d) {
+    const auto& group = dims[d].groups.front();
+    DimModel m;
+    m.size = static_cast<std::uint32_t>(group.size());
+    double bw = 0;
+    for (topology::LinkId l : topo.out_links(group[0])) {
+      if (topo.links()[l].dim == d) bw += topo.links()[l].bandwidth.bytes_per_s;
+    }
+    m.bandwidth = core::Bandwidth{bw};
+    core::Time step;
+    for (topology::LinkId l : topo.route(group[0], group[1])) step += topo.links()[l].latency;
+    const std::uint32_t phases = c == Collective::AllReduce ? 2 : 1;
+    m.fixed_delay = step * static_cast<std::int64_t>(phases * stage_steps(algorithms[d], m.size));
+    out.push_back(m);
+  }
+  return out;
+}
+
+struct HierarchicalCollective::Running {
+  std::uint32_t dim = 0;
+  std::uint32_t chunk = 0;
+  core::Time begin;
+  std::uint32_t remaining = 0;  // groups still running
+  std::deque<collective::Program> programs;
+};
+
+HierarchicalCollective::HierarchicalCollective(const topology::Topology& topo, Executor& executor,
+                                               HierarchicalSpec spec)
+    : topo_(topo), ex_(executor), spec_(std::move(spec)) {
+  const auto& dims = topo.dimensions();
+  if (dims.empty()) {
+    throw core::InputError(fmt::format(
+        "hierarchical: {} has no dimensions; use a torus, mesh or hierarchical platform",
+        topo.name()));
+  }
+  if (spec_.active_chunks == 0) throw core::InputError("active_chunks: must be >= 1, got 0");
+  spec_.dim_algorithms.resize(dims.size());
+  for (std::uint32_t d = 0; d < dims.size(); ++d) {
+    auto& a = spec_.dim_algorithms[d];
+    if (!a.info) a = default_dim_algorithm(dims[d].spec.kind);
+    // The stages this collective needs, tried on the dimension's first group.
+    const collective::Communicator g{dims[d].groups.front(), ""};
+    if (spec_.collective != Collective::AllGather) {
+      collective::build_program(a, topo, g, Collective::ReduceScatter, core::Bytes{1}, 1);
+    }
+    if (spec_.collective != Collective::ReduceScatter) {
+      collective::build_program(a, topo, g, Collective::AllGather, core::Bytes{1}, 1);
+    }
+  }
+  plan_ = plan_chunks(dim_models(topo, spec_.collective, spec_.dim_algorithms), spec_.collective,
+                      spec_.size, spec_.chunks, spec_.schedule);
+  queue_.resize(dims.size());
+  running_.assign(dims.size(), 0);
+  activity_.resize(dims.size());
+}
+
+HierarchicalCollective::~HierarchicalCollective() = default;
+
+void HierarchicalCollective::start(std::function<void(const CollectiveStats&)> on_done) {
+  on_done_ = std::move(on_done);
+  stats_ = CollectiveStats{};
+  stats_.start = stats_.end = ex_.sim().now();
+  // Bytes per NPU of each chunk before its first stage: the chunks split the buffer exactly; an
+  // all-gather starts from the NPU's share of its chunk.
+  double share = 1;
+  if (spec_.collective == Collective::AllGather) {
+    for (const auto& d : topo_.dimensions()) share *= static_cast<double>(d.groups.front().size());
+  }
+  const std::uint64_t s = spec_.size.count, n = spec_.chunks;
+  chunks_.assign(n, Chunk{});
+  for (std::uint64_t i = 0; i < n; ++i) {
+    chunks_[i].bytes = static_cast<double>(s * (i + 1) / n - s * i / n) / share;
+  }
+  for (std::uint32_t i = 0; i < n; ++i) enqueue(i);
+}
+
+void HierarchicalCollective::enqueue(std::uint32_t c) {
+  const ChunkPlan& cp = plan_.chunks[c];
+  const Chunk& ch = chunks_[c];
+  const std::uint32_t dim = cp.dims[ch.stage];
+  auto& q = queue_[dim];
+  // A stage's size: the larger of its input and output per NPU.
+  auto phase_size = [&](std::uint32_t k) {
+    const Chunk& x = chunks_[k];
+    const auto& p = plan_.chunks[k];
+    return p.reduce_scatter[x.stage]
+               ? x.bytes
+               : x.bytes * static_cast<double>(topo_.dimensions()[p.dims[x.stage]].spec.size);
+  };
+  switch (spec_.intra) {
+    case IntraDimPolicy::Fifo:
+      q.push_back(c);
+      break;
+    case IntraDimPolicy::Lifo:
+      q.push_front(c);
+      break;
+    case IntraDimPolicy::Scf: {
+      auto it = q.end();
+      if (ch.stage + 1 < cp.dims.size()) {
+        const double mine = phase_size(c);
+        it = std::find_if(q.begin(), q.end(), [&](std::uint32_t k) { return phase_size(k) >= mine; });
+      }
+      q.insert(it, c);
+      break;
+    }
+  }
+  try_start(dim);
+}
+
+void HierarchicalCollective::try_start(std::uint32_t dim) {
+  while (running_[dim] < spec_.active_chunks && !queue_[dim].empty()) {
+    const std::uint32_t c = queue_[dim].front();
+    queue_[dim].pop_front();
+    ++running_[dim];
+    launch(dim, c);
+  }
+}
+
+void HierarchicalCollective::launch(std::uint32_t dim, std::uint32_t c) {
+  const Chunk& ch = chunks_[c];
+  const bool rs = plan_.chunks[c].reduce_scatter[ch.stage];
+  const auto& d = topo_.dimensions()[dim];
+  const double p = static_cast<double>(d.spec.size);
+  // Reduce-scatter of the chunk's bytes; all-gather whose result is P times them.
+  const auto size = core::Bytes{static_cast<std::uint64_t>(std::llround(rs ? ch.bytes : ch.bytes * p))};
+  in_flight_.push_back(std::make_unique<Running>());
+  Running* r = in_flight_.back().get();
+  r->dim = dim;
+  r->chunk = c;
+  r->begin = ex_.sim().now();
+  r->remaining = static_cast<std::uint32_t>(d.groups.size());
+  const auto& algo = spec_.dim_algorithms[dim];
+  for (std::size_t g = 0; g < d.groups.size(); ++g) {
+    r->programs.push_back(collective::build_program(
+        algo, topo_, collective::Communicator{d.groups[g], ""},
+        rs ? Collective::ReduceScatter : Collective::AllGather, size, 1));
+  }
+  for (std::size_t g = 0; g < d.groups.size(); ++g) {
+    ex_.start(
+        r->programs[g],
+        [this, r](CollectiveId, const CollectiveStats& s) {
+          stats_.messages += s.messages;
+          stats_.bytes += s.bytes;
+          if (--r->remaining == 0) stage_done(r);
+        },
+        fmt::format("chunk {} {} dim{}[{}]", c, rs ? "reduce-scatter" : "all-gather", dim, g));
+  }
+}
+
+void HierarchicalCollective::stage_done(Running* r) {
+  const core::Time now = ex_.sim().now();
+  activity_[r->dim].busy.emplace_back(r->begin, now);
+  --running_[r->dim];
+  Chunk& ch = chunks_[r->chunk];
+  const ChunkPlan& cp = plan_.chunks[r->chunk];
+  const double p = static_cast<double>(topo_.dimensions()[r->dim].spec.size);
+  ch.bytes = cp.reduce_scatter[ch.stage] ? ch.bytes / p : ch.bytes * p;
+  ++ch.stage;
+  const std::uint32_t dim = r->dim, chunk = r->chunk;
+  // The stage's programs are finished and never read again: free them now.
+  in_flight_.erase(std::find_if(in_flight_.begin(), in_flight_.end(),
+                                [r](const auto& x) { return x.get() == r; }));
+  if (ch.stage == cp.dims.size()) {
+    ++chunks_done_;
+    if (finished()) {
+      stats_.end = now;
+      if (on_done_) on_done_(stats_);
+      return;
+    }
+  } else {
+    enqueue(chunk);
+  }
+  try_start(dim);
+}
+
+}  // namespace collsim::scheduler

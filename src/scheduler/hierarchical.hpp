@@ -1,0 +1,108 @@
+#pragma once
+// Hierarchical multi-rail collectives (Themis, ISCA'22, Sec. 2.3 and 4): a collective on a
+// D-dimensional platform runs as stages, one basic algorithm per dimension on every group of that
+// dimension at once, and is split into C chunks that flow through the stages as a pipeline.
+//
+// Each dimension has one queue of chunk-stages and runs up to `active_chunks` of them at once
+// (Sec. 4.3); a chunk-stage runs on every group of the dimension together and ends when all its
+// groups have finished, so every NPU of a group runs the same chunk order (Sec. 4.6.2). A stage's
+// messages go through the network backend like any other, so stages of different chunks and
+// dimensions contend in the backend. Which dimensions a chunk walks, in which order, comes from
+// themis_plan.hpp (baseline or Themis Algorithm 1); the intra-dimension policy orders each queue:
+//   fifo  chunks in the order they arrive;
+//   lifo  the latest arrival first;
+//   scf   smallest chunk first: an arrival goes ahead of the first waiting chunk whose stage size
+//         is at least its own (ahead of equal ones); a chunk with one stage left goes to the tail
+//         (the authors' insertion rule, docs/models.md).
+// Each stage's Program is built by the dimension's algorithm (Themis Table 1 by kind: ring ->
+// ring, fc -> direct, sw -> halving-doubling) on the group's communicator, so it is verified like
+// any other program.
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "collective/algorithm.hpp"
+#include "scheduler/executor.hpp"
+#include "scheduler/themis_plan.hpp"
+#include "topology/topology.hpp"
+
+namespace collsim::scheduler {
+
+enum class IntraDimPolicy { Fifo, Lifo, Scf };
+const char* to_string(IntraDimPolicy p);
+/// "fifo", "lifo" or "scf"; throws core::InputError naming `field`.
+IntraDimPolicy parse_intra_dim_policy(std::string_view text, std::string_view field);
+
+struct HierarchicalSpec {
+  collective::Collective collective = collective::Collective::AllReduce;
+  core::Bytes size;               ///< collective.hpp conventions, over all NPUs of the platform
+  std::uint32_t chunks = 64;      ///< Themis Sec. 5.3
+  InterDimPolicy schedule = InterDimPolicy::Baseline;
+  IntraDimPolicy intra = IntraDimPolicy::Fifo;
+  std::uint32_t active_chunks = 1;  ///< chunk-stages a dimension runs at once, >= 1
+  /// One per dimension; empty entries (info == nullptr) take the Table 1 default of the kind.
+  std::vector<collective::AlgorithmChoice> dim_algorithms;
+};
+
+/// Themis Table 1: the basic algorithm for a dimension kind (ring and uring: ring; line: ring;
+/// fc: direct; sw: halving-doubling).
+collective::AlgorithmChoice default_dim_algorithm(topology::DimKind kind);
+
+/// The planner's view of the platform's dimensions: P_K, one NPU's bandwidth in the dimension
+/// (sum of its outgoing links there) and the fixed delay A_K = steps of the dimension's
+/// algorithm for `c` x the latency between two neighbours of a group.
+std::vector<DimModel> dim_models(const topology::Topology& topo, collective::Collective c,
+                                 const std::vector<collective::AlgorithmChoice>& algorithms);
+
+/// When each dimension had a chunk-stage running: [begin, end) intervals in start order.
+struct DimActivity {
+  std::vector<std::pair<core::Time, core::Time>> busy;
+};
+
+/// One hierarchical collective on an executor. Throws core::InputError from the constructor when
+/// the platform has no dimensions, the collective is all-to-all, or a dimension's algorithm
+/// cannot run on its groups.
+class HierarchicalCollective {
+ public:
+  HierarchicalCollective(const topology::Topology& topo, Executor& executor,
+                         HierarchicalSpec spec);
+  ~HierarchicalCollective();
+  HierarchicalCollective(const HierarchicalCollective&) = delete;
+  HierarchicalCollective& operator=(const HierarchicalCollective&) = delete;
+
+  /// Start at sim.now(); `on_done` runs when the last chunk's last stage has finished.
+  void start(std::function<void(const CollectiveStats&)> on_done = {});
+  bool finished() const { return chunks_done_ == plan_.chunks.size(); }
+  const CollectiveStats& stats() const { return stats_; }
+  const Plan& plan() const { return plan_; }
+  const std::vector<DimActivity>& activity() const { return activity_; }
+
+ private:
+  struct Chunk {
+    std::uint32_t stage = 0;  // index into its ChunkPlan
+    double bytes = 0;         // per NPU before the current stage
+  };
+  struct Running;  // a chunk-stage in flight: its programs and how many groups remain
+  void enqueue(std::uint32_t chunk);
+  void try_start(std::uint32_t dim);
+  void launch(std::uint32_t dim, std::uint32_t chunk);
+  void stage_done(Running* r);
+
+  const topology::Topology& topo_;
+  Executor& ex_;
+  HierarchicalSpec spec_;
+  Plan plan_;
+  std::vector<Chunk> chunks_;
+  std::vector<std::deque<std::uint32_t>> queue_;  // per dimension: waiting chunks
+  std::vector<std::uint32_t> running_;             // per dimension
+  std::vector<std::unique_ptr<Running>> in_flight_;
+  std::vector<DimActivity> activity_;
+  std::function<void(const CollectiveStats&)> on_done_;
+  CollectiveStats stats_;
+  std::size_t chunks_done_ = 0;
+};
+
+}  // namespace collsim::scheduler
