@@ -36,6 +36,7 @@ TEST(Algorithms, VerifierAcceptsEveryAlgorithmOnEveryTopology) {
   for (const std::string& spec : topologies()) {
     const auto topo = topology::from_compact(spec, kBw, kLat);
     for (const AlgorithmInfo& info : algorithms()) {
+      if (info.staged) continue;  // composed from these per dimension: hierarchical_test.cpp
       for (Collective c : info.collectives) {
         for (std::uint32_t chunks : {1u, 3u}) {
           std::vector<std::map<std::string, std::int64_t>> variants{{}};
@@ -118,8 +119,28 @@ TEST(Algorithms, UnsupportedCollectiveAndBadParametersAreRefused) {
   } catch (const core::InputError& e) {
     EXPECT_EQ(std::string(e.what()),
               "--algorithms: unknown algorithm \"rign\"; valid: ring, direct, halving-doubling, "
-              "recursive-doubling");
+              "recursive-doubling, hierarchical");
   }
+}
+
+TEST(Algorithms, NamedParameterChoices) {
+  // hierarchical's schedule and intra take names, stored as their index.
+  const auto c = parse_algorithm("hierarchical:schedule=themis:intra=scf:active_chunks=2", "t");
+  EXPECT_EQ(c.params.at("schedule"), 1);
+  EXPECT_EQ(c.params.at("intra"), 2);
+  EXPECT_EQ(c.params.at("active_chunks"), 2);
+  EXPECT_EQ(parse_algorithm("hierarchical", "t").params.at("schedule"), 0);
+  try {
+    parse_algorithm("hierarchical:schedule=greedy", "--algorithms");
+    FAIL();
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(
+        std::string(e.what()),
+        "--algorithms: hierarchical.schedule must be one of baseline, themis, got \"greedy\"");
+  }
+  EXPECT_THROW(build_program(c, topology::from_compact("torus:4x4", kBw, kLat),
+                             Collective::AllReduce, core::Bytes{64}, 1),
+               core::InputError);  // staged: composed by the scheduler, not built whole
 }
 
 }  // namespace

@@ -23,7 +23,8 @@ struct Outcome {
   Plan plan;
 };
 
-Outcome run(const topology::Topology& t, HierarchicalSpec spec, const char* backend = "analytical") {
+Outcome run(const topology::Topology& t, HierarchicalSpec spec,
+            const char* backend = "analytical") {
   core::Simulation sim;
   auto net = network::make_backend(network::find_backend(backend, "b"), sim, t, {}, "b");
   endpoint::Ideal ep(*net);

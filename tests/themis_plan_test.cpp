@@ -23,8 +23,8 @@ std::vector<DimModel> fig5() {
 }
 
 TEST(ThemisPlan, Figure7WorkedExample) {
-  const Plan t = plan_chunks(fig5(), Collective::AllReduce, core::Bytes{256000000}, 4,
-                             InterDimPolicy::Themis);
+  const Plan t =
+      plan_chunks(fig5(), Collective::AllReduce, core::Bytes{256000000}, 4, InterDimPolicy::Themis);
   ASSERT_EQ(t.chunks.size(), 4u);
   // Chunk 1: loads equal (0, 0), below the threshold: the baseline order. Loads (48, 24) ms.
   EXPECT_EQ(t.chunks[0].dims, (std::vector<std::uint32_t>{0, 1, 1, 0}));
@@ -56,8 +56,8 @@ TEST(ThemisPlan, FixedDelaysStartTheTrackerAndTheThresholdKeepsTheBaseline) {
   // the delay on dim1 instead, dim2 goes first.
   std::vector<DimModel> dims = {DimModel{4, core::Bandwidth{1e9}, core::Time::from_ns(0)},
                                 DimModel{4, core::Bandwidth{1e9}, core::Time::from_ns(1000000)}};
-  Plan p = plan_chunks(dims, Collective::ReduceScatter, core::Bytes{4000000}, 1,
-                       InterDimPolicy::Themis);
+  Plan p =
+      plan_chunks(dims, Collective::ReduceScatter, core::Bytes{4000000}, 1, InterDimPolicy::Themis);
   EXPECT_EQ(p.chunks[0].dims, (std::vector<std::uint32_t>{0, 1}));
   EXPECT_EQ(p.chunks[0].reduce_scatter, (std::vector<bool>{true, true}));
   std::swap(dims[0].fixed_delay, dims[1].fixed_delay);

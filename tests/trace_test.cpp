@@ -40,7 +40,8 @@ std::vector<ResultRow> traced_ring(const std::filesystem::path& path) {
   job.sizes = {core::Bytes{64 << 10}};
   job.algorithms = {collective::parse_algorithm("ring", "t")};
   TraceWriter trace(path.string());
-  auto rows = scheduler::run_collective_job("p", t, network::find_backend("flow", "b"), job, &trace);
+  auto rows =
+      scheduler::run_collective_job("p", t, network::find_backend("flow", "b"), job, &trace);
   trace.close();
   return rows;
 }

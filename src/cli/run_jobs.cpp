@@ -102,8 +102,7 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
   } catch (const std::exception& e) {
     if (progress) progress->clear();
     if (csv && !opt.output.empty() && csv->wrote_rows()) {
-      err << fmt::format("collsim: the rows finished before the error are in {}\n",
-                         csv->partial());
+      err << fmt::format("collsim: the rows finished before the error are in {}\n", csv->partial());
     }
     if (trace) {
       trace->close();  // what ran until the error, e.g. the messages before a deadlock

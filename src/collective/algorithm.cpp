@@ -62,6 +62,21 @@ AlgorithmChoice parse_algorithm(std::string_view text, std::string_view field) {
     const std::size_t eq = kv.find('=');
     std::int64_t value = 0;
     const char* end = kv.data() + kv.size();
+    const std::string_view key = kv.substr(0, eq == std::string_view::npos ? kv.size() : eq);
+    auto spec = std::find_if(info.params.begin(), info.params.end(),
+                             [&](const ParamSpec& s) { return s.key == key; });
+    if (eq != std::string_view::npos && spec != info.params.end() && !spec->choices.empty()) {
+      const std::string_view name = kv.substr(eq + 1);
+      auto it = std::find(spec->choices.begin(), spec->choices.end(), name);
+      if (it == spec->choices.end()) {
+        std::string valid;
+        for (const std::string& c : spec->choices) valid += (valid.empty() ? "" : ", ") + c;
+        throw core::InputError(fmt::format("{}: {}.{} must be one of {}, got \"{}\"", field,
+                                           info.name, key, valid, name));
+      }
+      given[std::string(key)] = it - spec->choices.begin();
+      continue;
+    }
     if (eq == std::string_view::npos ||
         std::from_chars(kv.data() + eq + 1, end, value).ptr != end || eq + 1 == kv.size()) {
       throw core::InputError(fmt::format(
@@ -81,6 +96,10 @@ Program build_program(const AlgorithmChoice& choice, const topology::Topology& t
                       const Communicator& comm, Collective c, core::Bytes size,
                       std::uint32_t chunks) {
   const AlgorithmInfo& info = *choice.info;
+  if (info.staged) {
+    throw core::InputError(fmt::format(
+        "algorithm {} runs as stages per dimension, not as one program on a group", info.name));
+  }
   if (!info.supports(c)) {
     std::string valid;
     for (Collective k : info.collectives)

@@ -16,13 +16,15 @@
 
 namespace collsim::collective {
 
-/// An integer parameter of an algorithm, with its default and allowed range.
+/// An integer parameter of an algorithm, with its default and allowed range; or, when `choices`
+/// is not empty, one of those names (written as the name, stored as its index).
 struct ParamSpec {
   std::string key;
   std::int64_t default_value = 0;
   std::int64_t min = 0;
   std::int64_t max = 0;
   std::string description;
+  std::vector<std::string> choices = {};
 };
 
 struct BuildRequest {
@@ -42,8 +44,10 @@ struct AlgorithmInfo {
   std::vector<Collective> collectives;
   std::vector<ParamSpec> params;
   /// Builds the program. Throws core::InputError saying why when the algorithm cannot run on
-  /// this topology or rank count.
+  /// this topology or rank count. Null for a staged algorithm.
   Program (*build)(const BuildRequest&) = nullptr;
+  /// Runs as stages composed by the scheduler (scheduler/hierarchical.hpp), not as one Program.
+  bool staged = false;
 
   bool supports(Collective c) const;
 };

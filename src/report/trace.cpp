@@ -44,7 +44,8 @@ void BusyWindows::add(std::size_t s, core::Time begin, core::Time end) {
   const auto last = static_cast<std::size_t>((end.ps - 1) / width_.ps);
   double* row = data_.data() + s * cap_;
   for (std::size_t w = first; w <= last; ++w) {
-    const std::int64_t lo = std::max<std::int64_t>(begin.ps, static_cast<std::int64_t>(w) * width_.ps);
+    const std::int64_t lo =
+        std::max<std::int64_t>(begin.ps, static_cast<std::int64_t>(w) * width_.ps);
     const std::int64_t hi =
         std::min<std::int64_t>(end.ps, static_cast<std::int64_t>(w + 1) * width_.ps);
     row[w] += static_cast<double>(hi - lo);
@@ -91,8 +92,8 @@ void TraceWriter::slice(std::uint64_t pid, std::uint64_t tid, const std::string&
 void TraceWriter::name_process(std::uint64_t pid, const std::string& name) {
   event(fmt::format(R"({{"ph":"M","pid":{},"name":"process_name","args":{{"name":{}}}}})", pid,
                     quoted(name)));
-  event(fmt::format(R"({{"ph":"M","pid":{},"name":"process_sort_index","args":{{"sort_index":{}}}}})",
-                    pid, pid));
+  event(fmt::format(
+      R"({{"ph":"M","pid":{},"name":"process_sort_index","args":{{"sort_index":{}}}}})", pid, pid));
 }
 
 void TraceWriter::name_thread(std::uint64_t pid, std::uint64_t tid, const std::string& name) {
@@ -139,8 +140,8 @@ void TraceWriter::counter(const std::string& name, const BusyWindows& grid, std:
     std::string value = fmt::format("{:.6f}", v);
     if (value == last) continue;
     event(fmt::format(R"({{"ph":"C","pid":{},"name":{},"ts":{},"args":{{"share":{}}}}})",
-                      network_pid_, quoted(name),
-                      us(grid.width() * static_cast<std::int64_t>(w)), value));
+                      network_pid_, quoted(name), us(grid.width() * static_cast<std::int64_t>(w)),
+                      value));
     last = std::move(value);
   }
 }
@@ -169,9 +170,8 @@ void TraceWriter::end_run(const scheduler::RunContext& c) {
   const auto& links = c.topology.links();
   for (std::size_t i = 0; i < k && total[order[i]] > 0; ++i) {
     const std::size_t l = order[i];
-    const std::string name =
-        fmt::format("link {}->{} busy share (busiest {} of {})", links[l].src, links[l].dst, i + 1,
-                    links.size());
+    const std::string name = fmt::format("link {}->{} busy share (busiest {} of {})", links[l].src,
+                                         links[l].dst, i + 1, links.size());
     counter(name, links_, l, static_cast<double>(links_.width().ps));
   }
   file_.flush();
@@ -188,15 +188,12 @@ void TraceWriter::on_collective_start(scheduler::CollectiveId id, const collecti
   name_thread(collectives_pid_, id + 1, label);
 }
 
-void TraceWriter::on_send(const scheduler::MessageInfo& m) {
-  sent_at_[m.id] = run_->sim.now();
-}
+void TraceWriter::on_send(const scheduler::MessageInfo& m) { sent_at_[m.id] = run_->sim.now(); }
 
 void TraceWriter::on_injected(const scheduler::MessageInfo& m) {
   slice(npu_pid(m.src_npu), m.collective + 1, fmt::format("send to NPU {}", m.dst_npu),
         sent_at_.at(m.id), run_->sim.now(),
-        fmt::format(R"("bytes":{},"message":{},"step":{})", m.bytes.count, m.id,
-                    m.attrs.priority));
+        fmt::format(R"("bytes":{},"message":{},"step":{})", m.bytes.count, m.id, m.attrs.priority));
 }
 
 void TraceWriter::on_delivered(const scheduler::MessageInfo& m) {
@@ -204,8 +201,7 @@ void TraceWriter::on_delivered(const scheduler::MessageInfo& m) {
   slice(npu_pid(m.dst_npu), m.collective + 1,
         fmt::format("{} from NPU {}", m.reduce ? "reduce" : "recv", m.src_npu), it->second,
         run_->sim.now(),
-        fmt::format(R"("bytes":{},"message":{},"step":{})", m.bytes.count, m.id,
-                    m.attrs.priority));
+        fmt::format(R"("bytes":{},"message":{},"step":{})", m.bytes.count, m.id, m.attrs.priority));
   sent_at_.erase(it);
 }
 

@@ -10,12 +10,12 @@
 // Message slices are streamed to the file as they happen; the counters are accumulated in at most
 // 2048 windows per dimension and 256 per link (the window doubles as a run grows), so memory is
 // bounded whatever the run's length. Times are simulated microseconds with picosecond digits.
+#include <absl/container/flat_hash_map.h>
+
 #include <cstdint>
 #include <fstream>
 #include <string>
 #include <vector>
-
-#include <absl/container/flat_hash_map.h>
 
 #include "scheduler/collective_sweep.hpp"
 #include "scheduler/executor.hpp"
@@ -67,8 +67,7 @@ class TraceWriter final : public scheduler::RunMonitor,
   void on_send(const scheduler::MessageInfo& m) override;
   void on_injected(const scheduler::MessageInfo& m) override;
   void on_delivered(const scheduler::MessageInfo& m) override;
-  void on_collective_end(scheduler::CollectiveId id,
-                         const scheduler::CollectiveStats& s) override;
+  void on_collective_end(scheduler::CollectiveId id, const scheduler::CollectiveStats& s) override;
   void on_link_busy(topology::LinkId link, core::Time begin, core::Time end) override;
 
  private:

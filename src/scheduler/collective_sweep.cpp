@@ -7,6 +7,7 @@
 #include "collective/communicator.hpp"
 #include "core/error.hpp"
 #include "endpoint/endpoint.hpp"
+#include "scheduler/hierarchical.hpp"
 
 namespace collsim::scheduler {
 namespace {
@@ -14,9 +15,11 @@ namespace {
 using collective::Communicator;
 using collective::Program;
 
-// One collective of a run: its program on every communicator of its group.
+// One collective of a run: its program on every communicator of its group, or a staged
+// (hierarchical) collective composed by the scheduler.
 struct Launch {
   std::vector<Program> programs;
+  std::optional<HierarchicalSpec> staged;
   std::string label;
 };
 
@@ -40,7 +43,12 @@ Outcome run_together(const topology::Topology& topo, const network::BackendInfo&
   const RunContext ctx{what, topo, sim, ex, *net};
   if (monitor) monitor->begin_run(ctx);
   std::vector<std::vector<CollectiveId>> ids(launches.size());
+  std::vector<std::unique_ptr<HierarchicalCollective>> staged(launches.size());
   for (std::size_t i = 0; i < launches.size(); ++i) {
+    if (launches[i].staged) {
+      staged[i] = std::make_unique<HierarchicalCollective>(topo, ex, *launches[i].staged);
+      staged[i]->start();
+    }
     for (const Program& p : launches[i].programs) {
       ids[i].push_back(ex.start(p, {}, launches[i].label));
     }
@@ -51,8 +59,10 @@ Outcome run_together(const topology::Topology& topo, const network::BackendInfo&
   run_until_finished(sim, ex, *net, core::Time{0}, opt);
   if (monitor) monitor->end_run(ctx);
   Outcome out;
-  for (const auto& group : ids) {
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const auto& group = ids[i];
     CollectiveStats s;
+    if (staged[i]) s = staged[i]->stats();
     for (CollectiveId id : group) {
       const CollectiveStats& one = ex.stats(id);
       s.end = std::max(s.end, one.end);
@@ -67,16 +77,25 @@ Outcome run_together(const topology::Topology& topo, const network::BackendInfo&
   return out;
 }
 
-std::vector<Program> build_all(const collective::AlgorithmChoice& choice,
-                               const topology::Topology& topo,
-                               const std::vector<Communicator>& comms, collective::Collective c,
-                               core::Bytes size, std::uint32_t chunks) {
-  std::vector<Program> out;
-  out.reserve(comms.size());
-  for (const Communicator& comm : comms) {
-    out.push_back(collective::build_program(choice, topo, comm, c, size, chunks));
+Launch make_launch(const collective::AlgorithmChoice& choice, const topology::Topology& topo,
+                   const std::vector<Communicator>& comms, collective::Collective c,
+                   core::Bytes size, std::uint32_t chunks, std::string label) {
+  Launch l;
+  l.label = std::move(label);
+  if (choice.info->staged) {
+    if (comms.size() != 1 || !comms[0].is_identity(topo.num_npus())) {
+      throw core::InputError(
+          fmt::format("algorithm {} runs on the whole platform; use group all", choice.info->name));
+    }
+    l.staged = spec_from_choice(choice, c, size, chunks);
+    prepare(topo, *l.staged);
+    return l;
   }
-  return out;
+  l.programs.reserve(comms.size());
+  for (const Communicator& comm : comms) {
+    l.programs.push_back(collective::build_program(choice, topo, comm, c, size, chunks));
+  }
+  return l;
 }
 
 report::ResultRow make_row(const std::string& platform, const topology::Topology& topo,
@@ -104,8 +123,8 @@ report::ResultRow make_row(const std::string& platform, const topology::Topology
   return row;
 }
 
-void add_network_metrics(report::ResultRow& row, const topology::Topology& topo,
-                         const Outcome& o, core::Time span, std::uint32_t busiest) {
+void add_network_metrics(report::ResultRow& row, const topology::Topology& topo, const Outcome& o,
+                         core::Time span, std::uint32_t busiest) {
   // Link figures are of the whole network over the run's span (all its collectives).
   report::ResultRow tmp;
   tmp.time = span;
@@ -136,10 +155,12 @@ std::uint64_t distinct_channels(const Program& p) {
 
 }  // namespace
 
-std::vector<collective::AlgorithmChoice> expand_all_algorithms(
-    const topology::Topology& topo, collective::Collective c, std::uint32_t chunks,
-    std::vector<std::string>* skipped, const std::string& group,
-    std::vector<std::string>* warnings) {
+std::vector<collective::AlgorithmChoice> expand_all_algorithms(const topology::Topology& topo,
+                                                               collective::Collective c,
+                                                               std::uint32_t chunks,
+                                                               std::vector<std::string>* skipped,
+                                                               const std::string& group,
+                                                               std::vector<std::string>* warnings) {
   const std::vector<Communicator> comms = collective::parse_groups(group, topo, "group");
   std::vector<collective::AlgorithmChoice> out;
   for (const collective::AlgorithmInfo& info : collective::algorithms()) {
@@ -147,8 +168,12 @@ std::vector<collective::AlgorithmChoice> expand_all_algorithms(
     if (!info.supports(c)) continue;
     try {
       // Building on a tiny size is cheap and runs the algorithm's own applicability checks.
-      const Program p =
-          collective::build_program(choice, topo, comms.front(), c, core::Bytes{1}, chunks);
+      const Launch l = make_launch(choice, topo, {comms.front()}, c, core::Bytes{1}, chunks, "");
+      if (l.staged) {
+        out.push_back(std::move(choice));
+        continue;
+      }
+      const Program& p = l.programs.front();
       if (warnings && topo.diameter() > 2) {
         const std::uint64_t channels = distinct_channels(p) * comms.size();
         if (channels >= kSlowChannels) {
@@ -170,14 +195,14 @@ std::vector<collective::AlgorithmChoice> expand_all_algorithms(
 void check_job(const topology::Topology& topo, const CollectiveJob& job) {
   const std::vector<Communicator> comms = collective::parse_groups(job.group, topo, "group");
   for (const collective::AlgorithmChoice& choice : job.algorithms) {
-    build_all(choice, topo, comms, job.collective, core::Bytes{1}, job.chunks);
+    make_launch(choice, topo, comms, job.collective, core::Bytes{1}, job.chunks, "");
   }
 }
 
 void check_job(const topology::Topology& topo, const ConcurrentJob& job) {
   for (const ConcurrentMember& m : job.members) {
-    build_all(m.algorithm, topo, collective::parse_groups(m.group, topo, "group"), m.collective,
-              core::Bytes{1}, m.chunks);
+    make_launch(m.algorithm, topo, collective::parse_groups(m.group, topo, "group"), m.collective,
+                core::Bytes{1}, m.chunks, "");
   }
 }
 
@@ -199,20 +224,19 @@ std::vector<report::ResultRow> run_collective_job(const std::string& platform,
   for (core::Bytes size : job.sizes) {
     const std::size_t first = rows.size();
     for (const collective::AlgorithmChoice& choice : job.algorithms) {
-      std::vector<Launch> launch(1);
-      launch[0].programs = build_all(choice, topo, comms, job.collective, size, job.chunks);
-      launch[0].label = choice.label;
+      std::vector<Launch> launch;
+      launch.push_back(
+          make_launch(choice, topo, comms, job.collective, size, job.chunks, choice.label));
       const std::string what =
           fmt::format("{} {} {} {}", platform, choice.label, core::to_string(size), label);
-      const Outcome o = run_together(topo, backend, job.backend_options, launch, job.max_time,
-                                     what, monitor);
+      const Outcome o =
+          run_together(topo, backend, job.backend_options, launch, job.max_time, what, monitor);
       report::ResultRow row = make_row(platform, topo, label, job.collective, choice.label,
                                        job.chunks, size, job.group, comms, o.launches[0]);
       add_network_metrics(row, topo, o, row.time, job.busiest_links);
       const core::Time base = rows.size() > first ? rows[first].time : row.time;
-      row.speedup = row.time.ps > 0
-                        ? static_cast<double>(base.ps) / static_cast<double>(row.time.ps)
-                        : 1.0;
+      row.speedup =
+          row.time.ps > 0 ? static_cast<double>(base.ps) / static_cast<double>(row.time.ps) : 1.0;
       if (monitor) monitor->on_row(row);
       rows.push_back(std::move(row));
     }
@@ -229,11 +253,10 @@ std::vector<report::ResultRow> run_concurrent_job(const std::string& platform,
   std::vector<Launch> launches;
   for (const ConcurrentMember& m : job.members) {
     comms.push_back(collective::parse_groups(m.group, topo, "group"));
-    Launch l;
-    l.programs = build_all(m.algorithm, topo, comms.back(), m.collective, m.size, m.chunks);
-    l.label = fmt::format("{} {} {} on {}", collective::to_string(m.collective), m.algorithm.label,
-                          core::to_string(m.size), m.group);
-    launches.push_back(std::move(l));
+    launches.push_back(
+        make_launch(m.algorithm, topo, comms.back(), m.collective, m.size, m.chunks,
+                    fmt::format("{} {} {} on {}", collective::to_string(m.collective),
+                                m.algorithm.label, core::to_string(m.size), m.group)));
   }
   const Outcome together =
       run_together(topo, backend, job.backend_options, launches, job.max_time,
@@ -255,9 +278,9 @@ std::vector<report::ResultRow> run_concurrent_job(const std::string& platform,
                        fmt::format("{} {} alone {}", platform, launches[i].label, label), monitor);
       row.alone_time = alone.launches[0].time();
     }
-    row.slowdown = row.alone_time.ps > 0 ? static_cast<double>(row.time.ps) /
-                                               static_cast<double>(row.alone_time.ps)
-                                         : 1.0;
+    row.slowdown = row.alone_time.ps > 0
+                       ? static_cast<double>(row.time.ps) / static_cast<double>(row.alone_time.ps)
+                       : 1.0;
     if (monitor) monitor->on_row(row);
     rows.push_back(std::move(row));
   }

@@ -84,29 +84,56 @@ struct HierarchicalCollective::Running {
   std::deque<collective::Program> programs;
 };
 
-HierarchicalCollective::HierarchicalCollective(const topology::Topology& topo, Executor& executor,
-                                               HierarchicalSpec spec)
-    : topo_(topo), ex_(executor), spec_(std::move(spec)) {
+void prepare(const topology::Topology& topo, HierarchicalSpec& spec) {
   const auto& dims = topo.dimensions();
-  if (dims.empty()) {
-    throw core::InputError(fmt::format(
-        "hierarchical: {} has no dimensions; use a torus, mesh or hierarchical platform",
-        topo.name()));
+  std::size_t real = 0;
+  for (const auto& d : dims) real += d.spec.size > 1 ? 1 : 0;
+  if (real < 2) {
+    throw core::InputError(
+        fmt::format("algorithm hierarchical needs a platform of two or more dimensions; {} has {}",
+                    topo.name(), real));
   }
-  if (spec_.active_chunks == 0) throw core::InputError("active_chunks: must be >= 1, got 0");
-  spec_.dim_algorithms.resize(dims.size());
+  if (spec.collective == Collective::AllToAll) {
+    throw core::InputError("algorithm hierarchical does not implement all-to-all");
+  }
+  if (spec.active_chunks == 0) throw core::InputError("active_chunks: must be >= 1, got 0");
+  if (spec.chunks == 0) throw core::InputError("chunks: must be >= 1, got 0");
+  spec.dim_algorithms.resize(dims.size());
   for (std::uint32_t d = 0; d < dims.size(); ++d) {
-    auto& a = spec_.dim_algorithms[d];
+    auto& a = spec.dim_algorithms[d];
     if (!a.info) a = default_dim_algorithm(dims[d].spec.kind);
     // The stages this collective needs, tried on the dimension's first group.
     const collective::Communicator g{dims[d].groups.front(), ""};
-    if (spec_.collective != Collective::AllGather) {
+    if (spec.collective != Collective::AllGather) {
       collective::build_program(a, topo, g, Collective::ReduceScatter, core::Bytes{1}, 1);
     }
-    if (spec_.collective != Collective::ReduceScatter) {
+    if (spec.collective != Collective::ReduceScatter) {
       collective::build_program(a, topo, g, Collective::AllGather, core::Bytes{1}, 1);
     }
   }
+}
+
+HierarchicalSpec spec_from_choice(const collective::AlgorithmChoice& choice, Collective c,
+                                  core::Bytes size, std::uint32_t chunks) {
+  HierarchicalSpec s;
+  s.collective = c;
+  s.size = size;
+  s.chunks = chunks;
+  s.schedule =
+      choice.params.at("schedule") == 1 ? InterDimPolicy::Themis : InterDimPolicy::Baseline;
+  const std::int64_t intra = choice.params.at("intra");
+  s.intra = intra == 2   ? IntraDimPolicy::Scf
+            : intra == 1 ? IntraDimPolicy::Lifo
+                         : IntraDimPolicy::Fifo;
+  s.active_chunks = static_cast<std::uint32_t>(choice.params.at("active_chunks"));
+  return s;
+}
+
+HierarchicalCollective::HierarchicalCollective(const topology::Topology& topo, Executor& executor,
+                                               HierarchicalSpec spec)
+    : topo_(topo), ex_(executor), spec_(std::move(spec)) {
+  prepare(topo, spec_);
+  const auto& dims = topo.dimensions();
   plan_ = plan_chunks(dim_models(topo, spec_.collective, spec_.dim_algorithms), spec_.collective,
                       spec_.size, spec_.chunks, spec_.schedule);
   queue_.resize(dims.size());
@@ -158,7 +185,8 @@ void HierarchicalCollective::enqueue(std::uint32_t c) {
       auto it = q.end();
       if (ch.stage + 1 < cp.dims.size()) {
         const double mine = phase_size(c);
-        it = std::find_if(q.begin(), q.end(), [&](std::uint32_t k) { return phase_size(k) >= mine; });
+        it = std::find_if(q.begin(), q.end(),
+                          [&](std::uint32_t k) { return phase_size(k) >= mine; });
       }
       q.insert(it, c);
       break;
@@ -182,7 +210,8 @@ void HierarchicalCollective::launch(std::uint32_t dim, std::uint32_t c) {
   const auto& d = topo_.dimensions()[dim];
   const double p = static_cast<double>(d.spec.size);
   // Reduce-scatter of the chunk's bytes; all-gather whose result is P times them.
-  const auto size = core::Bytes{static_cast<std::uint64_t>(std::llround(rs ? ch.bytes : ch.bytes * p))};
+  const auto size =
+      core::Bytes{static_cast<std::uint64_t>(std::llround(rs ? ch.bytes : ch.bytes * p))};
   in_flight_.push_back(std::make_unique<Running>());
   Running* r = in_flight_.back().get();
   r->dim = dim;
@@ -191,9 +220,9 @@ void HierarchicalCollective::launch(std::uint32_t dim, std::uint32_t c) {
   r->remaining = static_cast<std::uint32_t>(d.groups.size());
   const auto& algo = spec_.dim_algorithms[dim];
   for (std::size_t g = 0; g < d.groups.size(); ++g) {
-    r->programs.push_back(collective::build_program(
-        algo, topo_, collective::Communicator{d.groups[g], ""},
-        rs ? Collective::ReduceScatter : Collective::AllGather, size, 1));
+    r->programs.push_back(
+        collective::build_program(algo, topo_, collective::Communicator{d.groups[g], ""},
+                                  rs ? Collective::ReduceScatter : Collective::AllGather, size, 1));
   }
   for (std::size_t g = 0; g < d.groups.size(); ++g) {
     ex_.start(

@@ -38,8 +38,8 @@ IntraDimPolicy parse_intra_dim_policy(std::string_view text, std::string_view fi
 
 struct HierarchicalSpec {
   collective::Collective collective = collective::Collective::AllReduce;
-  core::Bytes size;               ///< collective.hpp conventions, over all NPUs of the platform
-  std::uint32_t chunks = 64;      ///< Themis Sec. 5.3
+  core::Bytes size;           ///< collective.hpp conventions, over all NPUs of the platform
+  std::uint32_t chunks = 64;  ///< Themis Sec. 5.3
   InterDimPolicy schedule = InterDimPolicy::Baseline;
   IntraDimPolicy intra = IntraDimPolicy::Fifo;
   std::uint32_t active_chunks = 1;  ///< chunk-stages a dimension runs at once, >= 1
@@ -57,18 +57,26 @@ collective::AlgorithmChoice default_dim_algorithm(topology::DimKind kind);
 std::vector<DimModel> dim_models(const topology::Topology& topo, collective::Collective c,
                                  const std::vector<collective::AlgorithmChoice>& algorithms);
 
+/// Check `spec` against the platform and fill its defaults (Table 1 algorithm per dimension).
+/// Throws core::InputError: fewer than two dimensions of size > 1, all-to-all, active_chunks 0,
+/// chunks 0, or a dimension's algorithm that cannot run the stages on its groups.
+void prepare(const topology::Topology& topo, HierarchicalSpec& spec);
+
+/// The spec of the registered `hierarchical` algorithm choice (algorithms/hierarchical.cpp) for
+/// this collective.
+HierarchicalSpec spec_from_choice(const collective::AlgorithmChoice& choice,
+                                  collective::Collective c, core::Bytes size, std::uint32_t chunks);
+
 /// When each dimension had a chunk-stage running: [begin, end) intervals in start order.
 struct DimActivity {
   std::vector<std::pair<core::Time, core::Time>> busy;
 };
 
-/// One hierarchical collective on an executor. Throws core::InputError from the constructor when
-/// the platform has no dimensions, the collective is all-to-all, or a dimension's algorithm
-/// cannot run on its groups.
+/// One hierarchical collective on an executor. The constructor prepare()s the spec (and throws
+/// what it throws).
 class HierarchicalCollective {
  public:
-  HierarchicalCollective(const topology::Topology& topo, Executor& executor,
-                         HierarchicalSpec spec);
+  HierarchicalCollective(const topology::Topology& topo, Executor& executor, HierarchicalSpec spec);
   ~HierarchicalCollective();
   HierarchicalCollective(const HierarchicalCollective&) = delete;
   HierarchicalCollective& operator=(const HierarchicalCollective&) = delete;
@@ -97,7 +105,7 @@ class HierarchicalCollective {
   Plan plan_;
   std::vector<Chunk> chunks_;
   std::vector<std::deque<std::uint32_t>> queue_;  // per dimension: waiting chunks
-  std::vector<std::uint32_t> running_;             // per dimension
+  std::vector<std::uint32_t> running_;            // per dimension
   std::vector<std::unique_ptr<Running>> in_flight_;
   std::vector<DimActivity> activity_;
   std::function<void(const CollectiveStats&)> on_done_;

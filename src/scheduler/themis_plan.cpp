@@ -69,10 +69,9 @@ Plan plan_chunks(const std::vector<DimModel>& dims, collective::Collective c, co
     std::vector<std::uint32_t> order = involved;  // the baseline: dim 1 first
     if (gather_only) std::reverse(order.begin(), order.end());
     if (policy == InterDimPolicy::Themis) {
-      auto [lo, hi] = std::minmax_element(involved.begin(), involved.end(),
-                                          [&](std::uint32_t a, std::uint32_t b) {
-                                            return plan.loads[a] < plan.loads[b];
-                                          });
+      auto [lo, hi] = std::minmax_element(
+          involved.begin(), involved.end(),
+          [&](std::uint32_t a, std::uint32_t b) { return plan.loads[a] < plan.loads[b]; });
       // Sec. 5.3: the predicted time of an RS of chunkSize / 16 on the least-loaded dimension.
       const double threshold = stage_load(dims[*lo], true, chunk / 16);
       if (plan.loads[*hi] - plan.loads[*lo] >= threshold) {

@@ -8,5 +8,6 @@ AlgorithmInfo ring_info();                // algorithms/ring.cpp
 AlgorithmInfo direct_info();              // algorithms/direct.cpp
 AlgorithmInfo halving_doubling_info();    // algorithms/halving_doubling.cpp
 AlgorithmInfo recursive_doubling_info();  // algorithms/recursive_doubling.cpp
+AlgorithmInfo hierarchical_info();        // algorithms/hierarchical.cpp (staged)
 
 }  // namespace collsim::collective

@@ -1,0 +1,41 @@
+// Hierarchical multi-rail collectives (Themis, ISCA'22, Sec. 2.3 and 4): one basic algorithm per
+// dimension, chunks pipelined across the dimensions, with the baseline or the Themis schedule.
+// It is composed at run time by the scheduler (scheduler/hierarchical.hpp) from per-dimension
+// stage programs, so it has no build function here; this entry gives it a name, parameters and a
+// place in `collsim list`.
+#include "collective/algorithm.hpp"
+#include "collective/algorithms/algorithms.hpp"
+
+namespace collsim::collective {
+
+AlgorithmInfo hierarchical_info() {
+  AlgorithmInfo a{
+      "hierarchical",
+      "Multi-rail hierarchical collective: reduce-scatter stages over the dimensions, then "
+      "all-gather stages back, each on every group of the dimension at once with the dimension's "
+      "basic algorithm (ring for rings and lines, direct for fc, halving-doubling for switches); "
+      "--chunks chunks flow through per-dimension queues (Themis uses 64)",
+      "Themis (ISCA'22) Sec. 2.3, 4.2 (Algorithm 1), 4.3, 5.3; Table 1",
+      {Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather},
+      {ParamSpec{"schedule",
+                 0,
+                 0,
+                 1,
+                 "inter-dimension order: baseline (dims 1..D for every chunk) or themis "
+                 "(Algorithm 1: least-loaded dimension first)",
+                 {"baseline", "themis"}},
+       ParamSpec{"intra",
+                 0,
+                 0,
+                 2,
+                 "order of a dimension's waiting chunks: fifo, lifo, scf (smallest chunk first)",
+                 {"fifo", "lifo", "scf"}},
+       ParamSpec{"active_chunks", 1, 1, 1024,
+                 "chunk-stages a dimension runs at once (Sec. 4.3: several when one chunk cannot "
+                 "saturate it)"}},
+      nullptr};
+  a.staged = true;
+  return a;
+}
+
+}  // namespace collsim::collective
