@@ -34,8 +34,11 @@ IntraDimPolicy parse_intra_dim_policy(std::string_view text, std::string_view fi
 }
 
 collective::AlgorithmChoice default_dim_algorithm(topology::DimKind kind) {
+  // A bidirectional ring runs the ring both ways (half of every chunk each way), so that the
+  // stage uses the dimension's whole bandwidth, as the Latency Model assumes.
   const char* name = kind == topology::DimKind::FullyConnected ? "direct"
                      : kind == topology::DimKind::Switch       ? "halving-doubling"
+                     : kind == topology::DimKind::Ring         ? "ring:directions=2"
                                                                : "ring";
   return collective::parse_algorithm(name, "hierarchical");
 }
@@ -65,6 +68,12 @@ std::vector<DimModel> dim_models(const topology::Topology& topo, Collective c,
     double bw = 0;
     for (topology::LinkId l : topo.out_links(group[0])) {
       if (topo.links()[l].dim == d) bw += topo.links()[l].bandwidth.bytes_per_s;
+    }
+    // A one-way ring on a bidirectional ring uses half the NPU's links in the dimension.
+    const auto& a = algorithms[d];
+    if (a.info->name == "ring" && a.params.at("directions") == 1 &&
+        dims[d].spec.kind == topology::DimKind::Ring && m.size > 2) {
+      bw /= 2;
     }
     m.bandwidth = core::Bandwidth{bw};
     core::Time step;

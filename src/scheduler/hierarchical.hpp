@@ -47,8 +47,8 @@ struct HierarchicalSpec {
   std::vector<collective::AlgorithmChoice> dim_algorithms;
 };
 
-/// Themis Table 1: the basic algorithm for a dimension kind (ring and uring: ring; line: ring;
-/// fc: direct; sw: halving-doubling).
+/// Themis Table 1: the basic algorithm for a dimension kind (ring: ring both ways; uring and
+/// line: ring; fc: direct; sw: halving-doubling).
 collective::AlgorithmChoice default_dim_algorithm(topology::DimKind kind);
 
 /// The planner's view of the platform's dimensions: P_K, one NPU's bandwidth in the dimension
