@@ -54,6 +54,14 @@ clang: deps
 	@cmake --build build-clang -j $(JOBS)
 	ctest --test-dir build-clang --output-on-failure -j $(JOBS)
 
+# Paper reproductions at full size (minutes; not part of `make test`): CSV in results/.
+reproduce: build
+	@mkdir -p results
+	@for f in examples/themis/*.yaml; do \
+	  echo "collsim: $$f"; \
+	  ./$(BUILD)/collsim run $$f --format csv --output results/$$(basename $$f .yaml).csv || exit 1; \
+	done
+
 bench: build
 	./$(BUILD)/collsim_bench
 
