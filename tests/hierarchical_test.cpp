@@ -130,6 +130,18 @@ TEST(Hierarchical, DefaultRingsRunBothWays) {
   EXPECT_EQ(default_dim_algorithm(topology::DimKind::FullyConnected).label, "direct");
 }
 
+TEST(Hierarchical, PerDimensionAllReduceBaselineOfTheAuthorsCode) {
+  // schedule=per-dim-all-reduce: a full ring all-reduce of S in dim0, then of S in dim1 (one-way
+  // rings): 2 x 2 x 3 (alpha + S/(4B)) = 12 x 150 ns + 12 x 16.384 us = 198.408 us.
+  const auto t = topology::from_compact("torus:4x4", kBw, kLat);
+  HierarchicalSpec s = all_reduce(1 << 20, 1);
+  s.schedule = InterDimPolicy::PerDimAllReduce;
+  const Outcome o = run(t, s);
+  EXPECT_EQ(o.stats.time().ps, 198408000);
+  EXPECT_EQ(o.plan.chunks[0].ops,
+            (std::vector<Collective>{Collective::AllReduce, Collective::AllReduce}));
+}
+
 TEST(Hierarchical, ErrorsAreInputErrors) {
   const auto t = topology::from_compact("torus:4x4", kBw, kLat);
   core::Simulation sim;

@@ -28,7 +28,9 @@ TEST(ThemisPlan, Figure7WorkedExample) {
   ASSERT_EQ(t.chunks.size(), 4u);
   // Chunk 1: loads equal (0, 0), below the threshold: the baseline order. Loads (48, 24) ms.
   EXPECT_EQ(t.chunks[0].dims, (std::vector<std::uint32_t>{0, 1, 1, 0}));
-  EXPECT_EQ(t.chunks[0].reduce_scatter, (std::vector<bool>{true, true, false, false}));
+  EXPECT_EQ(t.chunks[0].ops,
+            (std::vector<Collective>{Collective::ReduceScatter, Collective::ReduceScatter,
+                                     Collective::AllGather, Collective::AllGather}));
   // Chunk 2: gap 24 ms >= threshold (RS of 4 MB on dim2: 3 ms); dim2 is lighter, so it goes
   // first (Fig. 7 step c). Loads (48 + 12, 24 + 96) = (60, 120) ms.
   EXPECT_EQ(t.chunks[1].dims, (std::vector<std::uint32_t>{1, 0, 0, 1}));
@@ -59,7 +61,8 @@ TEST(ThemisPlan, FixedDelaysStartTheTrackerAndTheThresholdKeepsTheBaseline) {
   Plan p =
       plan_chunks(dims, Collective::ReduceScatter, core::Bytes{4000000}, 1, InterDimPolicy::Themis);
   EXPECT_EQ(p.chunks[0].dims, (std::vector<std::uint32_t>{0, 1}));
-  EXPECT_EQ(p.chunks[0].reduce_scatter, (std::vector<bool>{true, true}));
+  EXPECT_EQ(p.chunks[0].ops,
+            (std::vector<Collective>{Collective::ReduceScatter, Collective::ReduceScatter}));
   std::swap(dims[0].fixed_delay, dims[1].fixed_delay);
   p = plan_chunks(dims, Collective::ReduceScatter, core::Bytes{4000000}, 1, InterDimPolicy::Themis);
   EXPECT_EQ(p.chunks[0].dims, (std::vector<std::uint32_t>{1, 0}));
@@ -79,7 +82,7 @@ TEST(ThemisPlan, AllGatherAloneGoesOutermostFirstAndGrows) {
   const Plan p = plan_chunks(fig5(), Collective::AllGather, core::Bytes{16000000}, 1,
                              InterDimPolicy::Baseline);
   EXPECT_EQ(p.chunks[0].dims, (std::vector<std::uint32_t>{1, 0}));
-  EXPECT_EQ(p.chunks[0].reduce_scatter, (std::vector<bool>{false, false}));
+  EXPECT_EQ(p.chunks[0].ops, (std::vector<Collective>{Collective::AllGather, Collective::AllGather}));
   EXPECT_NEAR(p.loads[1], 0.003, 1e-12);
   EXPECT_NEAR(p.loads[0], 0.006, 1e-12);
 }

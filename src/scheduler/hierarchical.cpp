@@ -116,6 +116,10 @@ void prepare(const topology::Topology& topo, HierarchicalSpec& spec) {
     if (spec.collective != Collective::AllGather) {
       collective::build_program(a, topo, g, Collective::ReduceScatter, core::Bytes{1}, 1);
     }
+    if (spec.schedule == InterDimPolicy::PerDimAllReduce &&
+        spec.collective == Collective::AllReduce) {
+      collective::build_program(a, topo, g, Collective::AllReduce, core::Bytes{1}, 1);
+    }
     if (spec.collective != Collective::ReduceScatter) {
       collective::build_program(a, topo, g, Collective::AllGather, core::Bytes{1}, 1);
     }
@@ -128,8 +132,10 @@ HierarchicalSpec spec_from_choice(const collective::AlgorithmChoice& choice, Col
   s.collective = c;
   s.size = size;
   s.chunks = chunks;
-  s.schedule =
-      choice.params.at("schedule") == 1 ? InterDimPolicy::Themis : InterDimPolicy::Baseline;
+  const std::int64_t schedule = choice.params.at("schedule");
+  s.schedule = schedule == 1   ? InterDimPolicy::Themis
+               : schedule == 2 ? InterDimPolicy::PerDimAllReduce
+                               : InterDimPolicy::Baseline;
   const std::int64_t intra = choice.params.at("intra");
   s.intra = intra == 2   ? IntraDimPolicy::Scf
             : intra == 1 ? IntraDimPolicy::Lifo
@@ -179,9 +185,9 @@ void HierarchicalCollective::enqueue(std::uint32_t c) {
   auto phase_size = [&](std::uint32_t k) {
     const Chunk& x = chunks_[k];
     const auto& p = plan_.chunks[k];
-    return p.reduce_scatter[x.stage]
-               ? x.bytes
-               : x.bytes * static_cast<double>(topo_.dimensions()[p.dims[x.stage]].spec.size);
+    return p.ops[x.stage] == Collective::AllGather
+               ? x.bytes * static_cast<double>(topo_.dimensions()[p.dims[x.stage]].spec.size)
+               : x.bytes;
   };
   switch (spec_.intra) {
     case IntraDimPolicy::Fifo:
@@ -215,12 +221,12 @@ void HierarchicalCollective::try_start(std::uint32_t dim) {
 
 void HierarchicalCollective::launch(std::uint32_t dim, std::uint32_t c) {
   const Chunk& ch = chunks_[c];
-  const bool rs = plan_.chunks[c].reduce_scatter[ch.stage];
+  const Collective op = plan_.chunks[c].ops[ch.stage];
   const auto& d = topo_.dimensions()[dim];
   const double p = static_cast<double>(d.spec.size);
-  // Reduce-scatter of the chunk's bytes; all-gather whose result is P times them.
-  const auto size =
-      core::Bytes{static_cast<std::uint64_t>(std::llround(rs ? ch.bytes : ch.bytes * p))};
+  // Reduce-scatter or all-reduce of the chunk's bytes; all-gather whose result is P times them.
+  const auto size = core::Bytes{static_cast<std::uint64_t>(
+      std::llround(op == Collective::AllGather ? ch.bytes * p : ch.bytes))};
   in_flight_.push_back(std::make_unique<Running>());
   Running* r = in_flight_.back().get();
   r->dim = dim;
@@ -231,7 +237,7 @@ void HierarchicalCollective::launch(std::uint32_t dim, std::uint32_t c) {
   for (std::size_t g = 0; g < d.groups.size(); ++g) {
     r->programs.push_back(
         collective::build_program(algo, topo_, collective::Communicator{d.groups[g], ""},
-                                  rs ? Collective::ReduceScatter : Collective::AllGather, size, 1));
+                                  op, size, 1));
   }
   for (std::size_t g = 0; g < d.groups.size(); ++g) {
     ex_.start(
@@ -241,7 +247,7 @@ void HierarchicalCollective::launch(std::uint32_t dim, std::uint32_t c) {
           stats_.bytes += s.bytes;
           if (--r->remaining == 0) stage_done(r);
         },
-        fmt::format("chunk {} {} dim{}[{}]", c, rs ? "reduce-scatter" : "all-gather", dim, g));
+        fmt::format("chunk {} {} dim{}[{}]", c, collective::to_string(op), dim, g));
   }
 }
 
@@ -252,7 +258,7 @@ void HierarchicalCollective::stage_done(Running* r) {
   Chunk& ch = chunks_[r->chunk];
   const ChunkPlan& cp = plan_.chunks[r->chunk];
   const double p = static_cast<double>(topo_.dimensions()[r->dim].spec.size);
-  ch.bytes = cp.reduce_scatter[ch.stage] ? ch.bytes / p : ch.bytes * p;
+  ch.bytes = after_stage(cp.ops[ch.stage], static_cast<std::uint32_t>(p), ch.bytes);
   ++ch.stage;
   const std::uint32_t dim = r->dim, chunk = r->chunk;
   // The stage's programs are finished and never read again: free them now.

@@ -10,22 +10,34 @@
 namespace collsim::scheduler {
 
 const char* to_string(InterDimPolicy p) {
-  return p == InterDimPolicy::Themis ? "themis" : "baseline";
+  return p == InterDimPolicy::Themis            ? "themis"
+         : p == InterDimPolicy::PerDimAllReduce ? "per-dim-all-reduce"
+                                                : "baseline";
 }
 
 InterDimPolicy parse_inter_dim_policy(std::string_view text, std::string_view field) {
   if (text == "baseline") return InterDimPolicy::Baseline;
   if (text == "themis") return InterDimPolicy::Themis;
+  if (text == "per-dim-all-reduce") return InterDimPolicy::PerDimAllReduce;
   throw core::InputError(fmt::format(
       "{}: unknown schedule \"{}\"; valid: baseline (dims 1..D for every chunk), themis "
-      "(Themis Algorithm 1: least-loaded dimension first)",
+      "(Themis Algorithm 1: least-loaded dimension first), per-dim-all-reduce (a full all-reduce "
+      "in each dimension: the authors' ASTRA-sim baseline)",
       field, text));
 }
 
-double stage_load(const DimModel& dim, bool reduce_scatter, double bytes) {
+double stage_load(const DimModel& dim, collective::Collective op, double bytes) {
   const double p = dim.size;
-  const double sent = reduce_scatter ? bytes * (p - 1) / p : bytes * (p - 1);
+  const double sent = op == collective::Collective::ReduceScatter ? bytes * (p - 1) / p
+                      : op == collective::Collective::AllGather   ? bytes * (p - 1)
+                                                                  : 2 * bytes * (p - 1) / p;
   return sent / dim.bandwidth.bytes_per_s;
+}
+
+double after_stage(collective::Collective op, std::uint32_t size, double bytes) {
+  return op == collective::Collective::ReduceScatter ? bytes / size
+         : op == collective::Collective::AllGather   ? bytes * size
+                                                     : bytes;
 }
 
 namespace {
@@ -33,10 +45,10 @@ namespace {
 // Walks `order` from a chunk of `bytes` per NPU, adding each stage's load; returns the bytes per
 // NPU after the last stage.
 double charge(const std::vector<DimModel>& dims, const std::vector<std::uint32_t>& order,
-              bool reduce_scatter, double bytes, std::vector<double>& loads) {
+              collective::Collective op, double bytes, std::vector<double>& loads) {
   for (std::uint32_t d : order) {
-    loads[d] += stage_load(dims[d], reduce_scatter, bytes);
-    bytes = reduce_scatter ? bytes / dims[d].size : bytes * dims[d].size;
+    loads[d] += stage_load(dims[d], op, bytes);
+    bytes = after_stage(op, dims[d].size, bytes);
   }
   return bytes;
 }
@@ -73,27 +85,31 @@ Plan plan_chunks(const std::vector<DimModel>& dims, collective::Collective c, co
           involved.begin(), involved.end(),
           [&](std::uint32_t a, std::uint32_t b) { return plan.loads[a] < plan.loads[b]; });
       // Sec. 5.3: the predicted time of an RS of chunkSize / 16 on the least-loaded dimension.
-      const double threshold = stage_load(dims[*lo], true, chunk / 16);
+      const double threshold =
+          stage_load(dims[*lo], collective::Collective::ReduceScatter, chunk / 16);
       if (plan.loads[*hi] - plan.loads[*lo] >= threshold) {
         std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
           return gather_only ? plan.loads[a] > plan.loads[b] : plan.loads[a] < plan.loads[b];
         });
       }
     }
+    using collective::Collective;
     ChunkPlan cp;
+    cp.dims = order;
     if (gather_only) {
-      charge(dims, order, false, chunk, plan.loads);
-      cp.dims = order;
-      cp.reduce_scatter.assign(order.size(), false);
+      charge(dims, order, Collective::AllGather, chunk, plan.loads);
+      cp.ops.assign(order.size(), Collective::AllGather);
+    } else if (c == Collective::AllReduce && policy == InterDimPolicy::PerDimAllReduce) {
+      charge(dims, order, Collective::AllReduce, chunk, plan.loads);
+      cp.ops.assign(order.size(), Collective::AllReduce);
     } else {
-      const double reduced = charge(dims, order, true, chunk, plan.loads);
-      cp.dims = order;
-      cp.reduce_scatter.assign(order.size(), true);
-      if (c == collective::Collective::AllReduce) {
+      const double reduced = charge(dims, order, Collective::ReduceScatter, chunk, plan.loads);
+      cp.ops.assign(order.size(), Collective::ReduceScatter);
+      if (c == Collective::AllReduce) {
         std::vector<std::uint32_t> back(order.rbegin(), order.rend());
-        charge(dims, back, false, reduced, plan.loads);
+        charge(dims, back, Collective::AllGather, reduced, plan.loads);
         cp.dims.insert(cp.dims.end(), back.begin(), back.end());
-        cp.reduce_scatter.insert(cp.reduce_scatter.end(), back.size(), false);
+        cp.ops.insert(cp.ops.end(), back.size(), Collective::AllGather);
       }
     }
     plan.chunks.push_back(std::move(cp));

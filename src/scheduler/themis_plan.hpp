@@ -28,9 +28,15 @@
 
 namespace collsim::scheduler {
 
-enum class InterDimPolicy { Baseline, Themis };
+enum class InterDimPolicy {
+  Baseline,  ///< Sec. 2.3: RS over dims 1..D, then AG over D..1, every chunk
+  Themis,    ///< Algorithm 1
+  /// The authors' ASTRA-sim baseline: a full all-reduce in each dimension, dims 1..D (all-reduce
+  /// only; RS and AG as Baseline).
+  PerDimAllReduce,
+};
 const char* to_string(InterDimPolicy p);
-/// "baseline" or "themis"; throws core::InputError naming `field`.
+/// "baseline", "themis" or "per-dim-all-reduce"; throws core::InputError naming `field`.
 InterDimPolicy parse_inter_dim_policy(std::string_view text, std::string_view field);
 
 /// What the planner needs of one dimension.
@@ -40,12 +46,12 @@ struct DimModel {
   core::Time fixed_delay;     ///< A_K for the planned collective on this dimension
 };
 
-/// One chunk's walk: the dimensions of its stages in order, and whether each stage is a
-/// reduce-scatter (else an all-gather). An all-reduce chunk has 2 D' stages (D' = dimensions of
-/// size > 1), an RS or AG chunk D'.
+/// One chunk's walk: the dimensions of its stages in order, and each stage's collective
+/// (reduce-scatter, all-gather, or all-reduce for PerDimAllReduce). An all-reduce chunk has 2 D'
+/// stages (D' = dimensions of size > 1; D' with PerDimAllReduce), an RS or AG chunk D'.
 struct ChunkPlan {
   std::vector<std::uint32_t> dims;
-  std::vector<bool> reduce_scatter;
+  std::vector<collective::Collective> ops;
 };
 
 struct Plan {
@@ -61,8 +67,10 @@ struct Plan {
 Plan plan_chunks(const std::vector<DimModel>& dims, collective::Collective c, core::Bytes size,
                  std::uint32_t chunks, InterDimPolicy policy);
 
-/// The Latency Model: seconds to run one stage on `dim` with `bytes` per NPU before the stage
-/// (n_K x B_K; the fixed delay is not included).
-double stage_load(const DimModel& dim, bool reduce_scatter, double bytes);
+/// The Latency Model: seconds to run one stage (`op`: reduce-scatter, all-gather or all-reduce)
+/// on `dim` with `bytes` per NPU before the stage (n_K x B_K; the fixed delay is not included).
+double stage_load(const DimModel& dim, collective::Collective op, double bytes);
+/// Bytes per NPU after a stage `op` on a dimension of `size` NPUs.
+double after_stage(collective::Collective op, std::uint32_t size, double bytes);
 
 }  // namespace collsim::scheduler

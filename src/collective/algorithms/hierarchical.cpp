@@ -20,10 +20,12 @@ AlgorithmInfo hierarchical_info() {
       {ParamSpec{"schedule",
                  0,
                  0,
-                 1,
-                 "inter-dimension order: baseline (dims 1..D for every chunk) or themis "
-                 "(Algorithm 1: least-loaded dimension first)",
-                 {"baseline", "themis"}},
+                 2,
+                 "inter-dimension order: baseline (RS over dims 1..D, AG back, every chunk: "
+                 "Sec. 2.3), themis (Algorithm 1: least-loaded dimension first), or "
+                 "per-dim-all-reduce (a full all-reduce in each dimension: the authors' ASTRA-sim "
+                 "baseline)",
+                 {"baseline", "themis", "per-dim-all-reduce"}},
        ParamSpec{"intra",
                  0,
                  0,
