@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "network/analytical.hpp"
 #include "network/backend.hpp"
+#include "scheduler/collective_sweep.hpp"
 #include "topology/builders.hpp"
 
 namespace collsim::scheduler {
@@ -140,6 +141,24 @@ TEST(Hierarchical, PerDimensionAllReduceBaselineOfTheAuthorsCode) {
   EXPECT_EQ(o.stats.time().ps, 198408000);
   EXPECT_EQ(o.plan.chunks[0].ops,
             (std::vector<Collective>{Collective::AllReduce, Collective::AllReduce}));
+}
+
+TEST(Hierarchical, JobsWithAStagedAlgorithmGetTheIdealReferenceRow) {
+  // Themis Table 3's Ideal: size / total bandwidth; on torus:4x4 an NPU has 4 links of 16 GB/s,
+  // so 64 MiB takes 67108864 B / 64 GB/s = 1048.576 us. A job of flat algorithms gets no such row.
+  const auto t = topology::from_compact("torus:4x4", kBw, kLat);
+  CollectiveJob job;
+  job.sizes = {core::Bytes{64 << 20}};
+  job.chunks = 4;
+  job.algorithms = {collective::parse_algorithm("hierarchical", "t")};
+  const auto rows = run_collective_job("p", t, network::find_backend("flow", "b"), job);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[1].algorithm, "ideal");
+  EXPECT_EQ(rows[1].time.ps, 1048576000);
+  EXPECT_EQ(rows[1].messages, 0u);
+  EXPECT_NEAR(rows[1].speedup, rows[0].time.seconds() / rows[1].time.seconds(), 1e-9);
+  job.algorithms = {collective::parse_algorithm("ring", "t")};
+  EXPECT_EQ(run_collective_job("p", t, network::find_backend("flow", "b"), job).size(), 1u);
 }
 
 TEST(Hierarchical, ErrorsAreInputErrors) {

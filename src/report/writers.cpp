@@ -90,6 +90,7 @@ std::string busiest_links_at_largest_size(const std::vector<ResultRow>& rows, st
   std::string out = fmt::format("  at {}: utilization per dimension, and the busiest links\n",
                                 core::to_string(rows[last].size));
   for (std::size_t i = first; i <= last; ++i) {
+    if (rows[i].messages == 0 && rows[i].busiest_links.empty()) continue;  // a reference row
     std::string dims, links;
     for (double u : rows[i].dim_utilization) {
       dims += fmt::format("{}{:.0f}%", dims.empty() ? "" : " ", 100 * u);

@@ -153,6 +153,16 @@ std::uint64_t distinct_channels(const Program& p) {
   return total;
 }
 
+// Themis Table 3 "Ideal": collective size / total bandwidth, the total being one NPU's bandwidth
+// summed over every dimension (all its outgoing links).
+CollectiveStats ideal_stats(const topology::Topology& topo, core::Bytes size) {
+  double bw = 0;
+  for (topology::LinkId l : topo.out_links(0)) bw += topo.links()[l].bandwidth.bytes_per_s;
+  CollectiveStats s;
+  s.end = core::transfer_time(size, core::Bandwidth{bw});
+  return s;
+}
+
 }  // namespace
 
 std::vector<collective::AlgorithmChoice> expand_all_algorithms(const topology::Topology& topo,
@@ -237,6 +247,17 @@ std::vector<report::ResultRow> run_collective_job(const std::string& platform,
       const core::Time base = rows.size() > first ? rows[first].time : row.time;
       row.speedup =
           row.time.ps > 0 ? static_cast<double>(base.ps) / static_cast<double>(row.time.ps) : 1.0;
+      if (monitor) monitor->on_row(row);
+      rows.push_back(std::move(row));
+    }
+    // Next to staged (hierarchical) collectives, Table 3's reference: every byte at the NPU's
+    // total bandwidth over all dimensions.
+    const bool staged = std::any_of(job.algorithms.begin(), job.algorithms.end(),
+                                    [](const auto& a) { return a.info->staged; });
+    if (staged) {
+      report::ResultRow row = make_row(platform, topo, label, job.collective, "ideal", job.chunks,
+                                       size, job.group, comms, ideal_stats(topo, size));
+      row.speedup = static_cast<double>(rows[first].time.ps) / static_cast<double>(row.time.ps);
       if (monitor) monitor->on_row(row);
       rows.push_back(std::move(row));
     }
