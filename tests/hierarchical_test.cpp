@@ -89,6 +89,31 @@ TEST(Hierarchical, TwoChunksPipelineThroughTheDimensionQueues) {
   EXPECT_EQ(o.activity[1].busy[2].first.ps, 2 * 25026000);
 }
 
+TEST(Hierarchical, ActivityShareOfEachDimension) {
+  // The two-chunk pipeline above: dim0 runs a stage all the time (4 T0 of 4 T0), dim1 four stages
+  // of T1 = 6.594 us out of 100.104 us: 26.376 / 100.104 = 26.35%.
+  const auto t = topology::from_compact("torus:4x4", kBw, kLat);
+  const Outcome o = run(t, all_reduce(1 << 20, 2));
+  const auto share = activity_share(o.activity, o.stats.start, o.stats.end);
+  ASSERT_EQ(share.size(), 2u);
+  EXPECT_DOUBLE_EQ(share[0], 1.0);
+  EXPECT_NEAR(share[1], 4 * 6594000.0 / 100104000.0, 1e-12);
+  // Overlapping stages (active_chunks > 1) count once.
+  DimActivity a;
+  a.busy = {{core::Time{0}, core::Time{10}}, {core::Time{5}, core::Time{20}},
+            {core::Time{30}, core::Time{40}}};
+  EXPECT_DOUBLE_EQ(activity_share({a}, core::Time{0}, core::Time{40})[0], 30.0 / 40.0);
+  // And rows carry it: CSV dim_activity for a hierarchical job.
+  CollectiveJob job;
+  job.sizes = {core::Bytes{1 << 20}};
+  job.chunks = 2;
+  job.algorithms = {collective::parse_algorithm("hierarchical", "t")};
+  const auto rows = run_collective_job("p", t, network::find_backend("analytical", "b"), job);
+  ASSERT_EQ(rows[0].dim_activity.size(), 2u);
+  EXPECT_DOUBLE_EQ(rows[0].dim_activity[0], 1.0);
+  EXPECT_TRUE(rows[1].dim_activity.empty());  // the ideal row
+}
+
 TEST(Hierarchical, ThemisBeatsBaselineWhenTheSecondDimensionHasSpareBandwidth) {
   // Themis Sec. 3.3: 4 x 4 with BW(dim2) = BW(dim1) / 2 (not / 4), 256 MB in 4 chunks; rings of
   // 50 and 25 GB/s per direction, the ring algorithm using one direction. Per chunk walked dim1

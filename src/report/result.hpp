@@ -55,6 +55,9 @@ struct ResultRow {
   double max_link_utilization = 0;  ///< busiest link's bytes / (bandwidth * time)
   /// Per dimension: bytes over its links / (sum of their bandwidths x time).
   std::vector<double> dim_utilization;
+  /// Hierarchical collectives: per dimension, the share of the time it had a chunk-stage running
+  /// (Themis Fig. 9 activity); empty for flat algorithms.
+  std::vector<double> dim_activity;
   std::vector<LinkUse> busiest_links;  ///< most utilized first, ties to the lower link id
   /// Backend-specific figures (packet: head-flit overhead, message latency percentiles, ...).
   std::vector<std::pair<std::string, double>> backend_metrics;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -86,7 +87,12 @@ std::string busiest_links_at_largest_size(const std::vector<ResultRow>& rows, st
          same_block(rows[first - 1], rows[last])) {
     --first;
   }
-  if (rows[last].busiest_links.empty()) return {};
+  // Nothing to show when no row of the block lists links (reference rows never do).
+  if (std::all_of(rows.begin() + static_cast<std::ptrdiff_t>(first),
+                  rows.begin() + static_cast<std::ptrdiff_t>(last) + 1,
+                  [](const ResultRow& r) { return r.busiest_links.empty(); })) {
+    return {};
+  }
   std::string out = fmt::format("  at {}: utilization per dimension, and the busiest links\n",
                                 core::to_string(rows[last].size));
   for (std::size_t i = first; i <= last; ++i) {
@@ -100,7 +106,12 @@ std::string busiest_links_at_largest_size(const std::vector<ResultRow>& rows, st
                                                 : fmt::format("NPU {} {}", l.src, l.kind.substr(4));
       links += fmt::format("{}{} {:.0f}%", links.empty() ? "" : ", ", what, 100 * l.utilization);
     }
-    out += fmt::format("  {:<{}}  dims {}  links {}\n", rows[i].algorithm, name_w, dims, links);
+    std::string active;
+    for (double a : rows[i].dim_activity) {
+      active += fmt::format("{}{:.0f}%", active.empty() ? "  active " : " ", 100 * a);
+    }
+    out += fmt::format("  {:<{}}  dims {}{}  links {}\n", rows[i].algorithm, name_w, dims, active,
+                       links);
     std::string metrics;
     for (const auto& [key, value] : rows[i].backend_metrics) {
       metrics += fmt::format("{}{} {:.4g}", metrics.empty() ? "" : ", ", key, value);
@@ -179,20 +190,22 @@ std::string describe_dims(const std::vector<topology::DimSpec>& dims) {
 std::string csv_header() {
   return "platform,topology,npus,backend,collective,algorithm,chunks,size_bytes,time_ns,algbw_GBps,"
          "busbw_GBps,speedup,messages,bytes_sent,max_link_utilization,dim_utilization,group,"
-         "groups,ranks,concurrent,alone_time_ns,slowdown,dims\n";
+         "groups,ranks,concurrent,alone_time_ns,slowdown,dims,dim_activity\n";
 }
 
 std::string csv_row(const ResultRow& r) {
   std::string dims;  // one value per dimension, ';'-separated so the CSV keeps its columns
   for (double u : r.dim_utilization) dims += fmt::format("{}{:.6f}", dims.empty() ? "" : ";", u);
+  std::string active;
+  for (double a : r.dim_activity) active += fmt::format("{}{:.6f}", active.empty() ? "" : ";", a);
   return fmt::format(
       "{},{},{},{},{},{},{},{},{:.3f},{:.6f},{:.6f},{:.6f},{},{},{:.6f},{},{},{},{},{},{:.3f},{:.6f},"
-      "{}\n",
+      "{},{}\n",
       csv_field(r.platform), csv_field(r.topology), r.npus, csv_field(r.backend),
       csv_field(collective::to_string(r.collective)), csv_field(r.algorithm), r.chunks,
       r.size.count, r.time.ns(), r.algbw_GBps, r.busbw_GBps, r.speedup, r.messages, r.bytes_sent,
       r.max_link_utilization, dims, csv_field(r.group), r.groups, r.ranks, csv_field(r.concurrent),
-      r.alone_time.ns(), r.slowdown, csv_field(describe_dims(r.dims)));
+      r.alone_time.ns(), r.slowdown, csv_field(describe_dims(r.dims)), active);
 }
 
 std::string render_csv(const std::vector<ResultRow>& rows) {
@@ -222,6 +235,7 @@ std::string render_json(const std::vector<ResultRow>& rows) {
     j["bytes_sent"] = r.bytes_sent;
     j["max_link_utilization"] = r.max_link_utilization;
     j["dim_utilization"] = r.dim_utilization;
+    if (!r.dim_activity.empty()) j["dim_activity"] = r.dim_activity;
     j["group"] = r.group;
     j["groups"] = r.groups;
     j["ranks"] = r.ranks;

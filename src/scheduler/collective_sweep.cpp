@@ -27,6 +27,7 @@ struct Launch {
 // messages and bytes of all its programs; the network's totals.
 struct Outcome {
   std::vector<CollectiveStats> launches;
+  std::vector<std::vector<double>> activity;  // per launch: staged collectives' dimension activity
   std::vector<network::LinkStats> links;
   std::vector<std::pair<std::string, double>> backend_metrics;
   std::vector<network::Resource> resources;
@@ -62,7 +63,12 @@ Outcome run_together(const topology::Topology& topo, const network::BackendInfo&
   for (std::size_t i = 0; i < ids.size(); ++i) {
     const auto& group = ids[i];
     CollectiveStats s;
-    if (staged[i]) s = staged[i]->stats();
+    std::vector<double> active;
+    if (staged[i]) {
+      s = staged[i]->stats();
+      active = activity_share(staged[i]->activity(), s.start, s.end);
+    }
+    out.activity.push_back(std::move(active));
     for (CollectiveId id : group) {
       const CollectiveStats& one = ex.stats(id);
       s.end = std::max(s.end, one.end);
@@ -244,6 +250,7 @@ std::vector<report::ResultRow> run_collective_job(const std::string& platform,
       report::ResultRow row = make_row(platform, topo, label, job.collective, choice.label,
                                        job.chunks, size, job.group, comms, o.launches[0]);
       add_network_metrics(row, topo, o, row.time, job.busiest_links);
+      row.dim_activity = o.activity[0];
       const core::Time base = rows.size() > first ? rows[first].time : row.time;
       row.speedup =
           row.time.ps > 0 ? static_cast<double>(base.ps) / static_cast<double>(row.time.ps) : 1.0;

@@ -85,6 +85,25 @@ std::vector<DimModel> dim_models(const topology::Topology& topo, Collective c,
   return out;
 }
 
+std::vector<double> activity_share(const std::vector<DimActivity>& activity, core::Time start,
+                                   core::Time end) {
+  std::vector<double> out;
+  const double span = static_cast<double>((end - start).ps);
+  for (const DimActivity& a : activity) {
+    auto busy = a.busy;
+    std::sort(busy.begin(), busy.end());
+    std::int64_t covered = 0;
+    core::Time reach = start;
+    for (const auto& [b, e] : busy) {  // union of the intervals
+      const core::Time from = std::max(b, reach);
+      if (e > from) covered += (e - from).ps;
+      reach = std::max(reach, e);
+    }
+    out.push_back(span > 0 ? static_cast<double>(covered) / span : 0.0);
+  }
+  return out;
+}
+
 struct HierarchicalCollective::Running {
   std::uint32_t dim = 0;
   std::uint32_t chunk = 0;

@@ -72,6 +72,11 @@ struct DimActivity {
   std::vector<std::pair<core::Time, core::Time>> busy;
 };
 
+/// Share of [start, end) in which each dimension had at least one chunk-stage running (Themis
+/// Fig. 9's activity, over the whole run); overlapping stages count once.
+std::vector<double> activity_share(const std::vector<DimActivity>& activity, core::Time start,
+                                   core::Time end);
+
 /// One hierarchical collective on an executor. The constructor prepare()s the spec (and throws
 /// what it throws).
 class HierarchicalCollective {
