@@ -43,6 +43,21 @@ void fill_link_metrics(ResultRow& row, const topology::Topology& topo,
   for (std::size_t d = 0; d < dim_bytes.size(); ++d) {
     row.dim_utilization[d] = dim_capacity[d] > 0 ? dim_bytes[d] / dim_capacity[d] : 0.0;
   }
+  // Weights: one NPU's bandwidth per dimension (a switch dimension's NPU->switch links; the
+  // switch->NPU links carry the same bytes and count in dim_utilization's ratio only).
+  std::vector<double> weight(dim_bytes.size(), 0);
+  if (topo.num_npus() > 0) {
+    for (topology::LinkId l : topo.out_links(0)) {
+      weight[std::min<std::uint32_t>(links[l].dim, weight.size() - 1)] +=
+          links[l].bandwidth.bytes_per_s;
+    }
+  }
+  double num = 0, den = 0;
+  for (std::size_t d = 0; d < weight.size(); ++d) {
+    num += weight[d] * row.dim_utilization[d];
+    den += weight[d];
+  }
+  row.bw_utilization = den > 0 ? num / den : 0.0;
   const std::size_t k = std::min<std::size_t>(busiest, uses.size());
   std::partial_sort(uses.begin(), uses.begin() + static_cast<std::ptrdiff_t>(k), uses.end(),
                     [](const LinkUse& a, const LinkUse& b) {

@@ -55,6 +55,11 @@ struct ResultRow {
   double max_link_utilization = 0;  ///< busiest link's bytes / (bandwidth * time)
   /// Per dimension: bytes over its links / (sum of their bandwidths x time).
   std::vector<double> dim_utilization;
+  /// Themis's average BW utilization (ISCA'22 Sec. 3.1): dim_utilization averaged with each
+  /// dimension weighted by one NPU's bandwidth in it (its outgoing links there), i.e. bytes moved
+  /// over the bandwidth budget x the time. Negative when the row has no link figures (reference
+  /// rows).
+  double bw_utilization = -1;
   /// Hierarchical collectives: per dimension, the share of the time it had a chunk-stage running
   /// (Themis Fig. 9 activity); empty for flat algorithms.
   std::vector<double> dim_activity;

@@ -106,6 +106,9 @@ std::string busiest_links_at_largest_size(const std::vector<ResultRow>& rows, st
                                                 : fmt::format("NPU {} {}", l.src, l.kind.substr(4));
       links += fmt::format("{}{} {:.0f}%", links.empty() ? "" : ", ", what, 100 * l.utilization);
     }
+    if (rows[i].dim_utilization.size() > 1 && rows[i].bw_utilization >= 0) {
+      dims += fmt::format(" (avg {:.0f}%)", 100 * rows[i].bw_utilization);
+    }
     std::string active;
     for (double a : rows[i].dim_activity) {
       active += fmt::format("{}{:.0f}%", active.empty() ? "  active " : " ", 100 * a);
@@ -190,7 +193,7 @@ std::string describe_dims(const std::vector<topology::DimSpec>& dims) {
 std::string csv_header() {
   return "platform,topology,npus,backend,collective,algorithm,chunks,size_bytes,time_ns,algbw_GBps,"
          "busbw_GBps,speedup,messages,bytes_sent,max_link_utilization,dim_utilization,group,"
-         "groups,ranks,concurrent,alone_time_ns,slowdown,dims,dim_activity\n";
+         "groups,ranks,concurrent,alone_time_ns,slowdown,dims,dim_activity,bw_utilization\n";
 }
 
 std::string csv_row(const ResultRow& r) {
@@ -200,12 +203,13 @@ std::string csv_row(const ResultRow& r) {
   for (double a : r.dim_activity) active += fmt::format("{}{:.6f}", active.empty() ? "" : ";", a);
   return fmt::format(
       "{},{},{},{},{},{},{},{},{:.3f},{:.6f},{:.6f},{:.6f},{},{},{:.6f},{},{},{},{},{},{:.3f},{:.6f},"
-      "{},{}\n",
+      "{},{},{}\n",
       csv_field(r.platform), csv_field(r.topology), r.npus, csv_field(r.backend),
       csv_field(collective::to_string(r.collective)), csv_field(r.algorithm), r.chunks,
       r.size.count, r.time.ns(), r.algbw_GBps, r.busbw_GBps, r.speedup, r.messages, r.bytes_sent,
       r.max_link_utilization, dims, csv_field(r.group), r.groups, r.ranks, csv_field(r.concurrent),
-      r.alone_time.ns(), r.slowdown, csv_field(describe_dims(r.dims)), active);
+      r.alone_time.ns(), r.slowdown, csv_field(describe_dims(r.dims)), active,
+      r.bw_utilization >= 0 ? fmt::format("{:.6f}", r.bw_utilization) : std::string());
 }
 
 std::string render_csv(const std::vector<ResultRow>& rows) {
@@ -235,6 +239,7 @@ std::string render_json(const std::vector<ResultRow>& rows) {
     j["bytes_sent"] = r.bytes_sent;
     j["max_link_utilization"] = r.max_link_utilization;
     j["dim_utilization"] = r.dim_utilization;
+    if (r.bw_utilization >= 0) j["bw_utilization"] = r.bw_utilization;
     if (!r.dim_activity.empty()) j["dim_activity"] = r.dim_activity;
     j["group"] = r.group;
     j["groups"] = r.groups;

@@ -137,6 +137,7 @@ void add_network_metrics(report::ResultRow& row, const topology::Topology& topo,
   report::fill_link_metrics(tmp, topo, o.links, busiest, o.resources);
   row.max_link_utilization = tmp.max_link_utilization;
   row.dim_utilization = std::move(tmp.dim_utilization);
+  row.bw_utilization = tmp.bw_utilization;
   row.busiest_links = std::move(tmp.busiest_links);
   row.backend_metrics = o.backend_metrics;
 }
