@@ -609,3 +609,60 @@ TEST(CliBackends, OptionAppliesToTheChosenBackendsThatTakeIt) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Cli, ActivityTimeSeriesAgreesWithTheRowsActivity) {
+  // Themis Fig. 9 as CSV: 2 dims x windows of 10 us; averaging a dimension's windows (the last
+  // one weighted by its shorter length) must give the row's whole-run activity.
+  const auto dir = std::filesystem::temp_directory_path() / "collsim_cli_test";
+  const auto out = dir / "activity.csv";
+  std::filesystem::remove(out);
+  const std::string args =
+      "collective -t torus:4x4 -a hierarchical -s 1MiB --chunks 4 -b analytical -q --format csv "
+      "--activity-window 10us --activity '" + out.string() + "'";
+  const Result r = collsim(args);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::istringstream rows(r.out), series(read_file(out));
+  std::string line;
+  std::getline(series, line);
+  EXPECT_EQ(line,
+            "platform,backend,algorithm,size_bytes,dim,window_start_ns,window_end_ns,active_share");
+  double busy[2] = {0, 0}, end_ns = 0;
+  int lines = 0;
+  while (std::getline(series, line)) {
+    // torus:4x4,analytical,hierarchical,1048576,DIM,FROM,TO,SHARE
+    std::vector<std::string> f;
+    std::stringstream ls(line);
+    for (std::string x; std::getline(ls, x, ',');) f.push_back(x);
+    ASSERT_EQ(f.size(), 8u) << line;
+    const double from = std::stod(f[5]), to = std::stod(f[6]), share = std::stod(f[7]);
+    EXPECT_LE(to - from, 10000.0 + 1e-9);
+    EXPECT_GE(share, 0.0);
+    EXPECT_LE(share, 1.0);
+    busy[std::stoi(f[4])] += share * (to - from);
+    end_ns = std::max(end_ns, to);
+    ++lines;
+  }
+  EXPECT_EQ(lines, 2 * 6);  // a 52.752 us run: 6 windows per dimension
+  std::getline(rows, line);
+  std::getline(rows, line);  // the hierarchical row: ...,time_ns (col 9),...,dim_activity (24)
+  std::vector<std::string> f;
+  std::stringstream ls(line);
+  for (std::string x; std::getline(ls, x, ',');) f.push_back(x);
+  EXPECT_DOUBLE_EQ(std::stod(f[8]), end_ns);
+  const std::string activity = f[23];
+  const auto semi = activity.find(';');
+  EXPECT_NEAR(busy[0] / end_ns, std::stod(activity.substr(0, semi)), 1e-6);
+  EXPECT_NEAR(busy[1] / end_ns, std::stod(activity.substr(semi + 1)), 1e-6);
+  // A bad window is refused before anything runs, and no file is written.
+  std::filesystem::remove(out);
+  const Result bad = collsim(
+      "collective -t torus:4x4 -a hierarchical -s 1MiB --activity-window 0us --activity '" +
+      out.string() + "'");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--activity-window"), std::string::npos) << bad.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+}  // namespace

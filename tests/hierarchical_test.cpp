@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "network/analytical.hpp"
 #include "network/backend.hpp"
+#include "report/result.hpp"
 #include "scheduler/collective_sweep.hpp"
 #include "topology/builders.hpp"
 
@@ -207,3 +208,25 @@ TEST(Hierarchical, ErrorsAreInputErrors) {
 
 }  // namespace
 }  // namespace collsim::scheduler
+
+namespace collsim::report {
+namespace {
+
+TEST(ActivitySeries, WindowsCoverTheUnionOfTheBusyIntervals) {
+  // Busy [0, 10) and [5, 20) overlap (count once), [30, 40) alone; span 45, windows of 20:
+  // [0, 20) fully busy, [20, 40) half, [40, 45) idle (measured over its 5).
+  using T = core::Time;
+  const std::vector<std::vector<std::pair<T, T>>> busy = {
+      {{T{5}, T{20}}, {T{0}, T{10}}, {T{30}, T{40}}}, {}};
+  const auto s = activity_series(busy, T{45}, T{20});
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0], (std::vector<double>{1.0, 0.5, 0.0}));
+  EXPECT_EQ(s[1], (std::vector<double>{0.0, 0.0, 0.0}));
+  // An interval across a window edge is split; past the span it is cut.
+  const auto t = activity_series({{{T{15}, T{50}}}}, T{45}, T{20});
+  EXPECT_EQ(t[0], (std::vector<double>{0.25, 1.0, 1.0}));
+  EXPECT_THROW(activity_series(busy, T{45}, T{0}), core::InputError);
+}
+
+}  // namespace
+}  // namespace collsim::report

@@ -161,3 +161,60 @@ TEST(Trace, WindowsStayBoundedAndKeepTheBusyTime) {
 
 }  // namespace
 }  // namespace collsim::report
+
+namespace collsim::report {
+namespace {
+
+TEST(Trace, HierarchicalCollectivesHaveAChunkStageTrackPerDimension) {
+  // 1 MiB all-reduce in 2 chunks on torus:4x4: each chunk walks RS dim0, RS dim1, AG dim1, AG
+  // dim0 (baseline), so 8 chunk-stage slices on two tracks, never overlapping on a track
+  // (active_chunks = 1), the last ending when the collective ends.
+  const auto t = topology::from_compact("torus:4x4", kBw, kLat);
+  scheduler::CollectiveJob job;
+  job.sizes = {core::Bytes{1 << 20}};
+  job.chunks = 2;
+  job.algorithms = {collective::parse_algorithm("hierarchical", "t")};
+  const auto path = temp("hier.json");
+  std::vector<ResultRow> rows;
+  {
+    TraceWriter trace(path.string());
+    rows = scheduler::run_collective_job("p", t, network::find_backend("analytical", "b"), job,
+                                         &trace);
+  }
+  const auto doc = nlohmann::json::parse(slurp(path));
+  std::uint64_t dims_pid = 0;
+  std::map<std::uint64_t, std::string> tracks;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "process_name" &&
+        std::string(e["args"]["name"]).ends_with("/ dimensions")) {
+      dims_pid = e["pid"];
+    }
+  }
+  ASSERT_NE(dims_pid, 0u);
+  std::map<std::string, std::vector<std::pair<double, double>>> slices;  // track -> [ts, end)
+  std::string first;
+  double first_ts = 1e300, last_end = 0, first_bytes = 0;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["pid"] != dims_pid) continue;
+    if (e["ph"] == "M" && e["name"] == "thread_name") tracks[e["tid"]] = e["args"]["name"];
+    if (e["ph"] != "X") continue;
+    const double ts = e["ts"], end = ts + double(e["dur"]);
+    slices[tracks.at(e["tid"])].emplace_back(ts, end);
+    if (ts < first_ts) first_ts = ts, first = e["name"], first_bytes = e["args"]["bytes_per_npu"];
+    last_end = std::max(last_end, end);
+  }
+  ASSERT_EQ(slices.size(), 2u);
+  EXPECT_EQ(slices["dim0"].size(), 4u);
+  EXPECT_EQ(slices["dim1"].size(), 4u);
+  for (auto& [name, v] : slices) {
+    std::sort(v.begin(), v.end());
+    for (std::size_t i = 1; i < v.size(); ++i) EXPECT_LE(v[i - 1].second, v[i].first + 1e-6);
+  }
+  EXPECT_EQ(first, "chunk 0 reduce-scatter");
+  EXPECT_DOUBLE_EQ(first_ts, 0.0);
+  EXPECT_DOUBLE_EQ(first_bytes, 524288.0);
+  EXPECT_NEAR(last_end, rows[0].time.ns() / 1000.0, 1e-6);
+}
+
+}  // namespace
+}  // namespace collsim::report

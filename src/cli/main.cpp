@@ -20,6 +20,13 @@ void add_output_options(CLI::App* cmd, collsim::cli::OutputOptions& o) {
   cmd->add_option("--trace", o.trace,
                   "write a timeline of every run to FILE.json (Chrome trace-event format: open "
                   "it in ui.perfetto.dev or chrome://tracing); best with one size and algorithm");
+  cmd->add_option("--activity", o.activity,
+                  "hierarchical collectives: write each dimension's activity over time to "
+                  "FILE.csv (the share of every window in which the dimension ran a chunk-stage, "
+                  "Themis Fig. 9; all or nothing)");
+  cmd->add_option("--activity-window", o.activity_window,
+                  "the window of --activity, e.g. 100 us (Themis Fig. 9)")
+      ->capture_default_str();
   cmd->add_flag("--quiet,-q", o.quiet, "no progress line and no notes on standard error");
   cmd->add_flag("--progress", o.progress,
                 "show the progress line even when standard error is not a terminal");

@@ -12,6 +12,7 @@
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "core/error.hpp"
+#include "core/parse.hpp"
 #include "report/trace.hpp"
 #include "report/writers.hpp"
 
@@ -63,6 +64,8 @@ class CsvStream final : public scheduler::RunMonitor {
 int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostream& out,
              std::ostream& err) {
   const report::Format format = report::parse_format(opt.format, "--format");
+  const core::Time activity_window =
+      core::parse_time(opt.activity_window, "--activity-window", core::Zero::Reject);
   std::uint64_t total = 0;
   for (const Work& w : work) {
     total += std::visit([](const auto& j) { return scheduler::count_runs(j); }, w.job);
@@ -112,6 +115,9 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
   }
   if (progress) progress->clear();
   if (trace) trace->close();
+  if (!opt.activity.empty()) {
+    report::write_file_atomically(opt.activity, report::render_activity_csv(rows, activity_window));
+  }
   if (csv) {
     csv->finish();
   } else {

@@ -2,7 +2,41 @@
 
 #include <algorithm>
 
+#include "core/error.hpp"
+
 namespace collsim::report {
+
+std::vector<std::vector<double>> activity_series(
+    const std::vector<std::vector<std::pair<core::Time, core::Time>>>& busy, core::Time span,
+    core::Time window) {
+  if (window.ps <= 0) throw core::InputError("--activity-window: must be a positive time");
+  const std::int64_t w = window.ps;
+  const std::size_t n = span.ps > 0 ? static_cast<std::size_t>((span.ps + w - 1) / w) : 0;
+  std::vector<std::vector<double>> out;
+  for (auto intervals : busy) {
+    std::sort(intervals.begin(), intervals.end());
+    std::vector<std::int64_t> covered(n, 0);
+    std::int64_t reach = 0;
+    for (const auto& [b, e] : intervals) {  // the union, spread over the windows it crosses
+      std::int64_t from = std::max(b.ps, reach);
+      const std::int64_t to = std::min(e.ps, span.ps);
+      reach = std::max(reach, e.ps);
+      while (from < to) {
+        const auto k = static_cast<std::size_t>(from / w);
+        const std::int64_t stop = std::min(to, static_cast<std::int64_t>(k + 1) * w);
+        covered[k] += stop - from;
+        from = stop;
+      }
+    }
+    std::vector<double> share(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::int64_t len = std::min<std::int64_t>(w, span.ps - static_cast<std::int64_t>(k) * w);
+      share[k] = static_cast<double>(covered[k]) / static_cast<double>(len);
+    }
+    out.push_back(std::move(share));
+  }
+  return out;
+}
 
 void derive_bandwidths(ResultRow& row) {
   const double seconds = row.time.seconds();

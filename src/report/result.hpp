@@ -63,10 +63,20 @@ struct ResultRow {
   /// Hierarchical collectives: per dimension, the share of the time it had a chunk-stage running
   /// (Themis Fig. 9 activity); empty for flat algorithms.
   std::vector<double> dim_activity;
+  /// Hierarchical collectives: per dimension, the [begin, end) intervals in which a chunk-stage
+  /// ran, from the run's start (activity_series() turns them into Fig. 9's time series).
+  std::vector<std::vector<std::pair<core::Time, core::Time>>> dim_busy;
   std::vector<LinkUse> busiest_links;  ///< most utilized first, ties to the lower link id
   /// Backend-specific figures (packet: head-flit overhead, message latency percentiles, ...).
   std::vector<std::pair<std::string, double>> backend_metrics;
 };
+
+/// Per dimension, the share of each window [k w, (k + 1) w) of [0, span) in which `busy` has at
+/// least one interval (overlaps count once; the last window is measured over its part before
+/// `span`). Themis Fig. 9 uses w = 100 us. Throws core::InputError if w is not positive.
+std::vector<std::vector<double>> activity_series(
+    const std::vector<std::vector<std::pair<core::Time, core::Time>>>& busy, core::Time span,
+    core::Time window);
 
 /// Fill algbw, busbw from size, time, collective and npus.
 void derive_bandwidths(ResultRow& row);

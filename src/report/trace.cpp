@@ -108,13 +108,16 @@ void TraceWriter::begin_run(const scheduler::RunContext& c) {
   pid_base_ = next_pid_;
   collectives_pid_ = pid_base_ + t.num_npus();
   network_pid_ = collectives_pid_ + 1;
-  next_pid_ = network_pid_ + 1;
+  dims_pid_ = network_pid_ + 1;
+  next_pid_ = dims_pid_ + 1;
   const std::string run = fmt::format("run {}: {}", runs_, c.what);
   for (topology::NodeId n = 0; n < t.num_npus(); ++n) {
     name_process(npu_pid(n), fmt::format("{} / NPU {}", run, n));
   }
   name_process(collectives_pid_, run + " / collectives");
   name_process(network_pid_, run + " / network");
+  run_name_ = run;
+  stage_threads_.clear();
   labels_.clear();
   sent_at_.clear();
   const std::size_t dims = std::max<std::size_t>(1, t.dimensions().size());
@@ -209,6 +212,19 @@ void TraceWriter::on_collective_end(scheduler::CollectiveId id,
                                     const scheduler::CollectiveStats& s) {
   slice(collectives_pid_, id + 1, labels_.at(id), s.start, s.end,
         fmt::format(R"("messages":{},"bytes":{})", s.messages, s.bytes));
+}
+
+void TraceWriter::on_stage(const scheduler::StageInfo& s) {
+  const std::uint64_t tid = std::uint64_t{s.dim} * 1000 + s.slot + 1;
+  if (stage_threads_.empty()) name_process(dims_pid_, run_name_ + " / dimensions");  // when used
+  if (std::find(stage_threads_.begin(), stage_threads_.end(), tid) == stage_threads_.end()) {
+    stage_threads_.push_back(tid);
+    name_thread(dims_pid_, tid,
+                s.slot == 0 ? fmt::format("dim{}", s.dim)
+                            : fmt::format("dim{} (chunk place {})", s.dim, s.slot + 1));
+  }
+  slice(dims_pid_, tid, fmt::format("chunk {} {}", s.chunk, collective::to_string(s.op)), s.begin,
+        s.end, fmt::format(R"("bytes_per_npu":{:.0f})", s.bytes));
 }
 
 void TraceWriter::on_link_busy(topology::LinkId link, core::Time begin, core::Time end) {

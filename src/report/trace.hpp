@@ -5,6 +5,8 @@
 //                  to injection at the source ("send to NPU d") and from send to delivery at the
 //                  destination ("recv from NPU s"), with bytes, message id and time step;
 //   "collectives"  one slice per collective, from its start to its end;
+//   "dimensions"   hierarchical collectives: a track per dimension (and per active chunk place)
+//                  with a slice per chunk-stage ("chunk 3 reduce-scatter"), Themis Fig. 9's view;
 //   "network"      counters: each dimension's busy share (links busy / links of the dimension)
 //                  and the busy share of the 16 busiest links, per time window.
 // Message slices are streamed to the file as they happen; the counters are accumulated in at most
@@ -69,6 +71,7 @@ class TraceWriter final : public scheduler::RunMonitor,
   void on_delivered(const scheduler::MessageInfo& m) override;
   void on_collective_end(scheduler::CollectiveId id, const scheduler::CollectiveStats& s) override;
   void on_link_busy(topology::LinkId link, core::Time begin, core::Time end) override;
+  void on_stage(const scheduler::StageInfo& s) override;
 
  private:
   void event(const std::string& json);
@@ -87,7 +90,10 @@ class TraceWriter final : public scheduler::RunMonitor,
   // The current run.
   const scheduler::RunContext* run_ = nullptr;
   std::uint64_t runs_ = 0;
-  std::uint64_t pid_base_ = 0, collectives_pid_ = 0, network_pid_ = 0, next_pid_ = 1;
+  std::uint64_t pid_base_ = 0, collectives_pid_ = 0, network_pid_ = 0, dims_pid_ = 0,
+                next_pid_ = 1;
+  std::string run_name_;
+  std::vector<std::uint64_t> stage_threads_;  // (dim, slot) tracks named so far, as tids
   std::vector<std::string> labels_;
   absl::flat_hash_map<std::uint64_t, core::Time> sent_at_;  // messages in flight
   std::vector<std::uint32_t> dim_of_link_;

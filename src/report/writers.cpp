@@ -212,6 +212,24 @@ std::string csv_row(const ResultRow& r) {
       r.bw_utilization >= 0 ? fmt::format("{:.6f}", r.bw_utilization) : std::string());
 }
 
+std::string render_activity_csv(const std::vector<ResultRow>& rows, core::Time window) {
+  std::string out =
+      "platform,backend,algorithm,size_bytes,dim,window_start_ns,window_end_ns,active_share\n";
+  for (const ResultRow& r : rows) {
+    const auto series = activity_series(r.dim_busy, r.time, window);
+    for (std::size_t d = 0; d < series.size(); ++d) {
+      for (std::size_t k = 0; k < series[d].size(); ++k) {
+        const core::Time from = window * static_cast<std::int64_t>(k);
+        const core::Time to = std::min(r.time, from + window);
+        out += fmt::format("{},{},{},{},{},{:.3f},{:.3f},{:.6f}\n", csv_field(r.platform),
+                           csv_field(r.backend), csv_field(r.algorithm), r.size.count, d,
+                           from.ns(), to.ns(), series[d][k]);
+      }
+    }
+  }
+  return out;
+}
+
 std::string render_csv(const std::vector<ResultRow>& rows) {
   std::string out = csv_header();
   for (const ResultRow& r : rows) out += csv_row(r);

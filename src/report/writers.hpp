@@ -29,6 +29,12 @@ std::string csv_row(const ResultRow& row);
 std::string describe_dims(const std::vector<topology::DimSpec>& dims);
 std::string render_json(const std::vector<ResultRow>& rows);
 
+/// Themis Fig. 9 as CSV: for every row of a hierarchical collective, each dimension's activity
+/// per window (activity_series), one line per window and dimension:
+///   platform,backend,algorithm,size_bytes,dim,window_start_ns,window_end_ns,active_share
+/// (dim 0-based; the last window ends at the run's end). Rows without activity add nothing.
+std::string render_activity_csv(const std::vector<ResultRow>& rows, core::Time window);
+
 /// Write `content` to `path` via a temporary file and a rename, so a failure leaves no
 /// half-written file. Throws core::InputError naming the path if it cannot be written.
 void write_file_atomically(const std::string& path, const std::string& content);

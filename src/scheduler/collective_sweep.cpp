@@ -28,6 +28,8 @@ struct Launch {
 struct Outcome {
   std::vector<CollectiveStats> launches;
   std::vector<std::vector<double>> activity;  // per launch: staged collectives' dimension activity
+  // per launch: each dimension's busy intervals, from the launch's start
+  std::vector<std::vector<std::vector<std::pair<core::Time, core::Time>>>> busy;
   std::vector<network::LinkStats> links;
   std::vector<std::pair<std::string, double>> backend_metrics;
   std::vector<network::Resource> resources;
@@ -64,11 +66,17 @@ Outcome run_together(const topology::Topology& topo, const network::BackendInfo&
     const auto& group = ids[i];
     CollectiveStats s;
     std::vector<double> active;
+    std::vector<std::vector<std::pair<core::Time, core::Time>>> busy;
     if (staged[i]) {
       s = staged[i]->stats();
       active = activity_share(staged[i]->activity(), s.start, s.end);
+      for (const DimActivity& a : staged[i]->activity()) {
+        auto& b = busy.emplace_back(a.busy);
+        for (auto& [from, to] : b) from = from - s.start, to = to - s.start;
+      }
     }
     out.activity.push_back(std::move(active));
+    out.busy.push_back(std::move(busy));
     for (CollectiveId id : group) {
       const CollectiveStats& one = ex.stats(id);
       s.end = std::max(s.end, one.end);
@@ -252,6 +260,7 @@ std::vector<report::ResultRow> run_collective_job(const std::string& platform,
                                        job.chunks, size, job.group, comms, o.launches[0]);
       add_network_metrics(row, topo, o, row.time, job.busiest_links);
       row.dim_activity = o.activity[0];
+      row.dim_busy = o.busy[0];
       const core::Time base = rows.size() > first ? rows[first].time : row.time;
       row.speedup =
           row.time.ps > 0 ? static_cast<double>(base.ps) / static_cast<double>(row.time.ps) : 1.0;

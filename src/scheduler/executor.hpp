@@ -44,6 +44,17 @@ struct MessageInfo {
   bool reduce = false;
 };
 
+/// A chunk-stage of a hierarchical collective (hierarchical.hpp) as observers see it: one basic
+/// collective on every group of a dimension at once.
+struct StageInfo {
+  std::uint32_t dim = 0;    ///< 0-based
+  std::uint32_t slot = 0;   ///< which of the dimension's active_chunks places it ran in
+  std::uint32_t chunk = 0;  ///< chunk id within its collective
+  collective::Collective op = collective::Collective::ReduceScatter;
+  double bytes = 0;  ///< bytes per NPU before the stage
+  core::Time begin, end;
+};
+
 /// Told what the executor does; every method is a no-op by default. Called from inside the
 /// executor's events at the simulation's current time (sim.now()).
 class ExecutionObserver {
@@ -55,6 +66,8 @@ class ExecutionObserver {
   /// Lane `lane` of the collective completed recv `op`.
   virtual void on_recv_done(CollectiveId, collective::Lane, std::uint32_t) {}
   virtual void on_collective_end(CollectiveId, const CollectiveStats&) {}
+  /// A chunk-stage of a hierarchical collective ended (told by its driver, at info.end).
+  virtual void on_stage(const StageInfo&) {}
 
  protected:
   ~ExecutionObserver() = default;
@@ -71,6 +84,8 @@ class Executor {
 
   /// Tell `observer` (nullptr: nobody) about everything from now on.
   void set_observer(ExecutionObserver* observer) { observer_ = observer; }
+  /// The observer, for drivers on top of the executor that report their own events.
+  ExecutionObserver* observer() const { return observer_; }
 
   /// Start `program` at sim.now(). The program must outlive the run. `on_done` runs from the
   /// event in which its last rank finishes (it may start further collectives). `label` names it

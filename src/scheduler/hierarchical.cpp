@@ -107,6 +107,7 @@ std::vector<double> activity_share(const std::vector<DimActivity>& activity, cor
 struct HierarchicalCollective::Running {
   std::uint32_t dim = 0;
   std::uint32_t chunk = 0;
+  std::uint32_t slot = 0;
   core::Time begin;
   std::uint32_t remaining = 0;  // groups still running
   std::deque<collective::Program> programs;
@@ -172,6 +173,7 @@ HierarchicalCollective::HierarchicalCollective(const topology::Topology& topo, E
                       spec_.size, spec_.chunks, spec_.schedule);
   queue_.resize(dims.size());
   running_.assign(dims.size(), 0);
+  slot_busy_.assign(dims.size(), std::vector<bool>(spec_.active_chunks, false));
   activity_.resize(dims.size());
 }
 
@@ -251,6 +253,9 @@ void HierarchicalCollective::launch(std::uint32_t dim, std::uint32_t c) {
   r->dim = dim;
   r->chunk = c;
   r->begin = ex_.sim().now();
+  auto& slots = slot_busy_[dim];
+  r->slot = static_cast<std::uint32_t>(std::find(slots.begin(), slots.end(), false) - slots.begin());
+  slots[r->slot] = true;
   r->remaining = static_cast<std::uint32_t>(d.groups.size());
   const auto& algo = spec_.dim_algorithms[dim];
   for (std::size_t g = 0; g < d.groups.size(); ++g) {
@@ -274,8 +279,12 @@ void HierarchicalCollective::stage_done(Running* r) {
   const core::Time now = ex_.sim().now();
   activity_[r->dim].busy.emplace_back(r->begin, now);
   --running_[r->dim];
+  slot_busy_[r->dim][r->slot] = false;
   Chunk& ch = chunks_[r->chunk];
   const ChunkPlan& cp = plan_.chunks[r->chunk];
+  if (ExecutionObserver* o = ex_.observer()) {
+    o->on_stage(StageInfo{r->dim, r->slot, r->chunk, cp.ops[ch.stage], ch.bytes, r->begin, now});
+  }
   const double p = static_cast<double>(topo_.dimensions()[r->dim].spec.size);
   ch.bytes = after_stage(cp.ops[ch.stage], static_cast<std::uint32_t>(p), ch.bytes);
   ++ch.stage;

@@ -111,6 +111,7 @@ class HierarchicalCollective {
   std::vector<Chunk> chunks_;
   std::vector<std::deque<std::uint32_t>> queue_;  // per dimension: waiting chunks
   std::vector<std::uint32_t> running_;            // per dimension
+  std::vector<std::vector<bool>> slot_busy_;      // per dimension: its active_chunks places
   std::vector<std::unique_ptr<Running>> in_flight_;
   std::vector<DimActivity> activity_;
   std::function<void(const CollectiveStats&)> on_done_;
