@@ -230,3 +230,53 @@ TEST(ActivitySeries, WindowsCoverTheUnionOfTheBusyIntervals) {
 
 }  // namespace
 }  // namespace collsim::report
+
+namespace collsim::scheduler {
+namespace {
+
+TEST(Hierarchical, PerDimensionAlgorithmOverridesFromTheAlgorithmChoice) {
+  // hierarchical:dim0=ring:dim1=ring is the one-way closed form (124.68 us for 1 MiB in one
+  // chunk on torus:4x4); the default (Table 1: ring both ways on a bidirectional ring) 63.24 us.
+  const auto t = topology::from_compact("torus:4x4", core::Bandwidth{16e9}, core::Time::from_ns(150));
+  auto spec = [&](const char* text) {
+    return spec_from_choice(collective::parse_algorithm(text, "t"),
+                            collective::Collective::AllReduce, core::Bytes{1 << 20}, 1);
+  };
+  auto time = [&](HierarchicalSpec s) {
+    core::Simulation sim;
+    auto net = network::make_backend(network::find_backend("analytical", "b"), sim, t, {}, "b");
+    endpoint::Ideal ep(*net);
+    Executor ex(sim, ep);
+    HierarchicalCollective h(t, ex, std::move(s));
+    h.start();
+    run_until_finished(sim, ex, *net, core::Time{});
+    return h.stats().time().ps;
+  };
+  EXPECT_EQ(time(spec("hierarchical:dim0=ring:dim1=ring")), 124680000);
+  EXPECT_EQ(time(spec("hierarchical")), 63240000);
+  EXPECT_EQ(time(spec("hierarchical:dim0=ring-both:dim1=ring-both")), 63240000);
+  // A dimension the platform does not have, and an algorithm a dimension cannot run, are input
+  // errors naming the dimension.
+  auto message = [&](const char* text) {
+    try {
+      HierarchicalSpec s = spec(text);
+      prepare(t, s);
+    } catch (const core::InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(message("hierarchical:dim2=ring").find("dim2 is set but torus:4x4 has 2 dimensions"),
+            std::string::npos);
+  const auto t6 = topology::from_compact("torus:4x6", core::Bandwidth{16e9}, core::Time::from_ns(150));
+  HierarchicalSpec hd = spec("hierarchical:dim1=halving-doubling");
+  try {
+    prepare(t6, hd);
+    ADD_FAILURE() << "halving-doubling on 6 NPUs was accepted";
+  } catch (const core::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("dim1 (ring of 6 NPUs)"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace collsim::scheduler

@@ -127,21 +127,33 @@ void prepare(const topology::Topology& topo, HierarchicalSpec& spec) {
   }
   if (spec.active_chunks == 0) throw core::InputError("active_chunks: must be >= 1, got 0");
   if (spec.chunks == 0) throw core::InputError("chunks: must be >= 1, got 0");
+  if (spec.dim_algorithms.size() > dims.size()) {
+    throw core::InputError(fmt::format(
+        "algorithm hierarchical: dim{} is set but {} has {} dimension{} (dim0..dim{})",
+        spec.dim_algorithms.size() - 1, topo.name(), dims.size(), dims.size() == 1 ? "" : "s",
+        dims.size() - 1));
+  }
   spec.dim_algorithms.resize(dims.size());
   for (std::uint32_t d = 0; d < dims.size(); ++d) {
     auto& a = spec.dim_algorithms[d];
     if (!a.info) a = default_dim_algorithm(dims[d].spec.kind);
     // The stages this collective needs, tried on the dimension's first group.
     const collective::Communicator g{dims[d].groups.front(), ""};
-    if (spec.collective != Collective::AllGather) {
-      collective::build_program(a, topo, g, Collective::ReduceScatter, core::Bytes{1}, 1);
-    }
+    std::vector<Collective> stages;
+    if (spec.collective != Collective::AllGather) stages.push_back(Collective::ReduceScatter);
     if (spec.schedule == InterDimPolicy::PerDimAllReduce &&
         spec.collective == Collective::AllReduce) {
-      collective::build_program(a, topo, g, Collective::AllReduce, core::Bytes{1}, 1);
+      stages.push_back(Collective::AllReduce);
     }
-    if (spec.collective != Collective::ReduceScatter) {
-      collective::build_program(a, topo, g, Collective::AllGather, core::Bytes{1}, 1);
+    if (spec.collective != Collective::ReduceScatter) stages.push_back(Collective::AllGather);
+    for (Collective stage : stages) {
+      try {
+        collective::build_program(a, topo, g, stage, core::Bytes{1}, 1);
+      } catch (const core::InputError& e) {
+        throw core::InputError(fmt::format("algorithm hierarchical, dim{} ({} of {} NPUs): {}", d,
+                                           topology::to_string(dims[d].spec.kind),
+                                           dims[d].spec.size, e.what()));
+      }
     }
   }
 }
@@ -161,6 +173,16 @@ HierarchicalSpec spec_from_choice(const collective::AlgorithmChoice& choice, Col
             : intra == 1 ? IntraDimPolicy::Lifo
                          : IntraDimPolicy::Fifo;
   s.active_chunks = static_cast<std::uint32_t>(choice.params.at("active_chunks"));
+  // dimK=NAME overrides (algorithms/hierarchical.cpp lists the names in this order).
+  static constexpr const char* kDimAlgorithms[] = {
+      "", "ring", "ring:directions=2", "direct", "halving-doubling", "recursive-doubling"};
+  for (std::uint32_t d = 0; d < 4; ++d) {
+    const auto it = choice.params.find("dim" + std::to_string(d));
+    if (it == choice.params.end() || it->second == 0) continue;
+    s.dim_algorithms.resize(std::max<std::size_t>(s.dim_algorithms.size(), d + 1));
+    s.dim_algorithms[d] = collective::parse_algorithm(kDimAlgorithms[it->second],
+                                                      fmt::format("hierarchical: dim{}", d));
+  }
   return s;
 }
 

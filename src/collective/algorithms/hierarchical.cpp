@@ -6,6 +6,8 @@
 #include "collective/algorithm.hpp"
 #include "collective/algorithms/algorithms.hpp"
 
+#include <string>
+
 namespace collsim::collective {
 
 AlgorithmInfo hierarchical_info() {
@@ -36,6 +38,16 @@ AlgorithmInfo hierarchical_info() {
                  "chunk-stages a dimension runs at once (Sec. 4.3: several when one chunk cannot "
                  "saturate it)"}},
       nullptr};
+  // Per-dimension overrides of Table 1's basic algorithm (Themis Sec. 4.5: any algorithm per
+  // dimension); dimensions past dim3 always take the default.
+  for (int d = 0; d < 4; ++d) {
+    a.params.push_back(ParamSpec{
+        "dim" + std::to_string(d), 0, 0, 5,
+        "dimension " + std::to_string(d) +
+            "'s algorithm: default (Table 1 by kind), ring, ring-both (ring both ways), direct, "
+            "halving-doubling, recursive-doubling",
+        {"default", "ring", "ring-both", "direct", "halving-doubling", "recursive-doubling"}});
+  }
   a.staged = true;
   return a;
 }
