@@ -666,3 +666,31 @@ TEST(Cli, ActivityTimeSeriesAgreesWithTheRowsActivity) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Cli, ConcurrentHierarchicalCollectivesShareTheQueuesAndMustAgreeOnThem) {
+  // The two 512 KiB all-reduces of Hierarchical.ConcurrentCollectivesShareTheDimensionQueues,
+  // from a scenario: 75.08 us and 100.1 us together, 63.24 us alone.
+  const std::string head =
+      "name: cc\nbackend: analytical\nplatform: {name: t, topology: torus:4x4, link_bandwidth: 16 "
+      "GB/s, link_latency: 150 ns}\njobs:\n  - concurrent:\n";
+  const std::string member =
+      "      - {collective: all-reduce, group: all, algorithm: "
+      "\"hierarchical:dim0=ring:dim1=ring\", size: 512 KiB}\n";
+  const Result ok = run_scenario("cc.yaml", head + member + member, "-q --format csv");
+  ASSERT_EQ(ok.status, 0) << ok.err;
+  EXPECT_NE(ok.out.find(",75078.000,"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find(",100104.000,"), std::string::npos) << ok.out;
+  const Result bad = run_scenario(
+      "cc-bad.yaml",
+      head + member +
+          "      - {collective: all-reduce, group: all, algorithm: \"hierarchical:intra=scf\", "
+          "size: 1 MiB}\n",
+      "-q");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("member 1 (hierarchical:intra=scf)"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("intra and active_chunks must agree"), std::string::npos) << bad.err;
+}
+
+}  // namespace

@@ -280,3 +280,42 @@ TEST(Hierarchical, PerDimensionAlgorithmOverridesFromTheAlgorithmChoice) {
 
 }  // namespace
 }  // namespace collsim::scheduler
+
+namespace collsim::scheduler {
+namespace {
+
+TEST(Hierarchical, ConcurrentCollectivesShareTheDimensionQueues) {
+  // Two all-reduces of 512 KiB in one chunk each, started together on shared FIFO queues, are the
+  // two-chunk pipeline of TwoChunksPipelineThroughTheDimensionQueues: A takes dim0 first, B waits
+  // for it; dim0 is never idle and the last ends at 4 T0 = 100.104 us. A ends when its AG on dim0
+  // does, at 3 T0 = 75.078 us. Each on its own queues they would overlap freely (2 T0 each on the
+  // analytical backend, which lets links be oversubscribed).
+  const auto t = topology::from_compact("torus:4x4", core::Bandwidth{16e9}, core::Time::from_ns(150));
+  auto spec = [] {
+    HierarchicalSpec s;
+    s.size = core::Bytes{1 << 19};
+    s.chunks = 1;
+    s.dim_algorithms = {collective::parse_algorithm("ring", "t"),
+                        collective::parse_algorithm("ring", "t")};
+    return s;
+  };
+  core::Simulation sim;
+  auto net = network::make_backend(network::find_backend("analytical", "b"), sim, t, {}, "b");
+  endpoint::Ideal ep(*net);
+  Executor ex(sim, ep);
+  DimensionQueues queues(2, IntraDimPolicy::Fifo, 1);
+  HierarchicalCollective a(t, ex, spec(), &queues), b(t, ex, spec(), &queues);
+  a.start();
+  b.start();
+  run_until_finished(sim, ex, *net, core::Time{});
+  EXPECT_EQ(a.stats().end.ps, 75078000);
+  EXPECT_EQ(b.stats().end.ps, 100104000);
+  // B's stages on dim0: RS [T0, 2 T0], AG [3 T0, 4 T0].
+  ASSERT_EQ(b.activity()[0].busy.size(), 2u);
+  EXPECT_EQ(b.activity()[0].busy[0].first.ps, 25026000);
+  EXPECT_EQ(b.activity()[0].busy[1].first.ps, 3 * 25026000);
+  EXPECT_THROW(DimensionQueues(2, IntraDimPolicy::Fifo, 0), core::InputError);
+}
+
+}  // namespace
+}  // namespace collsim::scheduler

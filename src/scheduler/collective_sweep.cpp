@@ -47,9 +47,19 @@ Outcome run_together(const topology::Topology& topo, const network::BackendInfo&
   if (monitor) monitor->begin_run(ctx);
   std::vector<std::vector<CollectiveId>> ids(launches.size());
   std::vector<std::unique_ptr<HierarchicalCollective>> staged(launches.size());
+  // Hierarchical collectives that run together share the dimension queues (the first one's intra
+  // policy and active_chunks; check_job refuses members that disagree).
+  std::unique_ptr<DimensionQueues> queues;
+  for (const Launch& l : launches) {
+    if (l.staged && !queues) {
+      queues = std::make_unique<DimensionQueues>(topo.dimensions().size(), l.staged->intra,
+                                                 l.staged->active_chunks);
+    }
+  }
   for (std::size_t i = 0; i < launches.size(); ++i) {
     if (launches[i].staged) {
-      staged[i] = std::make_unique<HierarchicalCollective>(topo, ex, *launches[i].staged);
+      staged[i] =
+          std::make_unique<HierarchicalCollective>(topo, ex, *launches[i].staged, queues.get());
       staged[i]->start();
     }
     for (const Program& p : launches[i].programs) {
@@ -225,9 +235,24 @@ void check_job(const topology::Topology& topo, const CollectiveJob& job) {
 }
 
 void check_job(const topology::Topology& topo, const ConcurrentJob& job) {
-  for (const ConcurrentMember& m : job.members) {
-    make_launch(m.algorithm, topo, collective::parse_groups(m.group, topo, "group"), m.collective,
-                core::Bytes{1}, m.chunks, "");
+  const HierarchicalSpec* first = nullptr;
+  std::vector<Launch> launches;
+  launches.reserve(job.members.size());
+  for (std::size_t i = 0; i < job.members.size(); ++i) {
+    const ConcurrentMember& m = job.members[i];
+    launches.push_back(make_launch(m.algorithm, topo,
+                                   collective::parse_groups(m.group, topo, "group"), m.collective,
+                                   core::Bytes{1}, m.chunks, ""));
+    const auto& s = launches.back().staged;
+    if (!s) continue;
+    if (!first) {
+      first = &*s;
+    } else if (s->intra != first->intra || s->active_chunks != first->active_chunks) {
+      throw core::InputError(fmt::format(
+          "{}: member {} ({}): hierarchical collectives that run together share the dimension "
+          "queues, so intra and active_chunks must agree with the first one's ({}, {})",
+          job.name, i, m.algorithm.label, to_string(first->intra), first->active_chunks));
+    }
   }
 }
 

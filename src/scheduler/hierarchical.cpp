@@ -186,16 +186,63 @@ HierarchicalSpec spec_from_choice(const collective::AlgorithmChoice& choice, Col
   return s;
 }
 
+DimensionQueues::DimensionQueues(std::size_t dims, IntraDimPolicy intra,
+                                 std::uint32_t active_chunks)
+    : intra_(intra), active_chunks_(active_chunks), waiting_(dims) {
+  if (active_chunks == 0) throw core::InputError("active_chunks: must be >= 1, got 0");
+  slot_busy_.assign(dims, std::vector<bool>(active_chunks, false));
+}
+
+void DimensionQueues::push(std::uint32_t dim, const Entry& e) {
+  auto& q = waiting_[dim];
+  switch (intra_) {
+    case IntraDimPolicy::Fifo:
+      q.push_back(e);
+      break;
+    case IntraDimPolicy::Lifo:
+      q.push_front(e);
+      break;
+    case IntraDimPolicy::Scf: {
+      // Ahead of the first waiting stage at least as large (ahead of equal ones); a chunk's last
+      // stage goes to the tail (the authors' insertion rule).
+      auto it = q.end();
+      if (!e.last) {
+        it = std::find_if(q.begin(), q.end(), [&](const Entry& w) { return w.size >= e.size; });
+      }
+      q.insert(it, e);
+      break;
+    }
+  }
+  start_waiting(dim);
+}
+
+void DimensionQueues::finish(std::uint32_t dim, std::uint32_t slot) {
+  slot_busy_[dim][slot] = false;
+}
+
+void DimensionQueues::start_waiting(std::uint32_t dim) {
+  auto& slots = slot_busy_[dim];
+  while (!waiting_[dim].empty()) {
+    const auto free = std::find(slots.begin(), slots.end(), false);
+    if (free == slots.end()) return;
+    const Entry e = waiting_[dim].front();
+    waiting_[dim].pop_front();
+    *free = true;
+    e.owner->launch(dim, e.chunk, static_cast<std::uint32_t>(free - slots.begin()));
+  }
+}
+
 HierarchicalCollective::HierarchicalCollective(const topology::Topology& topo, Executor& executor,
-                                               HierarchicalSpec spec)
+                                               HierarchicalSpec spec, DimensionQueues* shared)
     : topo_(topo), ex_(executor), spec_(std::move(spec)) {
   prepare(topo, spec_);
   const auto& dims = topo.dimensions();
   plan_ = plan_chunks(dim_models(topo, spec_.collective, spec_.dim_algorithms), spec_.collective,
                       spec_.size, spec_.chunks, spec_.schedule);
-  queue_.resize(dims.size());
-  running_.assign(dims.size(), 0);
-  slot_busy_.assign(dims.size(), std::vector<bool>(spec_.active_chunks, false));
+  if (!shared) {
+    own_queues_ = std::make_unique<DimensionQueues>(dims.size(), spec_.intra, spec_.active_chunks);
+  }
+  queues_ = shared ? shared : own_queues_.get();
   activity_.resize(dims.size());
 }
 
@@ -223,46 +270,15 @@ void HierarchicalCollective::enqueue(std::uint32_t c) {
   const ChunkPlan& cp = plan_.chunks[c];
   const Chunk& ch = chunks_[c];
   const std::uint32_t dim = cp.dims[ch.stage];
-  auto& q = queue_[dim];
   // A stage's size: the larger of its input and output per NPU.
-  auto phase_size = [&](std::uint32_t k) {
-    const Chunk& x = chunks_[k];
-    const auto& p = plan_.chunks[k];
-    return p.ops[x.stage] == Collective::AllGather
-               ? x.bytes * static_cast<double>(topo_.dimensions()[p.dims[x.stage]].spec.size)
-               : x.bytes;
-  };
-  switch (spec_.intra) {
-    case IntraDimPolicy::Fifo:
-      q.push_back(c);
-      break;
-    case IntraDimPolicy::Lifo:
-      q.push_front(c);
-      break;
-    case IntraDimPolicy::Scf: {
-      auto it = q.end();
-      if (ch.stage + 1 < cp.dims.size()) {
-        const double mine = phase_size(c);
-        it = std::find_if(q.begin(), q.end(),
-                          [&](std::uint32_t k) { return phase_size(k) >= mine; });
-      }
-      q.insert(it, c);
-      break;
-    }
-  }
-  try_start(dim);
+  const double size =
+      cp.ops[ch.stage] == Collective::AllGather
+          ? ch.bytes * static_cast<double>(topo_.dimensions()[dim].spec.size)
+          : ch.bytes;
+  queues_->push(dim, DimensionQueues::Entry{this, c, size, ch.stage + 1 == cp.dims.size()});
 }
 
-void HierarchicalCollective::try_start(std::uint32_t dim) {
-  while (running_[dim] < spec_.active_chunks && !queue_[dim].empty()) {
-    const std::uint32_t c = queue_[dim].front();
-    queue_[dim].pop_front();
-    ++running_[dim];
-    launch(dim, c);
-  }
-}
-
-void HierarchicalCollective::launch(std::uint32_t dim, std::uint32_t c) {
+void HierarchicalCollective::launch(std::uint32_t dim, std::uint32_t c, std::uint32_t slot) {
   const Chunk& ch = chunks_[c];
   const Collective op = plan_.chunks[c].ops[ch.stage];
   const auto& d = topo_.dimensions()[dim];
@@ -274,10 +290,8 @@ void HierarchicalCollective::launch(std::uint32_t dim, std::uint32_t c) {
   Running* r = in_flight_.back().get();
   r->dim = dim;
   r->chunk = c;
+  r->slot = slot;
   r->begin = ex_.sim().now();
-  auto& slots = slot_busy_[dim];
-  r->slot = static_cast<std::uint32_t>(std::find(slots.begin(), slots.end(), false) - slots.begin());
-  slots[r->slot] = true;
   r->remaining = static_cast<std::uint32_t>(d.groups.size());
   const auto& algo = spec_.dim_algorithms[dim];
   for (std::size_t g = 0; g < d.groups.size(); ++g) {
@@ -300,8 +314,7 @@ void HierarchicalCollective::launch(std::uint32_t dim, std::uint32_t c) {
 void HierarchicalCollective::stage_done(Running* r) {
   const core::Time now = ex_.sim().now();
   activity_[r->dim].busy.emplace_back(r->begin, now);
-  --running_[r->dim];
-  slot_busy_[r->dim][r->slot] = false;
+  queues_->finish(r->dim, r->slot);
   Chunk& ch = chunks_[r->chunk];
   const ChunkPlan& cp = plan_.chunks[r->chunk];
   if (ExecutionObserver* o = ex_.observer()) {
@@ -318,13 +331,15 @@ void HierarchicalCollective::stage_done(Running* r) {
     ++chunks_done_;
     if (finished()) {
       stats_.end = now;
+      DimensionQueues* queues = queues_;  // on_done may end this collective's life
       if (on_done_) on_done_(stats_);
+      queues->start_waiting(dim);  // other collectives' stages may wait for this place
       return;
     }
   } else {
     enqueue(chunk);
   }
-  try_start(dim);
+  queues_->start_waiting(dim);
 }
 
 }  // namespace collsim::scheduler

@@ -77,11 +77,50 @@ struct DimActivity {
 std::vector<double> activity_share(const std::vector<DimActivity>& activity, core::Time start,
                                    core::Time end);
 
+class HierarchicalCollective;
+
+/// The per-dimension queues of chunk-stages on one network, shared by every hierarchical
+/// collective in flight there (data- and model-parallel collectives of a training step overlap
+/// and compete for the dimensions, as in ASTRA-sim's per-dimension queues). Each dimension runs
+/// up to `active_chunks` chunk-stages at once, taking waiting ones in the `intra` order
+/// (header comment); FIFO and LIFO order by arrival across collectives, SCF by stage size.
+class DimensionQueues {
+ public:
+  /// Throws core::InputError if active_chunks is 0.
+  DimensionQueues(std::size_t dims, IntraDimPolicy intra, std::uint32_t active_chunks);
+  IntraDimPolicy intra() const { return intra_; }
+  std::uint32_t active_chunks() const { return active_chunks_; }
+
+  /// A chunk-stage waiting for its dimension.
+  struct Entry {
+    HierarchicalCollective* owner = nullptr;
+    std::uint32_t chunk = 0;
+    double size = 0;    ///< SCF key: the larger of the stage's input and output bytes per NPU
+    bool last = false;  ///< the chunk's last stage (SCF puts it at the tail)
+  };
+  /// Queue `e` on `dim` by the policy, then start what can start there.
+  void push(std::uint32_t dim, const Entry& e);
+  /// A stage that ran in `slot` of `dim` ended; frees the place without starting anything (the
+  /// owner queues the chunk's next stage first, then calls start_waiting).
+  void finish(std::uint32_t dim, std::uint32_t slot);
+  /// Start waiting chunk-stages on `dim` while it has free places.
+  void start_waiting(std::uint32_t dim);
+
+ private:
+  IntraDimPolicy intra_;
+  std::uint32_t active_chunks_;
+  std::vector<std::deque<Entry>> waiting_;
+  std::vector<std::vector<bool>> slot_busy_;
+};
+
 /// One hierarchical collective on an executor. The constructor prepare()s the spec (and throws
-/// what it throws).
+/// what it throws). With `shared` queues, several collectives compete for the dimensions (the
+/// queues' intra policy and active_chunks apply; the spec's are ignored); without, it owns
+/// queues made from its spec.
 class HierarchicalCollective {
  public:
-  HierarchicalCollective(const topology::Topology& topo, Executor& executor, HierarchicalSpec spec);
+  HierarchicalCollective(const topology::Topology& topo, Executor& executor, HierarchicalSpec spec,
+                         DimensionQueues* shared = nullptr);
   ~HierarchicalCollective();
   HierarchicalCollective(const HierarchicalCollective&) = delete;
   HierarchicalCollective& operator=(const HierarchicalCollective&) = delete;
@@ -94,14 +133,14 @@ class HierarchicalCollective {
   const std::vector<DimActivity>& activity() const { return activity_; }
 
  private:
+  friend class DimensionQueues;
   struct Chunk {
     std::uint32_t stage = 0;  // index into its ChunkPlan
     double bytes = 0;         // per NPU before the current stage
   };
   struct Running;  // a chunk-stage in flight: its programs and how many groups remain
   void enqueue(std::uint32_t chunk);
-  void try_start(std::uint32_t dim);
-  void launch(std::uint32_t dim, std::uint32_t chunk);
+  void launch(std::uint32_t dim, std::uint32_t chunk, std::uint32_t slot);
   void stage_done(Running* r);
 
   const topology::Topology& topo_;
@@ -109,9 +148,8 @@ class HierarchicalCollective {
   HierarchicalSpec spec_;
   Plan plan_;
   std::vector<Chunk> chunks_;
-  std::vector<std::deque<std::uint32_t>> queue_;  // per dimension: waiting chunks
-  std::vector<std::uint32_t> running_;            // per dimension
-  std::vector<std::vector<bool>> slot_busy_;      // per dimension: its active_chunks places
+  std::unique_ptr<DimensionQueues> own_queues_;
+  DimensionQueues* queues_;
   std::vector<std::unique_ptr<Running>> in_flight_;
   std::vector<DimActivity> activity_;
   std::function<void(const CollectiveStats&)> on_done_;
