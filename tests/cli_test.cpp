@@ -694,3 +694,19 @@ TEST(Cli, ConcurrentHierarchicalCollectivesShareTheQueuesAndMustAgreeOnThem) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Cli, VerifyComposesAHierarchicalCollective) {
+  const Result r =
+      collsim("verify -t torus:4x4 -a hierarchical:schedule=themis:dim0=ring:dim1=ring --chunks 4");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "ok: hierarchical:schedule=themis:dim0=ring:dim1=ring all-reduce on torus:4x4 (16 "
+            "ranks, 4 chunks): 3840 ops, 1920 messages verified\n");
+  const Result group = collsim("verify -t torus:4x4 -a hierarchical -g dim:0");
+  EXPECT_EQ(group.status, 2);
+  EXPECT_NE(group.err.find("use --group all"), std::string::npos) << group.err;
+}
+
+}  // namespace

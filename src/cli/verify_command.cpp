@@ -7,6 +7,7 @@
 #include "collective/ir/verifier.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "scheduler/hierarchical_compose.hpp"
 #include "topology/builders.hpp"
 
 namespace collsim::cli {
@@ -20,8 +21,16 @@ int verify_algorithm(const VerifyOptions& opt, std::ostream& out) {
   if (opt.chunks == 0) throw core::InputError("--chunks: must be >= 1, got 0");
   const auto comms = collective::parse_groups(opt.group, topo, "--group");
   for (const collective::Communicator& comm : comms) {
+    // A staged (hierarchical) collective is verified as the composition of its stages.
+    if (choice.info->staged && (comms.size() != 1 || !comm.is_identity(topo.num_npus()))) {
+      throw core::InputError(
+          fmt::format("algorithm {} runs on the whole platform; use --group all", choice.label));
+    }
     const auto program =
-        collective::build_program(choice, topo, comm, c, core::Bytes{1 << 20}, opt.chunks);
+        choice.info->staged
+            ? scheduler::compose_program(
+                  topo, scheduler::spec_from_choice(choice, c, core::Bytes{1 << 20}, opt.chunks))
+            : collective::build_program(choice, topo, comm, c, core::Bytes{1 << 20}, opt.chunks);
     const auto v = collective::verify(program);
     const std::string where =
         comms.size() == 1 && comm.label == "all" ? topo.name() : topo.name() + " " + comm.label;

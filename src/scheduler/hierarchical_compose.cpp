@@ -1,0 +1,137 @@
+#include "scheduler/hierarchical_compose.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "core/error.hpp"
+
+namespace collsim::scheduler {
+
+using collective::Collective;
+using collective::Op;
+
+collective::Program compose_program(const topology::Topology& topo, HierarchicalSpec spec) {
+  prepare(topo, spec);
+  const Plan plan = plan_chunks(dim_models(topo, spec.collective, spec.dim_algorithms),
+                                spec.collective, spec.size, spec.chunks, spec.schedule);
+  const std::uint32_t n = topo.num_npus();
+  const auto& dims = topo.dimensions();
+  // A stage program may split its data finer than one piece per rank (ring both ways: one piece
+  // per rank and direction): refine each chunk by the product of those factors.
+  std::uint32_t refine = 1;
+  for (std::uint32_t d = 0; d < dims.size(); ++d) {
+    const auto& g = dims[d].groups.front();
+    const Collective op =
+        spec.collective == Collective::AllGather ? Collective::AllGather : Collective::ReduceScatter;
+    const auto sp = collective::build_program(spec.dim_algorithms[d], topo,
+                                              collective::Communicator{g, ""}, op,
+                                              core::Bytes{g.size()}, 1);
+    refine *= sp.num_pieces / static_cast<std::uint32_t>(g.size());
+  }
+  const std::uint32_t per_chunk = n * refine;  // logical pieces of a chunk
+  collective::Program out = collective::make_program(
+      "hierarchical (composed)", spec.collective, n, spec.size, spec.chunks * refine);
+  using Part = std::vector<std::uint32_t>;  // logical pieces an NPU holds, in stage order
+  for (std::uint32_t c = 0; c < spec.chunks; ++c) {
+    const ChunkPlan& cp = plan.chunks[c];
+    Part all(per_chunk);
+    for (std::uint32_t q = 0; q < per_chunk; ++q) all[q] = q;
+    std::vector<Part> part(n, all);
+    std::vector<std::vector<Part>> before(n);  // the part before each reduce-scatter, a stack
+    // A stage on `d` (ops == nullptr: only follow the parts).
+    auto stage = [&](std::uint32_t d, Collective op, std::vector<std::vector<Op>>* ops) {
+      for (const auto& g : dims[d].groups) {
+        const collective::Program sp = collective::build_program(
+            spec.dim_algorithms[d], topo, collective::Communicator{g, ""}, op, core::Bytes{g.size()},
+            1);
+        if (sp.streams != 1) {
+          throw core::InputError(fmt::format(
+              "compose: dim{}'s algorithm {} runs {} streams per rank; verify its stages alone",
+              d, spec.dim_algorithms[d].label, sp.streams));
+        }
+        const auto k = static_cast<std::uint32_t>(g.size());
+        // What the group works on: the NPUs' part (RS, AR) or its union before the RS (AG).
+        const Part& whole = op == Collective::AllGather ? before[g[0]].back() : part[g[0]];
+        const std::uint32_t m = sp.num_pieces;
+        for (std::uint32_t j = 0; j < k; ++j) {
+          const Part& mine = op == Collective::AllGather ? before[g[j]].back() : part[g[j]];
+          if (mine != whole || whole.size() % m != 0) {
+            throw std::logic_error(
+                fmt::format("compose: chunk {} dim{}: the group's parts disagree", c, d));
+          }
+        }
+        const std::uint32_t each = static_cast<std::uint32_t>(whole.size()) / m;
+        auto owned = [&](std::uint32_t j) {  // the logical pieces rank j owns in the stage
+          Part p;
+          for (std::uint32_t i = 0; i < m; ++i) {
+            if (sp.piece_owner(i) == j) p.insert(p.end(), whole.begin() + i * each,
+                                                 whole.begin() + (i + 1) * each);
+          }
+          return p;
+        };
+        for (std::uint32_t j = 0; j < k && ops; ++j) {
+          if (op == Collective::AllGather && part[g[j]] != owned(j)) {
+            throw std::logic_error(
+                fmt::format("compose: chunk {} dim{}: all-gather from the wrong part", c, d));
+          }
+          for (std::uint32_t i = 0; i < sp.num_ops(j); ++i) {
+            const Op o = sp.op(j, i);
+            if (o.kind == Op::Kind::Barrier) {
+              throw core::InputError(
+                  fmt::format("compose: dim{}'s algorithm {} uses barriers across its group", d,
+                              spec.dim_algorithms[d].label));
+            }
+            if (o.is_wait()) {  // a fence orders this NPU's own ops only
+              (*ops)[g[j]].push_back(o);
+              continue;
+            }
+            for (std::uint32_t x = o.first * each; x < (o.first + o.count) * each; ++x) {
+              (*ops)[g[j]].push_back(Op(o.kind, g[o.peer], whole[x], 1, o.reduce));
+            }
+          }
+        }
+        std::vector<Part> next(k);
+        for (std::uint32_t j = 0; j < k; ++j) {
+          if (op == Collective::ReduceScatter) next[j] = owned(j);
+        }
+        for (std::uint32_t j = 0; j < k; ++j) {
+          if (op == Collective::ReduceScatter) {
+            before[g[j]].push_back(part[g[j]]);
+            part[g[j]] = std::move(next[j]);
+          } else if (op == Collective::AllGather) {
+            part[g[j]] = before[g[j]].back();
+            before[g[j]].pop_back();
+          }
+        }
+      }
+    };
+    // The collective.hpp layout: within the chunk, sub-chunk s of NPU r is index s N + r.
+    std::vector<std::uint32_t> label(per_chunk);
+    auto label_by_holder = [&] {
+      for (std::uint32_t r = 0; r < n; ++r) {
+        for (std::uint32_t s = 0; s < part[r].size(); ++s) label[part[r][s]] = s * n + r;
+      }
+    };
+    for (std::uint32_t q = 0; q < per_chunk; ++q) label[q] = q;
+    // An all-gather chunk starts from the parts the reverse walk's reduce-scatter would leave.
+    if (spec.collective == Collective::AllGather) {
+      for (auto it = cp.dims.rbegin(); it != cp.dims.rend(); ++it) {
+        stage(*it, Collective::ReduceScatter, nullptr);
+      }
+      label_by_holder();
+    }
+    std::vector<std::vector<Op>> ops(n);
+    for (std::size_t s = 0; s < cp.dims.size(); ++s) stage(cp.dims[s], cp.ops[s], &ops);
+    if (spec.collective == Collective::ReduceScatter) label_by_holder();
+    for (std::uint32_t r = 0; r < n; ++r) {
+      for (Op o : ops[r]) {
+        if (!o.is_wait()) o.first = c * per_chunk + label[o.first];
+        out.ops[r].push_back(o);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace collsim::scheduler
