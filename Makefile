@@ -59,7 +59,8 @@ reproduce: build
 	@mkdir -p results
 	@for f in examples/themis/*.yaml; do \
 	  echo "collsim: $$f"; \
-	  ./$(BUILD)/collsim run $$f --format csv --output results/$$(basename $$f .yaml).csv || exit 1; \
+	  ./$(BUILD)/collsim run $$f --format csv --output results/$$(basename $$f .yaml).csv \
+	    --activity results/$$(basename $$f .yaml)-activity.csv || exit 1; \
 	done
 
 bench: build
