@@ -11,7 +11,11 @@ CLANG      ?= clang++-14
 DEB_PACKAGES := cmake make g++ libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev \
                 libgtest-dev libgmock-dev libbenchmark-dev libabsl-dev
 
-.PHONY: deps configure build run test golden sanitize clang bench format clean
+.PHONY: deps configure build run test golden sanitize clang bench format clean reproduce figures
+
+# Figures (docs/img) are drawn by tools/plot.py with Debian's matplotlib and pandas.
+PYTHON ?= /usr/bin/python3
+PLOT_PACKAGES := python3-matplotlib python3-pandas
 
 deps:
 	@command -v dpkg >/dev/null 2>&1 || { echo "collsim: not a Debian system; install: $(DEB_PACKAGES)" >&2; exit 1; }
@@ -62,6 +66,29 @@ reproduce: build
 	  ./$(BUILD)/collsim run $$f --format csv --output results/$$(basename $$f .yaml).csv \
 	    --activity results/$$(basename $$f .yaml)-activity.csv || exit 1; \
 	done
+
+# Plots in docs/img from the CSVs of `make reproduce` (installs matplotlib and pandas if missing).
+figures:
+	@missing=""; for p in $(PLOT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
+	  else echo "collsim: missing Debian packages:$$missing (sudo apt-get install$$missing)" >&2; exit 1; fi; \
+	fi
+	@test -f results/fig8-table2.csv || { echo "collsim: run make reproduce first" >&2; exit 1; }
+	@mkdir -p docs/img
+	$(PYTHON) tools/plot.py activity results/fig9-activity-activity.csv docs/img/themis-fig9-activity.png \
+	  --title "Themis Fig. 9: 1 GB all-reduce on 3D-SW_SW_SW_homo (analytical, 100 us windows)"
+	$(PYTHON) tools/plot.py bars results/fig8-table2.csv,results/fig8-table2-flow.csv docs/img/themis-fig11-utilization.png \
+	  --x size_MB --y bw_utilization_pct --facet platform --ylabel "avg BW util. %" \
+	  --filter 'algorithm!=ideal' --filter 'algorithm!=hierarchical:schedule=per-dim-all-reduce' \
+	  --title "Themis Fig. 11: average BW utilization (analytical, and flow with active_chunks=4)"
+	$(PYTHON) tools/plot.py bars results/fig8-table2.csv,results/fig8-table2-flow.csv docs/img/themis-fig8-time.png \
+	  --x size_MB --y time_ms --facet platform --ylabel "time (ms)" \
+	  --filter 'algorithm!=hierarchical:schedule=per-dim-all-reduce' \
+	  --title "Themis Fig. 8: all-reduce time on the Table 2 platforms"
+	$(PYTHON) tools/plot.py lines results/fig10-chunks.csv,results/fig10-chunks-flow.csv docs/img/themis-fig10-chunks.png \
+	  --x chunks --y bw_utilization_pct --facet platform --logx --ylabel "avg BW util. %" \
+	  --filter 'algorithm!=ideal' --title "Themis Fig. 10: 100 MB all-reduce, 4..512 chunks"
 
 bench: build
 	./$(BUILD)/collsim_bench

@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""Figures from collsim's own CSV output (the one plotting module every paper figure uses).
+
+Kinds:
+  bars      grouped bars: one group per --x value, one bar per --hue value
+  lines     lines with markers: --y against --x, one line per --hue value
+  activity  Themis Fig. 9: the --activity CSV of `collsim run/collective`, one panel per
+            algorithm, one step line per dimension (share of each window it ran a chunk-stage)
+
+Results CSV (`--format csv`): one row per run; derived columns time_ms, size_MB,
+bw_utilization_pct and label (the algorithm in the Themis paper's names) can be used as --x/--y/--hue.
+Activity CSV: platform,backend,algorithm,size_bytes,dim,window_start_ns,window_end_ns,active_share.
+
+Same CSV, same PNG bytes (Agg backend, fixed dpi, no date in the metadata).
+
+Example:
+  python3 tools/plot.py bars results/fig8-table2.csv fig8.png --x size_MB --y speedup \\
+      --hue label --facet platform --filter 'algorithm!=ideal'
+"""
+import argparse
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+DPI = 100
+METADATA = {"Software": None}  # no matplotlib version or date: same bytes every time
+
+
+class UserError(Exception):
+    """Bad input: reported in one line, exit status 2."""
+
+
+def short_label(algorithm):
+    """The Themis paper's name of a hierarchical algorithm choice (others unchanged)."""
+    a = str(algorithm)
+    if not a.startswith("hierarchical"):
+        return a
+    extra = [p for p in a.split(":")[1:] if p.startswith("active_chunks")]
+    suffix = f" ({extra[0].replace('_', ' ')})" if extra else ""
+    if "schedule=per-dim-all-reduce" in a:
+        return "per-dim all-reduce" + suffix
+    if "schedule=themis" in a:
+        return ("Themis+SCF" if "intra=scf" in a else "Themis+FIFO") + suffix
+    return "baseline" + suffix
+
+
+def read_results(paths):
+    """One DataFrame from one or more results CSVs, with the derived columns."""
+    frames = []
+    for p in paths:
+        try:
+            frames.append(pd.read_csv(p))
+        except FileNotFoundError:
+            raise UserError(f"{p}: no such file")
+    df = pd.concat(frames, ignore_index=True)
+    if "time_ns" in df:
+        df["time_ms"] = df["time_ns"] / 1e6
+    if "size_bytes" in df:
+        df["size_MB"] = (df["size_bytes"] / 1e6).round(3)
+    if "bw_utilization" in df:
+        df["bw_utilization_pct"] = 100 * df["bw_utilization"]
+    if "algorithm" in df:
+        df["label"] = df["algorithm"].map(short_label)
+    return df
+
+
+def select(df, filters):
+    """Rows where every COL=VALUE (or COL!=VALUE) holds; compared as text."""
+    for f in filters:
+        neg = "!=" in f
+        col, _, val = f.partition("!=" if neg else "=")
+        need(df, col)
+        keep = df[col].astype(str) == val
+        df = df[~keep if neg else keep]
+    if df.empty:
+        raise UserError("no rows left after the filters")
+    return df
+
+
+def need(df, *cols):
+    for c in cols:
+        if c and c not in df.columns:
+            raise UserError(f"unknown column '{c}'; valid: {', '.join(df.columns)}")
+
+
+def ordered(values):
+    """Distinct values in first-appearance order (the CSV's order is the figure's order)."""
+    return list(dict.fromkeys(values))
+
+
+def panels(df, facet, sharex=True):
+    groups = [(None, df)] if not facet else [(v, df[df[facet] == v]) for v in ordered(df[facet])]
+    fig, axes = plt.subplots(len(groups), 1, figsize=(8, 2.8 * len(groups)), squeeze=False,
+                             sharex=sharex)
+    return fig, [(name, part, ax) for (name, part), ax in zip(groups, axes[:, 0])]
+
+
+def save(fig, out, title):
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(out, dpi=DPI, metadata=METADATA)
+    plt.close(fig)
+
+
+def bars(df, x, y, hue, out, *, facet=None, title=None, ylabel=None, logy=False):
+    """Grouped bars of y: one group per x value, one bar per hue value, one panel per facet."""
+    need(df, x, y, hue, facet)
+    fig, parts = panels(df, facet, sharex=False)
+    hues = ordered(df[hue])
+    width = 0.8 / len(hues)
+    for name, part, ax in parts:
+        xs = ordered(part[x])
+        for k, h in enumerate(hues):
+            sel = part[part[hue] == h].set_index(x)[y]
+            ax.bar([i + k * width for i in range(len(xs))], [sel.get(v, float("nan")) for v in xs],
+                   width, label=str(h))
+        ax.set_xticks([i + width * (len(hues) - 1) / 2 for i in range(len(xs))], [str(v) for v in xs])
+        ax.set_ylabel(ylabel or y)
+        ax.set_xlabel(x)
+        if logy:
+            ax.set_yscale("log")
+        if name is not None:
+            ax.set_title(str(name), fontsize=10)
+        ax.grid(axis="y", alpha=0.3)
+    parts[0][2].legend(fontsize=8)
+    save(fig, out, title)
+
+
+def lines(df, x, y, hue, out, *, facet=None, title=None, ylabel=None, logx=False, logy=False):
+    """y against x with markers, one line per hue value, one panel per facet."""
+    need(df, x, y, hue, facet)
+    fig, parts = panels(df, facet, sharex=True)
+    for name, part, ax in parts:
+        for h in ordered(part[hue]):
+            sel = part[part[hue] == h]
+            ax.plot(sel[x], sel[y], marker="o", label=str(h))
+        ax.set_ylabel(ylabel or y)
+        if logx:
+            ax.set_xscale("log", base=2)
+        if logy:
+            ax.set_yscale("log")
+        if name is not None:
+            ax.set_title(str(name), fontsize=10)
+        ax.grid(alpha=0.3)
+    parts[-1][2].set_xlabel(x)
+    parts[0][2].legend(fontsize=8)
+    save(fig, out, title)
+
+
+def activity(df, out, *, facet="label", title=None):
+    """Themis Fig. 9: each dimension's active share per window, one panel per facet value."""
+    need(df, "dim", "window_start_ns", "window_end_ns", "active_share")
+    df = df.assign(label=df["algorithm"].map(short_label))
+    need(df, facet)
+    fig, parts = panels(df, facet, sharex=True)
+    for name, part, ax in parts:
+        for d in sorted(part["dim"].unique()):
+            sel = part[part["dim"] == d]
+            xs = list(sel["window_start_ns"] / 1e6) + [sel["window_end_ns"].iloc[-1] / 1e6]
+            ys = list(100 * sel["active_share"]) + [100 * sel["active_share"].iloc[-1]]
+            ax.step(xs, ys, where="post", label=f"dim{d + 1}")
+        ax.set_ylim(-5, 105)
+        ax.set_ylabel("active %")
+        ax.set_title(str(name), fontsize=10)
+        ax.grid(alpha=0.3)
+    parts[-1][2].set_xlabel("time (ms)")
+    parts[0][2].legend(fontsize=8, ncol=4)
+    save(fig, out, title)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("kind", choices=["bars", "lines", "activity"])
+    ap.add_argument("csv", help="CSV file(s), comma-separated")
+    ap.add_argument("out", help="PNG to write")
+    ap.add_argument("--x", default="size_MB")
+    ap.add_argument("--y", default="time_ms")
+    ap.add_argument("--hue", default="label")
+    ap.add_argument("--facet", default=None)
+    ap.add_argument("--filter", action="append", default=[], metavar="COL=VALUE",
+                    help="keep rows where COL equals (COL!=VALUE: differs from) VALUE; repeatable")
+    ap.add_argument("--title")
+    ap.add_argument("--ylabel")
+    ap.add_argument("--logx", action="store_true")
+    ap.add_argument("--logy", action="store_true")
+    a = ap.parse_args(argv)
+    try:
+        df = select(read_results(a.csv.split(",")), a.filter)
+        if a.kind == "bars":
+            bars(df, a.x, a.y, a.hue, a.out, facet=a.facet, title=a.title, ylabel=a.ylabel,
+                 logy=a.logy)
+        elif a.kind == "lines":
+            lines(df, a.x, a.y, a.hue, a.out, facet=a.facet, title=a.title, ylabel=a.ylabel,
+                  logx=a.logx, logy=a.logy)
+        else:
+            activity(df, a.out, facet=a.facet or "label", title=a.title)
+    except UserError as e:
+        print(f"plot.py: error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
