@@ -73,6 +73,22 @@ TEST(HierarchicalCompose, ThemisOrdersDifferPerChunkAndStillVerify) {
   EXPECT_TRUE(collective::verify(compose_program(torus, ts)).ok);
 }
 
+TEST(HierarchicalCompose, AllToAllDeliversEveryItemThroughTheDimensions) {
+  // Ring all-to-all on the ring dimension, direct on fc and switch (ACE Table 5), baseline and
+  // Themis orders: every (source, destination) piece ends at its destination.
+  const auto t = mixed();
+  for (InterDimPolicy p : {InterDimPolicy::Baseline, InterDimPolicy::Themis}) {
+    const collective::Program prog = compose_program(t, spec(Collective::AllToAll, p, 2));
+    EXPECT_EQ(prog.num_pieces, 2u * 32 * 32);
+    const collective::Verdict v = collective::verify(prog);
+    EXPECT_TRUE(v.ok) << to_string(p) << ": " << v.reason;
+  }
+  collective::Program broken = compose_program(t, spec(Collective::AllToAll,
+                                                       InterDimPolicy::Baseline, 1));
+  broken.ops[7].pop_back();
+  EXPECT_FALSE(collective::verify(broken).ok);
+}
+
 TEST(HierarchicalCompose, ABrokenCompositionFails) {
   // Dropping one NPU's last op (an all-gather recv) must be caught: the check can fail.
   const auto t = mixed();

@@ -169,6 +169,33 @@ TEST(Hierarchical, PerDimensionAllReduceBaselineOfTheAuthorsCode) {
             (std::vector<Collective>{Collective::AllReduce, Collective::AllReduce}));
 }
 
+TEST(Hierarchical, AllToAllRunsOneAllToAllPerDimension) {
+  // ACE Table 5: an all-to-all in each dimension; fc 4 x fc 4 (a link to every peer of a group),
+  // S = 1 MiB per NPU, 1 chunk, direct in both (the default for fc): each stage sends S/4 to each
+  // of 3 peers on its own link at once, so 2 (alpha + S/(4B)) = 2 x (150 ns + 16.384 us) =
+  // 33.068 us; the bytes per NPU do not shrink between the stages.
+  using topology::DimKind;
+  const auto t = topology::hierarchical({topology::DimSpec{DimKind::FullyConnected, 4, kBw, kLat, 3},
+                                         topology::DimSpec{DimKind::FullyConnected, 4, kBw, kLat, 3}});
+  HierarchicalSpec s;
+  s.collective = Collective::AllToAll;
+  s.size = core::Bytes{1 << 20};
+  s.chunks = 1;
+  for (const char* backend : {"analytical", "flow"}) {
+    const Outcome o = run(t, s, backend);
+    EXPECT_EQ(o.stats.time().ps, 33068000) << backend;
+    EXPECT_EQ(o.stats.messages, 2u * 16 * 3) << backend;  // 2 stages x 16 NPUs x 3 peers
+    EXPECT_EQ(o.stats.bytes, 2u * 16 * 3 * (1 << 18)) << backend;
+    EXPECT_EQ(o.plan.chunks[0].dims, (std::vector<std::uint32_t>{0, 1}));
+    EXPECT_EQ(o.plan.chunks[0].ops,
+              (std::vector<Collective>{Collective::AllToAll, Collective::AllToAll}));
+  }
+  // Table 5's choices by kind: ring on rings and lines, direct on fc and switches.
+  EXPECT_EQ(default_dim_algorithm(DimKind::Ring, Collective::AllToAll).label, "ring");
+  EXPECT_EQ(default_dim_algorithm(DimKind::Switch, Collective::AllToAll).label, "direct");
+  EXPECT_EQ(default_dim_algorithm(DimKind::Switch).label, "halving-doubling");
+}
+
 TEST(Hierarchical, JobsWithAStagedAlgorithmGetTheIdealReferenceRow) {
   // Themis Table 3's Ideal: size / total bandwidth; on torus:4x4 an NPU has 4 links of 16 GB/s,
   // so 64 MiB takes 67108864 B / 64 GB/s = 1048.576 us. A job of flat algorithms gets no such row.
@@ -195,6 +222,7 @@ TEST(Hierarchical, ErrorsAreInputErrors) {
   Executor ex(sim, ep);
   HierarchicalSpec a2a = all_reduce(1024, 1);
   a2a.collective = Collective::AllToAll;
+  a2a.dim_algorithms[0] = collective::parse_algorithm("halving-doubling", "t");  // no all-to-all
   EXPECT_THROW(HierarchicalCollective(t, ex, a2a), core::InputError);
   HierarchicalSpec idle = all_reduce(1024, 1);
   idle.active_chunks = 0;

@@ -93,12 +93,26 @@ TEST(ThemisPlan, SizeOneDimensionsAreSkippedAndBadInputRefused) {
   const Plan p =
       plan_chunks(dims, Collective::AllReduce, core::Bytes{1 << 20}, 2, InterDimPolicy::Themis);
   EXPECT_EQ(p.chunks[1].dims, (std::vector<std::uint32_t>{1, 1}));
-  EXPECT_THROW(plan_chunks(dims, Collective::AllToAll, core::Bytes{1}, 1, InterDimPolicy::Themis),
-               core::InputError);
   EXPECT_THROW(plan_chunks(dims, Collective::AllReduce, core::Bytes{1}, 0, InterDimPolicy::Themis),
                core::InputError);
   EXPECT_EQ(parse_inter_dim_policy("themis", "f"), InterDimPolicy::Themis);
   EXPECT_THROW(parse_inter_dim_policy("greedy", "schedule"), core::InputError);
+}
+
+TEST(ThemisPlan, AllToAllIsPlannedLikeAReduceScatterWithoutShrinking) {
+  // P = 4 at 1 GB/s and P = 8 at 2 GB/s, 2 chunks of 512 KiB. Chunk 0 takes the baseline order
+  // (equal loads) and charges 524288 x 3/4 / 1e9 = 393.216 us and 524288 x 7/8 / 2e9 =
+  // 229.376 us (the bytes per NPU do not change between all-to-all stages); chunk 1 then starts
+  // on the less loaded dim1 (gap 163.84 us > threshold 32768 x 7/8 / 2e9 = 14.336 us).
+  const std::vector<DimModel> dims = {DimModel{4, core::Bandwidth{1e9}, core::Time{0}},
+                                      DimModel{8, core::Bandwidth{2e9}, core::Time{0}}};
+  const Plan p =
+      plan_chunks(dims, Collective::AllToAll, core::Bytes{1 << 20}, 2, InterDimPolicy::Themis);
+  EXPECT_EQ(p.chunks[0].dims, (std::vector<std::uint32_t>{0, 1}));
+  EXPECT_EQ(p.chunks[1].dims, (std::vector<std::uint32_t>{1, 0}));
+  EXPECT_EQ(p.chunks[1].ops, (std::vector<Collective>{Collective::AllToAll, Collective::AllToAll}));
+  EXPECT_NEAR(p.loads[0], 2 * 393.216e-6, 1e-12);
+  EXPECT_NEAR(p.loads[1], 2 * 229.376e-6, 1e-12);
 }
 
 }  // namespace

@@ -33,7 +33,14 @@ IntraDimPolicy parse_intra_dim_policy(std::string_view text, std::string_view fi
       field, text));
 }
 
-collective::AlgorithmChoice default_dim_algorithm(topology::DimKind kind) {
+collective::AlgorithmChoice default_dim_algorithm(topology::DimKind kind, Collective c) {
+  // ACE Table 5: ring all-to-all on rings (every step to the rank s ahead, which a bidirectional
+  // ring routes the short way), direct on fully connected and switched dimensions.
+  if (c == Collective::AllToAll) {
+    const bool ring = kind == topology::DimKind::Ring || kind == topology::DimKind::UniRing ||
+                      kind == topology::DimKind::Line;
+    return collective::parse_algorithm(ring ? "ring" : "direct", "hierarchical");
+  }
   // A bidirectional ring runs the ring both ways (half of every chunk each way), so that the
   // stage uses the dimension's whole bandwidth, as the Latency Model assumes.
   const char* name = kind == topology::DimKind::FullyConnected ? "direct"
@@ -71,7 +78,8 @@ std::vector<DimModel> dim_models(const topology::Topology& topo, Collective c,
     }
     // A one-way ring on a bidirectional ring uses half the NPU's links in the dimension.
     const auto& a = algorithms[d];
-    if (a.info->name == "ring" && a.params.at("directions") == 1 &&
+    // (Not for all-to-all, whose ring steps go the short way round.)
+    if (a.info->name == "ring" && a.params.at("directions") == 1 && c != Collective::AllToAll &&
         dims[d].spec.kind == topology::DimKind::Ring && m.size > 2) {
       bw /= 2;
     }
@@ -122,9 +130,6 @@ void prepare(const topology::Topology& topo, HierarchicalSpec& spec) {
         fmt::format("algorithm hierarchical needs a platform of two or more dimensions; {} has {}",
                     topo.name(), real));
   }
-  if (spec.collective == Collective::AllToAll) {
-    throw core::InputError("algorithm hierarchical does not implement all-to-all");
-  }
   if (spec.active_chunks == 0) throw core::InputError("active_chunks: must be >= 1, got 0");
   if (spec.chunks == 0) throw core::InputError("chunks: must be >= 1, got 0");
   if (spec.dim_algorithms.size() > dims.size()) {
@@ -136,16 +141,19 @@ void prepare(const topology::Topology& topo, HierarchicalSpec& spec) {
   spec.dim_algorithms.resize(dims.size());
   for (std::uint32_t d = 0; d < dims.size(); ++d) {
     auto& a = spec.dim_algorithms[d];
-    if (!a.info) a = default_dim_algorithm(dims[d].spec.kind);
+    if (!a.info) a = default_dim_algorithm(dims[d].spec.kind, spec.collective);
     // The stages this collective needs, tried on the dimension's first group.
     const collective::Communicator g{dims[d].groups.front(), ""};
     std::vector<Collective> stages;
-    if (spec.collective != Collective::AllGather) stages.push_back(Collective::ReduceScatter);
+    if (spec.collective == Collective::AllToAll) stages.push_back(Collective::AllToAll);
+    else if (spec.collective != Collective::AllGather) stages.push_back(Collective::ReduceScatter);
     if (spec.schedule == InterDimPolicy::PerDimAllReduce &&
         spec.collective == Collective::AllReduce) {
       stages.push_back(Collective::AllReduce);
     }
-    if (spec.collective != Collective::ReduceScatter) stages.push_back(Collective::AllGather);
+    if (spec.collective == Collective::AllReduce || spec.collective == Collective::AllGather) {
+      stages.push_back(Collective::AllGather);
+    }
     for (Collective stage : stages) {
       try {
         collective::build_program(a, topo, g, stage, core::Bytes{1}, 1);

@@ -48,8 +48,10 @@ struct HierarchicalSpec {
 };
 
 /// Themis Table 1: the basic algorithm for a dimension kind (ring: ring both ways; uring and
-/// line: ring; fc: direct; sw: halving-doubling).
-collective::AlgorithmChoice default_dim_algorithm(topology::DimKind kind);
+/// line: ring; fc: direct; sw: halving-doubling). For all-to-all, ACE Table 5: ring on rings and
+/// lines, direct on fc and sw.
+collective::AlgorithmChoice default_dim_algorithm(
+    topology::DimKind kind, collective::Collective c = collective::Collective::AllReduce);
 
 /// The planner's view of the platform's dimensions: P_K, one NPU's bandwidth in the dimension
 /// (sum of its outgoing links there) and the fixed delay A_K = steps of the dimension's
@@ -58,7 +60,7 @@ std::vector<DimModel> dim_models(const topology::Topology& topo, collective::Col
                                  const std::vector<collective::AlgorithmChoice>& algorithms);
 
 /// Check `spec` against the platform and fill its defaults (Table 1 algorithm per dimension).
-/// Throws core::InputError: fewer than two dimensions of size > 1, all-to-all, active_chunks 0,
+/// Throws core::InputError: fewer than two dimensions of size > 1, active_chunks 0,
 /// chunks 0, or a dimension's algorithm that cannot run the stages on its groups.
 void prepare(const topology::Topology& topo, HierarchicalSpec& spec);
 

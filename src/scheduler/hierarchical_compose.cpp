@@ -11,12 +11,90 @@ namespace collsim::scheduler {
 using collective::Collective;
 using collective::Op;
 
+namespace {
+
+// All-to-all: every NPU always holds N items (source, destination) of a chunk, starting with its
+// own (r, *). A stage on dimension d hands each item to the group member that shares the
+// destination's coordinate in d, so after the last stage every item is at its destination. The
+// group program's piece j k + j' (from member j to member j') stands for the items member j holds
+// for member j'.
+void compose_all_to_all(const topology::Topology& topo, const HierarchicalSpec& spec,
+                        const Plan& plan, collective::Program& out) {
+  const std::uint32_t n = topo.num_npus();
+  const auto& dims = topo.dimensions();
+  // index_in[d][r]: r's position in its group of dimension d.
+  std::vector<std::vector<std::uint32_t>> index_in(dims.size(), std::vector<std::uint32_t>(n));
+  for (std::uint32_t d = 0; d < dims.size(); ++d) {
+    for (const auto& g : dims[d].groups) {
+      for (std::uint32_t j = 0; j < g.size(); ++j) index_in[d][g[j]] = j;
+    }
+  }
+  using Items = std::vector<std::uint32_t>;  // src * n + dst
+  for (std::uint32_t c = 0; c < spec.chunks; ++c) {
+    std::vector<Items> hold(n);
+    for (std::uint32_t r = 0; r < n; ++r) {
+      for (std::uint32_t t = 0; t < n; ++t) hold[r].push_back(r * n + t);
+    }
+    for (std::uint32_t d : plan.chunks[c].dims) {
+      for (const auto& g : dims[d].groups) {
+        const collective::Program sp = collective::build_program(
+            spec.dim_algorithms[d], topo, collective::Communicator{g, ""}, Collective::AllToAll,
+            core::Bytes{g.size()}, 1);
+        const auto k = static_cast<std::uint32_t>(g.size());
+        std::vector<Items> bucket(k * k);  // [j k + j']
+        for (std::uint32_t j = 0; j < k; ++j) {
+          for (std::uint32_t item : hold[g[j]]) {
+            bucket[j * k + index_in[d][item % n]].push_back(item);
+          }
+        }
+        for (std::uint32_t j = 0; j < k; ++j) {
+          for (std::uint32_t i = 0; i < sp.num_ops(j); ++i) {
+            const Op o = sp.op(j, i);
+            if (o.kind == Op::Kind::Barrier) {
+              throw core::InputError(fmt::format(
+                  "compose: dim{}'s algorithm {} uses barriers across its group", d,
+                  spec.dim_algorithms[d].label));
+            }
+            if (o.is_wait()) {
+              out.ops[g[j]].push_back(o);
+              continue;
+            }
+            for (std::uint32_t q = o.first; q < o.first + o.count; ++q) {
+              for (std::uint32_t item : bucket[q]) {
+                // collective.hpp: piece (c N + src) N + dst.
+                out.ops[g[j]].push_back(Op(o.kind, g[o.peer], c * n * n + item, 1, o.reduce));
+              }
+            }
+          }
+        }
+        for (std::uint32_t jj = 0; jj < k; ++jj) {
+          Items next;
+          for (std::uint32_t j = 0; j < k; ++j) {
+            const Items& b = bucket[j * k + jj];
+            next.insert(next.end(), b.begin(), b.end());
+          }
+          hold[g[jj]] = std::move(next);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
 collective::Program compose_program(const topology::Topology& topo, HierarchicalSpec spec) {
   prepare(topo, spec);
   const Plan plan = plan_chunks(dim_models(topo, spec.collective, spec.dim_algorithms),
                                 spec.collective, spec.size, spec.chunks, spec.schedule);
   const std::uint32_t n = topo.num_npus();
   const auto& dims = topo.dimensions();
+  if (spec.collective == Collective::AllToAll) {
+    collective::Program out = collective::make_program("hierarchical (composed)",
+                                                       Collective::AllToAll, n, spec.size,
+                                                       spec.chunks);
+    compose_all_to_all(topo, spec, plan, out);
+    return out;
+  }
   // A stage program may split its data finer than one piece per rank (ring both ways: one piece
   // per rank and direction): refine each chunk by the product of those factors.
   std::uint32_t refine = 1;

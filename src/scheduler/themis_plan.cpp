@@ -28,9 +28,11 @@ InterDimPolicy parse_inter_dim_policy(std::string_view text, std::string_view fi
 
 double stage_load(const DimModel& dim, collective::Collective op, double bytes) {
   const double p = dim.size;
-  const double sent = op == collective::Collective::ReduceScatter ? bytes * (p - 1) / p
-                      : op == collective::Collective::AllGather   ? bytes * (p - 1)
-                                                                  : 2 * bytes * (p - 1) / p;
+  using collective::Collective;
+  const double sent = op == Collective::ReduceScatter || op == Collective::AllToAll
+                          ? bytes * (p - 1) / p
+                      : op == Collective::AllGather ? bytes * (p - 1)
+                                                    : 2 * bytes * (p - 1) / p;
   return sent / dim.bandwidth.bytes_per_s;
 }
 
@@ -57,9 +59,6 @@ double charge(const std::vector<DimModel>& dims, const std::vector<std::uint32_t
 
 Plan plan_chunks(const std::vector<DimModel>& dims, collective::Collective c, core::Bytes size,
                  std::uint32_t chunks, InterDimPolicy policy) {
-  if (c == collective::Collective::AllToAll) {
-    throw core::InputError("hierarchical: all-to-all is not planned across dimensions");
-  }
   if (chunks == 0) throw core::InputError("chunks: must be >= 1, got 0");
   std::vector<std::uint32_t> involved;  // dimensions of size > 1, innermost first
   for (std::uint32_t d = 0; d < dims.size(); ++d) {
@@ -99,6 +98,10 @@ Plan plan_chunks(const std::vector<DimModel>& dims, collective::Collective c, co
     if (gather_only) {
       charge(dims, order, Collective::AllGather, chunk, plan.loads);
       cp.ops.assign(order.size(), Collective::AllGather);
+    } else if (c == Collective::AllToAll) {
+      // ACE Table 5: an all-to-all in every dimension; the per-NPU bytes do not change.
+      charge(dims, order, Collective::AllToAll, chunk, plan.loads);
+      cp.ops.assign(order.size(), Collective::AllToAll);
     } else if (c == Collective::AllReduce && policy == InterDimPolicy::PerDimAllReduce) {
       charge(dims, order, Collective::AllReduce, chunk, plan.loads);
       cp.ops.assign(order.size(), Collective::AllReduce);

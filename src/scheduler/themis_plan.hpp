@@ -47,8 +47,9 @@ struct DimModel {
 };
 
 /// One chunk's walk: the dimensions of its stages in order, and each stage's collective
-/// (reduce-scatter, all-gather, or all-reduce for PerDimAllReduce). An all-reduce chunk has 2 D'
-/// stages (D' = dimensions of size > 1; D' with PerDimAllReduce), an RS or AG chunk D'.
+/// (reduce-scatter, all-gather, all-reduce for PerDimAllReduce, all-to-all for all-to-all). An
+/// all-reduce chunk has 2 D' stages (D' = dimensions of size > 1; D' with PerDimAllReduce), an
+/// RS, AG or all-to-all chunk D'.
 struct ChunkPlan {
   std::vector<std::uint32_t> dims;
   std::vector<collective::Collective> ops;
@@ -60,14 +61,16 @@ struct Plan {
   std::vector<double> loads;
 };
 
-/// Plan `chunks` equal chunks of a collective of `size` bytes (all-reduce, reduce-scatter or
-/// all-gather; sizes as collective.hpp: S is the whole buffer of one NPU for all-reduce and
-/// reduce-scatter, the gathered result for all-gather). Throws core::InputError for all-to-all or
-/// an empty platform.
+/// Plan `chunks` equal chunks of a collective of `size` bytes (sizes as collective.hpp: S is the
+/// whole buffer of one NPU for all-reduce and reduce-scatter, the gathered result for all-gather,
+/// one NPU's send buffer for all-to-all). All-to-all (ACE Table 5, not in Themis) runs an
+/// all-to-all stage per dimension, each moving (P_K - 1) / P_K of the chunk, and is ordered like
+/// a reduce-scatter. Throws core::InputError for chunks 0 or an empty platform.
 Plan plan_chunks(const std::vector<DimModel>& dims, collective::Collective c, core::Bytes size,
                  std::uint32_t chunks, InterDimPolicy policy);
 
-/// The Latency Model: seconds to run one stage (`op`: reduce-scatter, all-gather or all-reduce)
+/// The Latency Model: seconds to run one stage (`op`: reduce-scatter, all-gather, all-reduce or
+/// all-to-all)
 /// on `dim` with `bytes` per NPU before the stage (n_K x B_K; the fixed delay is not included).
 double stage_load(const DimModel& dim, collective::Collective op, double bytes);
 /// Bytes per NPU after a stage `op` on a dimension of `size` NPUs.
