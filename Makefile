@@ -78,14 +78,13 @@ figures:
 	@mkdir -p docs/img
 	$(PYTHON) tools/plot.py activity results/fig9-activity-activity.csv docs/img/themis-fig9-activity.png \
 	  --title "Themis Fig. 9: 1 GB all-reduce on 3D-SW_SW_SW_homo (analytical, 100 us windows)"
-	$(PYTHON) tools/plot.py bars results/fig8-table2.csv,results/fig8-table2-flow.csv docs/img/themis-fig11-utilization.png \
+	$(PYTHON) tools/plot.py bars results/fig8-table2-flow.csv docs/img/themis-fig11-utilization.png \
 	  --x size_MB --y bw_utilization_pct --facet platform --ylabel "avg BW util. %" \
-	  --filter 'algorithm!=ideal' --filter 'algorithm!=hierarchical:schedule=per-dim-all-reduce' \
-	  --title "Themis Fig. 11: average BW utilization (analytical, and flow with active_chunks=4)"
-	$(PYTHON) tools/plot.py bars results/fig8-table2.csv,results/fig8-table2-flow.csv docs/img/themis-fig8-time.png \
+	  --filter 'algorithm!=ideal' \
+	  --title "Themis Fig. 11: average BW utilization (flow, 4 chunk-stages per dimension)"
+	$(PYTHON) tools/plot.py bars results/fig8-table2-flow.csv docs/img/themis-fig8-time.png \
 	  --x size_MB --y time_ms --facet platform --ylabel "time (ms)" \
-	  --filter 'algorithm!=hierarchical:schedule=per-dim-all-reduce' \
-	  --title "Themis Fig. 8: all-reduce time on the Table 2 platforms"
+	  --title "Themis Fig. 8: all-reduce time on the Table 2 platforms (flow, 4 chunk-stages per dimension)"
 	$(PYTHON) tools/plot.py lines results/fig10-chunks.csv,results/fig10-chunks-flow.csv docs/img/themis-fig10-chunks.png \
 	  --x chunks --y bw_utilization_pct --facet platform --logx --ylabel "avg BW util. %" \
 	  --filter 'algorithm!=ideal' --title "Themis Fig. 10: 100 MB all-reduce, 4..512 chunks"

@@ -102,7 +102,8 @@ def panels(df, facet, sharex=True):
 def save(fig, out, title):
     if title:
         fig.suptitle(title)
-    fig.tight_layout()
+    # Leave the title its own band above the panels.
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / fig.get_size_inches()[1]) if title else None)
     fig.savefig(out, dpi=DPI, metadata=METADATA)
     plt.close(fig)
 
