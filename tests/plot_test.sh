@@ -1,0 +1,26 @@
+#!/bin/sh
+# tools/plot.py on a collsim CSV: a PNG comes out, the same bytes twice; a missing column is
+# exit 2 with the column named, and no PNG. Skipped (77) where matplotlib/pandas are missing
+# (`make figures` installs them; `make test` does not need them).
+# Usage: plot_test.sh COLLSIM SOURCE_DIR WORK_DIR
+set -u
+collsim=$1 src=$2 work=$3
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+"$py" -c 'import matplotlib, pandas' 2>/dev/null || { echo "matplotlib/pandas missing: skipped"; exit 77; }
+rm -rf "$work" && mkdir -p "$work" || exit 1
+"$collsim" collective -t torus:4x4 -a hierarchical,hierarchical:schedule=themis:intra=scf \
+  -s 1MiB,4MiB --chunks 4 --format csv -o "$work/r.csv" -q || exit 1
+"$py" "$src/tools/plot.py" bars "$work/r.csv" "$work/a.png" --x size_MB --y bw_utilization_pct \
+  --filter 'algorithm!=ideal' || exit 1
+"$py" "$src/tools/plot.py" bars "$work/r.csv" "$work/b.png" --x size_MB --y bw_utilization_pct \
+  --filter 'algorithm!=ideal' || exit 1
+[ -s "$work/a.png" ] || { echo "no PNG"; exit 1; }
+cmp -s "$work/a.png" "$work/b.png" || { echo "PNG bytes differ between two runs"; exit 1; }
+"$py" "$src/tools/plot.py" bars "$work/r.csv" "$work/c.png" --x size_MB --y no_such_column \
+  2>"$work/err"
+rc=$?
+[ "$rc" = 2 ] || { echo "bad column: exit $rc, want 2"; exit 1; }
+grep -q no_such_column "$work/err" || { echo "error does not name the column"; cat "$work/err"; exit 1; }
+[ ! -e "$work/c.png" ] || { echo "a PNG was written despite the error"; exit 1; }
+echo ok
