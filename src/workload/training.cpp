@@ -1,0 +1,396 @@
+#include "workload/training.hpp"
+
+#include <fmt/format.h>
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <tuple>
+
+#include "collective/communicator.hpp"
+#include "core/error.hpp"
+#include "endpoint/endpoint.hpp"
+#include "scheduler/hierarchical.hpp"
+
+namespace collsim::workload {
+
+using collective::Collective;
+
+const char* to_string(Overlap o) { return o == Overlap::None ? "none" : "layer"; }
+const char* to_string(IssueOrder o) { return o == IssueOrder::Lifo ? "lifo" : "fifo"; }
+
+Overlap parse_overlap(std::string_view text, std::string_view field) {
+  if (text == "none") return Overlap::None;
+  if (text == "layer") return Overlap::Layer;
+  throw core::InputError(fmt::format(
+      "{}: unknown overlap \"{}\"; valid: none (weight-gradient collectives after "
+      "back-propagation), layer (each as soon as its layer's gradient is computed)",
+      field, text));
+}
+
+IssueOrder parse_issue_order(std::string_view text, std::string_view field) {
+  if (text == "fifo") return IssueOrder::Fifo;
+  if (text == "lifo") return IssueOrder::Lifo;
+  throw core::InputError(fmt::format(
+      "{}: unknown order \"{}\"; valid: fifo (issue order), lifo (the latest issued first)", field,
+      text));
+}
+
+namespace {
+
+// One step of the compute timeline.
+struct Action {
+  enum class Kind { Compute, Issue, Wait, IssueDeferred, EndIteration } kind;
+  std::uint32_t layer = 0;
+  Pass pass = Pass::Forward;
+  core::Time time;           // Compute
+  bool previous = false;     // Wait: for the previous iteration's collective
+};
+
+std::vector<Action> iteration_actions(const Workload& w, Overlap overlap, bool first) {
+  std::vector<Action> a;
+  const auto n = static_cast<std::uint32_t>(w.layers.size());
+  auto compute = [&](std::uint32_t i, core::Time t) {
+    if (t.ps > 0) a.push_back({Action::Kind::Compute, i, Pass::Forward, t, false});
+  };
+  auto comm = [&](std::uint32_t i, Pass p, bool blocking) {
+    if (!w.layers[i].comm[static_cast<std::size_t>(p)].collective) return;
+    a.push_back({Action::Kind::Issue, i, p, {}, false});
+    if (blocking) a.push_back({Action::Kind::Wait, i, p, {}, false});
+  };
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const Layer& l = w.layers[i];
+    if (!first && l.comm[2].collective) {
+      a.push_back({Action::Kind::Wait, i, Pass::WeightGradient, {}, true});
+    }
+    if (!first) compute(i, l.update);
+    compute(i, l.compute[0]);
+    comm(i, Pass::Forward, true);
+  }
+  for (std::uint32_t j = n; j-- > 0;) {
+    const Layer& l = w.layers[j];
+    compute(j, l.compute[2]);
+    if (overlap == Overlap::Layer) comm(j, Pass::WeightGradient, false);
+    compute(j, l.compute[1]);
+    comm(j, Pass::InputGradient, true);
+  }
+  if (overlap == Overlap::None) a.push_back({Action::Kind::IssueDeferred, 0, Pass::Forward, {}, false});
+  a.push_back({Action::Kind::EndIteration, 0, Pass::Forward, {}, false});
+  return a;
+}
+
+// The last iteration's tail: every layer waits for its weight-gradient collective and updates.
+std::vector<Action> final_actions(const Workload& w) {
+  std::vector<Action> a;
+  for (std::uint32_t i = 0; i < w.layers.size(); ++i) {
+    const Layer& l = w.layers[i];
+    if (!l.comm[2].collective) continue;
+    a.push_back({Action::Kind::Wait, i, Pass::WeightGradient, {}, true});
+    if (l.update.ps > 0) a.push_back({Action::Kind::Compute, i, Pass::Forward, l.update, false});
+  }
+  a.push_back({Action::Kind::EndIteration, 0, Pass::Forward, {}, false});
+  return a;
+}
+
+class Trainer final : public core::EventHandler {
+ public:
+  Trainer(const topology::Topology& topo, core::Simulation& sim, scheduler::Executor& ex,
+          const Workload& w, const TrainingOptions& o)
+      : topo_(topo), sim_(sim), ex_(ex), w_(w), o_(o) {
+    const std::uint32_t n = topo.num_npus();
+    m_ = w.model_parallel_npus == 0 ? n : w.model_parallel_npus;
+    done_.assign(w.layers.size(), {});
+    result_.layers.resize(w.layers.size());
+    for (std::size_t i = 0; i < w.layers.size(); ++i) result_.layers[i].name = w.layers[i].name;
+    if (o.algorithm.info->staged) {
+      const auto s = scheduler::spec_from_choice(o.algorithm, Collective::AllReduce,
+                                                 core::Bytes{1}, o.chunks);
+      queues_ = std::make_unique<scheduler::DimensionQueues>(topo.dimensions().size(), s.intra,
+                                                             s.active_chunks);
+    }
+    check_collectives();
+  }
+
+  void start() {
+    actions_ = iteration_actions(w_, o_.overlap, true);
+    step();
+  }
+  bool finished() const { return finished_; }
+  TrainingResult& result() { return result_; }
+
+  void on_event(std::uint64_t) override {  // a compute step ended
+    ++next_;
+    step();
+  }
+
+ private:
+  // A collective instance: (layer, pass) issued in iteration `iteration`.
+  struct Instance {
+    std::uint32_t layer = 0;
+    Pass pass = Pass::Forward;
+    core::Time issued, started;
+    std::uint32_t remaining = 0;
+  };
+  // Scopes run flat collectives one at a time.
+  struct ScopeQueue {
+    std::deque<std::uint32_t> waiting;  // instance ids
+    bool busy = false;
+  };
+  using CacheKey = std::tuple<int, int, std::uint64_t>;  // scope, collective, size
+
+  void step() {
+    while (!finished_ && next_ < actions_.size()) {
+      const Action& a = actions_[next_];
+      switch (a.kind) {
+        case Action::Kind::Compute:
+          result_.compute += a.time;
+          result_.layers[a.layer].compute += a.time;
+          sim_.schedule_in(a.time, *this, 0);
+          return;  // on_event goes on
+        case Action::Kind::Issue:
+          issue(a.layer, a.pass);
+          break;
+        case Action::Kind::IssueDeferred:
+          for (std::uint32_t j = static_cast<std::uint32_t>(w_.layers.size()); j-- > 0;) {
+            if (w_.layers[j].comm[2].collective) issue(j, Pass::WeightGradient);
+          }
+          break;
+        case Action::Kind::Wait: {
+          const std::uint32_t want = a.previous ? iteration_ : iteration_ + 1;
+          if (done_[a.layer][static_cast<std::size_t>(a.pass)] < want) {
+            waiting_ = true;
+            wait_layer_ = a.layer;
+            wait_pass_ = a.pass;
+            wait_count_ = want;
+            wait_since_ = sim_.now();
+            return;  // complete() goes on
+          }
+          break;
+        }
+        case Action::Kind::EndIteration:
+          result_.iteration_end.push_back(sim_.now());
+          ++iteration_;
+          if (iteration_ < o_.iterations) {
+            actions_ = iteration_actions(w_, o_.overlap, false);
+          } else if (iteration_ == o_.iterations) {
+            actions_ = final_actions(w_);
+            result_.iteration_end.pop_back();  // the iteration ends after the tail
+          } else {
+            finished_ = true;
+            result_.total = sim_.now();
+            return;
+          }
+          next_ = 0;
+          continue;
+      }
+      ++next_;
+    }
+  }
+
+  std::vector<collective::Communicator> groups(Scope s) const {
+    const std::uint32_t n = topo_.num_npus();
+    const bool whole = s == Scope::All || (s == Scope::ModelParallel && m_ == n) ||
+                       (s == Scope::DataParallel && m_ == 1);
+    if (whole) return {collective::whole(topo_)};
+    std::vector<collective::Communicator> out;
+    if (s == Scope::ModelParallel) {
+      for (std::uint32_t k = 0; k < n / m_; ++k) {
+        collective::Communicator c{{}, fmt::format("model[{}]", k)};
+        for (std::uint32_t r = 0; r < m_; ++r) c.npus.push_back(k * m_ + r);
+        out.push_back(std::move(c));
+      }
+    } else {
+      for (std::uint32_t r = 0; r < m_; ++r) {
+        collective::Communicator c{{}, fmt::format("data[{}]", r)};
+        for (std::uint32_t k = 0; k < n / m_; ++k) c.npus.push_back(k * m_ + r);
+        out.push_back(std::move(c));
+      }
+    }
+    return out;
+  }
+
+  // Every collective the workload issues must be buildable: fail before simulating.
+  void check_collectives() {
+    for (const Layer& l : w_.layers) {
+      for (std::size_t p = 0; p < kPasses; ++p) {
+        const Comm& c = l.comm[p];
+        if (!c.collective) continue;
+        try {
+          if (o_.algorithm.info->staged) {
+            if (groups(c.scope).size() != 1 || groups(c.scope)[0].size() != topo_.num_npus()) {
+              throw core::InputError(fmt::format(
+                  "hierarchical collectives span every NPU; this {} collective spans {} groups",
+                  to_string(c.scope), groups(c.scope).size()));
+            }
+            auto s = scheduler::spec_from_choice(o_.algorithm, *c.collective, c.size, o_.chunks);
+            scheduler::prepare(topo_, s);
+          } else {
+            programs(c);
+          }
+        } catch (const core::InputError& e) {
+          throw core::InputError(fmt::format("workload {}, layer {}, {} {}: {}", w_.name, l.name,
+                                             to_string(static_cast<Pass>(p)),
+                                             collective::to_string(*c.collective), e.what()));
+        }
+      }
+    }
+  }
+
+  const std::vector<collective::Program>& programs(const Comm& c) {
+    const CacheKey key{static_cast<int>(c.scope), static_cast<int>(*c.collective), c.size.count};
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+    std::vector<collective::Program> ps;
+    for (const auto& g : groups(c.scope)) {
+      ps.push_back(g.is_identity(topo_.num_npus())
+                       ? collective::build_program(o_.algorithm, topo_, *c.collective, c.size,
+                                                   o_.chunks)
+                       : collective::build_program(o_.algorithm, topo_, g, *c.collective, c.size,
+                                                   o_.chunks));
+    }
+    return cache_.emplace(key, std::move(ps)).first->second;
+  }
+
+  void issue(std::uint32_t layer, Pass pass) {
+    const auto id = static_cast<std::uint32_t>(instances_.size());
+    instances_.push_back(Instance{layer, pass, sim_.now(), {}, 0});
+    ++result_.collectives;
+    const Comm& c = w_.layers[layer].comm[static_cast<std::size_t>(pass)];
+    if (o_.algorithm.info->staged) {
+      launch(id);
+      return;
+    }
+    ScopeQueue& q = scopes_[static_cast<std::size_t>(c.scope)];
+    if (o_.order == IssueOrder::Lifo) {
+      q.waiting.push_front(id);
+    } else {
+      q.waiting.push_back(id);
+    }
+    if (!q.busy) start_next(c.scope);
+  }
+
+  void start_next(Scope s) {
+    ScopeQueue& q = scopes_[static_cast<std::size_t>(s)];
+    if (q.waiting.empty()) return;
+    const std::uint32_t id = q.waiting.front();
+    q.waiting.pop_front();
+    q.busy = true;
+    launch(id);
+  }
+
+  void launch(std::uint32_t id) {
+    Instance& in = instances_[id];
+    in.started = sim_.now();
+    if (active_++ == 0) comm_since_ = sim_.now();
+    const Comm& c = w_.layers[in.layer].comm[static_cast<std::size_t>(in.pass)];
+    const std::string label = fmt::format("{} {} {}", w_.layers[in.layer].name, to_string(in.pass),
+                                          collective::to_string(*c.collective));
+    if (o_.algorithm.info->staged) {
+      auto spec = scheduler::spec_from_choice(o_.algorithm, *c.collective, c.size, o_.chunks);
+      auto h = std::make_unique<scheduler::HierarchicalCollective>(topo_, ex_, std::move(spec),
+                                                                   queues_.get());
+      auto* raw = h.get();
+      staged_.push_back(std::move(h));
+      in.remaining = 1;
+      raw->start([this, id](const scheduler::CollectiveStats& s) {
+        result_.messages += s.messages;
+        result_.bytes += s.bytes;
+        complete(id);
+      });
+      return;
+    }
+    const auto& ps = programs(c);
+    in.remaining = static_cast<std::uint32_t>(ps.size());
+    for (const auto& p : ps) {
+      ex_.start(
+          p,
+          [this, id](scheduler::CollectiveId, const scheduler::CollectiveStats& s) {
+            result_.messages += s.messages;
+            result_.bytes += s.bytes;
+            if (--instances_[id].remaining == 0) complete(id);
+          },
+          label);
+    }
+  }
+
+  void complete(std::uint32_t id) {
+    const Instance& in = instances_[id];
+    const core::Time now = sim_.now();
+    result_.layers[in.layer].comm += now - in.started;
+    if (--active_ == 0) result_.comm += now - comm_since_;
+    const auto p = static_cast<std::size_t>(in.pass);
+    ++done_[in.layer][p];
+    const Comm& c = w_.layers[in.layer].comm[p];
+    if (!o_.algorithm.info->staged) {
+      scopes_[static_cast<std::size_t>(c.scope)].busy = false;
+      start_next(c.scope);
+    }
+    if (waiting_ && wait_layer_ == in.layer && wait_pass_ == in.pass &&
+        done_[in.layer][p] >= wait_count_) {
+      waiting_ = false;
+      const core::Time stalled = now - wait_since_;
+      result_.exposed += stalled;
+      result_.layers[in.layer].exposed += stalled;
+      ++next_;
+      step();
+    }
+  }
+
+  const topology::Topology& topo_;
+  core::Simulation& sim_;
+  scheduler::Executor& ex_;
+  const Workload& w_;
+  const TrainingOptions& o_;
+  std::uint32_t m_ = 1;
+  TrainingResult result_;
+
+  std::vector<Action> actions_;
+  std::size_t next_ = 0;
+  std::uint32_t iteration_ = 0;
+  bool finished_ = false;
+  // Completed instances per (layer, pass); a wait wants a count.
+  std::vector<std::array<std::uint32_t, kPasses>> done_;
+  bool waiting_ = false;
+  std::uint32_t wait_layer_ = 0;
+  Pass wait_pass_ = Pass::Forward;
+  std::uint32_t wait_count_ = 0;
+  core::Time wait_since_;
+
+  std::vector<Instance> instances_;
+  std::array<ScopeQueue, 3> scopes_;
+  std::map<CacheKey, std::vector<collective::Program>> cache_;
+  std::unique_ptr<scheduler::DimensionQueues> queues_;
+  std::vector<std::unique_ptr<scheduler::HierarchicalCollective>> staged_;
+  std::uint32_t active_ = 0;
+  core::Time comm_since_;
+};
+
+}  // namespace
+
+TrainingResult run_training(const topology::Topology& topo, const network::BackendInfo& backend,
+                            const Workload& w, const TrainingOptions& options,
+                            scheduler::ExecutionObserver* observer) {
+  validate(w, topo.num_npus());
+  if (!options.algorithm.info) throw core::InputError("training: no algorithm");
+  if (options.iterations == 0) throw core::InputError("iterations: must be >= 1, got 0");
+  core::Simulation sim;
+  auto net = network::make_backend(backend, sim, topo, options.backend_options, "backend");
+  endpoint::Ideal endpoint(*net);
+  scheduler::Executor ex(sim, endpoint);
+  ex.set_observer(observer);
+  Trainer t(topo, sim, ex, w, options);
+  t.start();
+  scheduler::ExecuteOptions eo;
+  eo.max_time = options.max_time;
+  scheduler::run_until_finished(sim, ex, *net, core::Time{}, eo);
+  if (!t.finished()) {
+    throw core::SimulationError(
+        fmt::format("training {}: stopped at {} with the compute timeline waiting", w.name,
+                    core::to_string(sim.now())));
+  }
+  TrainingResult r = std::move(t.result());
+  r.events = sim.events_processed();
+  return r;
+}
+
+}  // namespace collsim::workload

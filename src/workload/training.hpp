@@ -1,0 +1,84 @@
+#pragma once
+// Training iterations of a workload on a platform: compute on one SPMD timeline (every NPU runs
+// the same layers at the same times), collectives through the executor and the network backend,
+// overlapping with later compute and with each other (MultiTree Sec. V and Fig. 11, ACE Sec. 5,
+// Themis Sec. 5.2; the loop of ASTRA-sim's workload layer).
+//
+// One iteration: forward pass over layers 0..L-1, then back-propagation over L-1..0.
+//   forward, layer i:   wait for layer i's weight-gradient collective of the previous iteration,
+//                       then its weight update (compute), then the forward compute; a forward
+//                       collective (model parallelism) blocks the next layer until it ends.
+//   backward, layer i:  weight-gradient compute, then its collective is issued (overlap=layer) or
+//                       deferred until back-propagation ends (overlap=none, MultiTree Fig. 11a);
+//                       then the input-gradient compute, whose collective blocks the next layer.
+// After the last iteration every layer waits for its weight-gradient collective and updates.
+//
+// Collectives of a flat algorithm (ring, direct, ...) run one at a time per scope (a
+// communicator runs its collectives in order, as NCCL's stream does); `order` picks the next
+// among those waiting: fifo (issue order) or lifo (the latest first: ACE Sec. 5 gives the first
+// layers' gradients priority). The groups of a scope (every data-parallel group, say) run their
+// copies at once. Hierarchical collectives start when issued and share the platform's dimension
+// queues, whose intra-dimension policy orders their chunk-stages (Themis Sec. 4.3).
+//
+// Reported: iteration time = compute + exposed communication, where exposed communication is
+// the time the compute timeline waits for collectives; per layer the compute, the time its
+// collectives ran, and the exposed time they caused.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collective/algorithm.hpp"
+#include "network/backend.hpp"
+#include "scheduler/executor.hpp"
+#include "topology/topology.hpp"
+#include "workload/workload.hpp"
+
+namespace collsim::workload {
+
+enum class Overlap { None, Layer };
+enum class IssueOrder { Fifo, Lifo };
+const char* to_string(Overlap o);
+const char* to_string(IssueOrder o);
+/// "none" | "layer"; "fifo" | "lifo". Throw core::InputError naming `field`.
+Overlap parse_overlap(std::string_view text, std::string_view field);
+IssueOrder parse_issue_order(std::string_view text, std::string_view field);
+
+struct TrainingOptions {
+  collective::AlgorithmChoice algorithm;  ///< flat (ring, ...) or hierarchical
+  std::uint32_t chunks = 1;               ///< chunks per collective (hierarchical: Themis uses 64)
+  Overlap overlap = Overlap::Layer;
+  IssueOrder order = IssueOrder::Fifo;
+  std::uint32_t iterations = 1;
+  network::BackendOptions backend_options;
+  std::optional<core::Time> max_time;  ///< stop with core::SimulationError past this
+};
+
+/// One layer's figures, summed over the iterations.
+struct LayerTimes {
+  std::string name;
+  core::Time compute;  ///< forward + input gradient + weight gradient + update
+  core::Time comm;     ///< time its collectives ran (start to end, summed)
+  core::Time exposed;  ///< time the compute waited for its collectives
+};
+
+struct TrainingResult {
+  core::Time total;      ///< end of the last iteration (all collectives done, all updates)
+  core::Time compute;    ///< sum of every compute step
+  core::Time exposed;    ///< time the compute timeline waited for collectives
+  core::Time comm;       ///< time at least one collective was running
+  std::vector<core::Time> iteration_end;  ///< when each iteration ended
+  std::vector<LayerTimes> layers;
+  std::uint64_t collectives = 0, messages = 0, bytes = 0;
+  std::uint64_t events = 0;
+};
+
+/// Run `options.iterations` iterations of `w` on a fresh simulation of `topo` with `backend`.
+/// Throws core::InputError for a workload that does not fit the platform (validate()), an
+/// algorithm that cannot run one of its collectives (naming the layer and pass), and
+/// core::SimulationError on a deadlock or past max_time.
+TrainingResult run_training(const topology::Topology& topo, const network::BackendInfo& backend,
+                            const Workload& w, const TrainingOptions& options,
+                            scheduler::ExecutionObserver* observer = nullptr);
+
+}  // namespace collsim::workload
