@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_run.hpp"
 #include "network/backend.hpp"
 #include "network/params.hpp"
 #include "topology/dim_kind.hpp"
@@ -21,33 +22,8 @@
 
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out;
-  std::string err;
-};
-
-// Run collsim with `args` (shell words) from the source directory.
-Result collsim(const std::string& args) {
-  const auto dir = std::filesystem::temp_directory_path() / "collsim_cli_test";
-  std::filesystem::create_directories(dir);
-  const std::string err_file = (dir / ("stderr_" + std::to_string(::getpid()))).string();
-  const std::string cmd = std::string("cd '") + COLLSIM_SOURCE_DIR + "' && '" + COLLSIM_BINARY +
-                          "' " + args + " 2>'" + err_file + "'";
-  Result r;
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  const int raw = ::pclose(pipe);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  std::ifstream e(err_file);
-  std::stringstream ss;
-  ss << e.rdbuf();
-  r.err = ss.str();
-  std::filesystem::remove(err_file);
-  return r;
-}
+using collsim::test::collsim;
+using collsim::test::Result;
 
 // Write `yaml` as scenario file `name` in the test's temporary directory and run it with `args`.
 Result run_scenario(const std::string& name, const std::string& yaml,

@@ -44,6 +44,25 @@ struct CollectiveOptions {
 int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, std::ostream& out,
                    std::ostream& err);
 
+struct TrainOptions {
+  std::string workload;  ///< a workload file or a model-zoo name (workload/load.hpp)
+  std::string topology;
+  std::string link_bandwidth = "16 GB/s";  // MultiTree Table III
+  std::string link_latency = "150 ns";     // MultiTree Table III
+  std::string algorithms = "ring";
+  std::uint32_t chunks = 1;
+  std::string overlap = "layer";  ///< comma-separated: none, layer
+  std::string order = "fifo";
+  std::uint32_t iterations = 1;
+  std::string backend;  ///< empty: network::kDefaultBackend
+  std::map<std::string, std::string> backend_params;
+  std::string astra_clock = "1 GHz";  ///< ASTRA-sim text workloads: cycles of this clock
+  std::string max_time;
+};
+/// `collsim train --workload ... --topology ...`
+int run_train(const TrainOptions& opt, const OutputOptions& out_opt, std::ostream& out,
+              std::ostream& err);
+
 /// `collsim list`: every topology, algorithm (with parameters), collective and backend.
 int list_everything(std::ostream& out);
 

@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
       "'150 ns' \\\n"
       "      --collective all-reduce --algorithms ring,halving-doubling,direct --sizes "
       "32KiB:64MiB\n"
+      "  collsim train --workload examples/training/toy.yaml --topology torus:4x4 -a ring,direct\n"
       "  collsim list",
       "collsim"};
   app.set_version_flag("--version", std::string("collsim ") + COLLSIM_VERSION,
@@ -111,6 +112,46 @@ int main(int argc, char** argv) {
                      "verify on each communicator of the group (forms as for `collective`)")
       ->capture_default_str();
 
+  cli::TrainOptions tr;
+  auto* train = app.add_subcommand(
+      "train",
+      "run training iterations of a workload: compute, communication, exposed communication per "
+      "layer and in total, for each algorithm x backend x overlap policy");
+  train->add_option("--workload,-w", tr.workload,
+                    "a workload file: .yaml (collsim's layer list: per-layer compute times and "
+                    "collectives) or an ASTRA-sim text workload (DATA, MODEL, HYBRID_*, MICRO)")
+      ->required();
+  train->add_option("--topology,-t", tr.topology, cli::topology_help())->required();
+  train->add_option("--link-bandwidth", tr.link_bandwidth, "every link's bandwidth")
+      ->capture_default_str();
+  train->add_option("--link-latency", tr.link_latency, "every link's latency")
+      ->capture_default_str();
+  train->add_option("--algorithms,-a", tr.algorithms,
+                    "collective algorithms to compare, comma-separated (first is the speedup "
+                    "baseline), e.g. ring,direct or hierarchical:schedule=themis:intra=scf")
+      ->capture_default_str();
+  train->add_option("--chunks", tr.chunks,
+                    "chunks per collective (hierarchical collectives: Themis uses 64)")
+      ->capture_default_str();
+  train->add_option("--overlap", tr.overlap,
+                    "layer (each weight-gradient collective as soon as its gradient is computed, "
+                    "MultiTree Fig. 11b) or none (all after back-propagation, Fig. 11a); both: "
+                    "none,layer")
+      ->capture_default_str();
+  train->add_option("--order", tr.order,
+                    "which waiting collective of a communicator runs next: fifo (issue order) or "
+                    "lifo (the latest first: the first layers' gradients, as ACE does)")
+      ->capture_default_str();
+  train->add_option("--iterations", tr.iterations, "training iterations")->capture_default_str();
+  train->add_option("--backend,-b", tr.backend, cli::backend_help());
+  cli::add_backend_options(*train, tr.backend_params);
+  train->add_option("--astra-clock", tr.astra_clock,
+                    "ASTRA-sim text workloads give compute in cycles of this clock")
+      ->capture_default_str();
+  train->add_option("--max-time", tr.max_time,
+                    "stop a run that has not finished after this much simulated time");
+  add_output_options(train, out_opt);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -130,6 +171,7 @@ int main(int argc, char** argv) {
     if (*coll) return cli::run_collective(co, out_opt, std::cout, std::cerr);
     if (*list) return cli::list_everything(std::cout);
     if (*verify) return cli::verify_algorithm(vo, std::cout);
+    if (*train) return cli::run_train(tr, out_opt, std::cout, std::cerr);
   } catch (const core::InputError& e) {
     std::cerr << "collsim: error: " << e.what() << '\n';
     return 2;

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "config/yaml_reader.hpp"
 #include "core/parse.hpp"
 #include "network/options.hpp"
 #include "topology/builders.hpp"
@@ -22,94 +23,9 @@ using core::InputError;
 constexpr std::string_view kDefaultBackend = network::kDefaultBackend;
 
 // Parsing context: the source name for error messages.
-class Reader {
+class Reader : public YamlReader {
  public:
-  explicit Reader(std::string source) : source_(std::move(source)) {}
-
-  static int line_of(const YAML::Node& at) { return at.Mark().line >= 0 ? at.Mark().line + 1 : 0; }
-
-  [[noreturn]] void fail(const YAML::Node& at, const std::string& path,
-                         const std::string& why) const {
-    throw InputError(fmt::format("{}:{}: {}: {}", source_, line_of(at), path, why));
-  }
-
-  // Run a core parser whose error message already starts with the path; add
-  // file and line.
-  template <class F>
-  auto with_line(const YAML::Node& at, F&& f) const -> decltype(f()) {
-    try {
-      return f();
-    } catch (const InputError& e) {
-      throw InputError(fmt::format("{}:{}: {}", source_, line_of(at), e.what()));
-    }
-  }
-
-  void check_keys(const YAML::Node& map, const std::string& path,
-                  const std::vector<std::string_view>& allowed) const {
-    if (!map.IsMap()) fail(map, path, "must be a map of keys");
-    for (const auto& kv : map) {
-      const std::string key = kv.first.as<std::string>();
-      bool ok = false;
-      std::string valid;
-      for (std::string_view a : allowed) {
-        ok = ok || key == a;
-        valid += (valid.empty() ? "" : ", ") + std::string(a);
-      }
-      if (!ok)
-        fail(kv.first, path.empty() ? key : path + "." + key, "unknown key; valid: " + valid);
-    }
-  }
-
-  // yaml-cpp keeps the first of two equal keys in a map and silently drops the other; refuse
-  // them at any depth, before anything reads the tree.
-  void unique_keys(const YAML::Node& n, const std::string& path) const {
-    if (n.IsSequence()) {
-      std::size_t i = 0;
-      for (const auto& item : n) unique_keys(item, fmt::format("{}[{}]", path, i++));
-      return;
-    }
-    if (!n.IsMap()) return;
-    std::map<std::string, int> first_line;
-    for (const auto& kv : n) {
-      if (!kv.first.IsScalar())
-        fail(kv.first, path.empty() ? "top level" : path, "a key must be a plain name");
-      const std::string key = kv.first.Scalar();
-      const std::string kpath = path.empty() ? key : path + "." + key;
-      const auto seen = first_line.emplace(key, line_of(kv.first));
-      if (!seen.second) {
-        fail(kv.first, kpath,
-             fmt::format("duplicate key (first given on line {})", seen.first->second));
-      }
-      unique_keys(kv.second, kpath);
-    }
-  }
-
-  std::string scalar(const YAML::Node& n, const std::string& path) const {
-    if (!n.IsScalar()) fail(n, path, "must be a single value");
-    return n.as<std::string>();
-  }
-
-  std::uint32_t uint(const YAML::Node& n, const std::string& path, std::uint32_t min) const {
-    const std::string s = scalar(n, path);
-    std::uint32_t v = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size()) {
-      fail(n, path, fmt::format("must be a whole number, got \"{}\"", s));
-    }
-    if (v < min) fail(n, path, fmt::format("must be >= {}, got {}", min, v));
-    return v;
-  }
-
-  // A node that is a list, or a single value standing for a one-element list.
-  static std::vector<YAML::Node> items(const YAML::Node& n) {
-    std::vector<YAML::Node> out;
-    if (n.IsSequence()) {
-      for (const auto& x : n) out.push_back(x);
-    } else {
-      out.push_back(n);
-    }
-    return out;
-  }
+  using YamlReader::YamlReader;
 
   topology::DimKind dim_kind(const YAML::Node& n, const std::string& path) const {
     const std::string k = scalar(n, path);
@@ -369,7 +285,6 @@ class Reader {
   }
 
  private:
-  std::string source_;
   mutable std::vector<std::pair<YAML::Node, std::string>> groups_;  // every group: key, path
 };
 

@@ -360,6 +360,28 @@ Bandwidth parse_bandwidth(std::string_view text, std::string_view field) {
   return Bandwidth{v};
 }
 
+double parse_frequency(std::string_view text, std::string_view field) {
+  const std::string_view t = trim(text);
+  std::size_t i = 0;
+  while (i < t.size() && (is_digit(t[i]) || t[i] == '.')) ++i;
+  const std::string_view number = t.substr(0, i), unit = trim(t.substr(i));
+  double v = 0;
+  const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), v);
+  static constexpr std::pair<std::string_view, double> kUnits[] = {
+      {"Hz", 1.0}, {"kHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9}};
+  for (const auto& [name, scale] : kUnits) {
+    if (unit == name && ec == std::errc() && ptr == number.data() + number.size()) {
+      if (!(v > 0) || !std::isfinite(v * scale)) {
+        throw InputError(fmt::format("{}: \"{}\" must be > 0", field, text));
+      }
+      return v * scale;
+    }
+  }
+  throw InputError(fmt::format(
+      "{}: \"{}\" is not a frequency; write e.g. \"700 MHz\" (units Hz, kHz, MHz, GHz)", field,
+      text));
+}
+
 std::vector<Bytes> parse_size_list(std::string_view text, std::string_view field) {
   constexpr std::size_t kMaxEntries = 64;
   const std::string_view forms =

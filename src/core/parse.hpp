@@ -33,6 +33,10 @@ Bytes parse_bytes(std::string_view text, std::string_view field, Zero zero = Zer
 Time parse_time(std::string_view text, std::string_view field, Zero zero = Zero::Allow);
 Bandwidth parse_bandwidth(std::string_view text, std::string_view field);
 
+/// A clock frequency in Hz: a decimal number and Hz, kHz, MHz or GHz ("700 MHz", "1GHz"); must
+/// be > 0.
+double parse_frequency(std::string_view text, std::string_view field);
+
 /// A list of sizes: comma-separated ("32KiB,1MiB,64MiB") or a doubling range "LO:HI" (LO, 2 LO,
 /// 4 LO, ... up to and including HI; HI must be >= LO). Sizes must be > 0. At most 64 entries.
 /// HI must be LO times a power of two (otherwise it could not be included; "3KiB:10KiB" is an

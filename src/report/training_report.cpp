@@ -1,0 +1,131 @@
+#include "report/training_report.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+namespace collsim::report {
+namespace {
+
+double ns_value(core::Time t) { return static_cast<double>(t.ps) / 1000.0; }
+
+std::string pct(core::Time part, core::Time whole) {
+  return whole.ps > 0 ? fmt::format("{:.1f}%", 100.0 * static_cast<double>(part.ps) /
+                                                   static_cast<double>(whole.ps))
+                      : "-";
+}
+
+}  // namespace
+
+std::string render_training(const std::vector<TrainingRow>& rows, Format f) {
+  switch (f) {
+    case Format::Csv:
+      return render_training_csv(rows);
+    case Format::Json:
+      return render_training_json(rows);
+    case Format::Table:
+      break;
+  }
+  return render_training_table(rows);
+}
+
+std::string render_training_csv(const std::vector<TrainingRow>& rows) {
+  std::string out =
+      "workload,platform,npus,backend,algorithm,overlap,order,iterations,layer,compute_ns,"
+      "comm_ns,exposed_ns,iteration_ns\n";
+  for (const TrainingRow& r : rows) {
+    const std::string head = fmt::format(
+        "{},{},{},{},{},{},{},{}", csv_field(r.workload), csv_field(r.platform), r.npus,
+        csv_field(r.backend), csv_field(r.algorithm), r.overlap, r.order, r.iterations);
+    const double n = r.iterations;
+    for (const auto& l : r.result.layers) {
+      out += fmt::format("{},{},{:.3f},{:.3f},{:.3f},\n", head, csv_field(l.name),
+                         ns_value(l.compute) / n, ns_value(l.comm) / n, ns_value(l.exposed) / n);
+    }
+    out += fmt::format("{},total,{:.3f},{:.3f},{:.3f},{:.3f}\n", head, ns_value(r.result.compute) / n,
+                       ns_value(r.result.comm) / n, ns_value(r.result.exposed) / n,
+                       ns_value(r.result.total) / n);
+  }
+  return out;
+}
+
+std::string render_training_table(const std::vector<TrainingRow>& rows) {
+  std::string out;
+  for (const TrainingRow& r : rows) {
+    const auto& t = r.result;
+    const core::Time iter{t.total.ps / r.iterations};
+    out += fmt::format(
+        "{} on {} ({} NPUs), {} backend, {}, overlap {}, order {}, {} iteration{}\n", r.workload,
+        r.platform, r.npus, r.backend, r.algorithm, r.overlap, r.order, r.iterations,
+        r.iterations == 1 ? "" : "s");
+    out += fmt::format("  iteration        {:>12}  = compute {} + exposed communication {} ({})\n",
+                       core::to_string(iter), core::to_string(core::Time{t.compute.ps / r.iterations}),
+                       core::to_string(core::Time{t.exposed.ps / r.iterations}),
+                       pct(t.exposed, t.total));
+    out += fmt::format(
+        "  communication    {:>12}  running ({} of the time), {} collectives, {} messages\n",
+        core::to_string(core::Time{t.comm.ps / r.iterations}), pct(t.comm, t.total),
+        t.collectives, t.messages);
+    out += fmt::format("  {:<28} {:>12} {:>12} {:>12}   (per iteration)\n", "layer", "compute",
+                       "comm", "exposed");
+    auto per = [&](core::Time x) { return core::to_string(core::Time{x.ps / r.iterations}); };
+    for (const auto& l : t.layers) {
+      out += fmt::format("  {:<28} {:>12} {:>12} {:>12}\n", l.name, per(l.compute), per(l.comm),
+                         per(l.exposed));
+    }
+    out += '\n';
+  }
+  if (rows.size() > 1) {
+    out += "summary (per iteration)\n";
+    out += fmt::format("  {:<36} {:>12} {:>12} {:>12} {:>9}\n", "algorithm / backend / overlap",
+                       "iteration", "exposed", "comm", "speedup");
+    const double base = static_cast<double>(rows.front().result.total.ps);
+    for (const TrainingRow& r : rows) {
+      const auto& t = r.result;
+      out += fmt::format("  {:<36} {:>12} {:>12} {:>12} {:>8.2f}x\n",
+                         fmt::format("{} / {} / {}", r.algorithm, r.backend, r.overlap),
+                         core::to_string(core::Time{t.total.ps / r.iterations}),
+                         core::to_string(core::Time{t.exposed.ps / r.iterations}),
+                         core::to_string(core::Time{t.comm.ps / r.iterations}),
+                         base / static_cast<double>(t.total.ps));
+    }
+  }
+  return out;
+}
+
+std::string render_training_json(const std::vector<TrainingRow>& rows) {
+  nlohmann::ordered_json runs = nlohmann::ordered_json::array();
+  for (const TrainingRow& r : rows) {
+    const auto& t = r.result;
+    nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+    for (const auto& l : t.layers) {
+      layers.push_back({{"layer", l.name},
+                        {"compute_ns", ns_value(l.compute)},
+                        {"comm_ns", ns_value(l.comm)},
+                        {"exposed_ns", ns_value(l.exposed)}});
+    }
+    std::vector<double> ends;
+    for (core::Time e : t.iteration_end) ends.push_back(ns_value(e));
+    runs.push_back({{"workload", r.workload},
+                    {"platform", r.platform},
+                    {"npus", r.npus},
+                    {"backend", r.backend},
+                    {"algorithm", r.algorithm},
+                    {"overlap", r.overlap},
+                    {"order", r.order},
+                    {"iterations", r.iterations},
+                    {"total_ns", ns_value(t.total)},
+                    {"iteration_ns", ns_value(t.total) / r.iterations},
+                    {"compute_ns", ns_value(t.compute)},
+                    {"exposed_ns", ns_value(t.exposed)},
+                    {"comm_ns", ns_value(t.comm)},
+                    {"iteration_end_ns", ends},
+                    {"collectives", t.collectives},
+                    {"messages", t.messages},
+                    {"bytes", t.bytes},
+                    {"layers", layers}});
+  }
+  return runs.dump(2) + "\n";
+}
+
+}  // namespace collsim::report

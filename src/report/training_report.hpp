@@ -1,0 +1,33 @@
+#pragma once
+// Reports of training runs (workload/training.hpp): a table for people, CSV and JSON for
+// programs (units in column names). CSV has one line per run and layer plus a "total" line per
+// run, so that per-layer breakdowns and iteration totals plot from one file.
+#include <string>
+#include <vector>
+
+#include "report/writers.hpp"
+#include "workload/training.hpp"
+
+namespace collsim::report {
+
+struct TrainingRow {
+  std::string workload;
+  std::string platform;
+  std::uint32_t npus = 0;
+  std::string backend;
+  std::string algorithm;
+  std::string overlap;
+  std::string order;
+  std::uint32_t iterations = 1;
+  workload::TrainingResult result;
+};
+
+std::string render_training(const std::vector<TrainingRow>& rows, Format f);
+/// Columns: workload,platform,npus,backend,algorithm,overlap,order,iterations,layer,
+/// compute_ns,comm_ns,exposed_ns,iteration_ns, every time the mean per iteration (iteration_ns
+/// on the "total" line only: total / iterations). JSON has the sums over all iterations.
+std::string render_training_csv(const std::vector<TrainingRow>& rows);
+std::string render_training_table(const std::vector<TrainingRow>& rows);
+std::string render_training_json(const std::vector<TrainingRow>& rows);
+
+}  // namespace collsim::report

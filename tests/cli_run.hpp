@@ -1,0 +1,44 @@
+#pragma once
+// Running the collsim binary from tests as a user would: exit status, standard output and
+// standard error.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace collsim::test {
+
+struct Result {
+  int status = -1;
+  std::string out;
+  std::string err;
+};
+
+// Run collsim with `args` (shell words) from the source directory.
+inline Result collsim(const std::string& args) {
+  const auto dir = std::filesystem::temp_directory_path() / "collsim_cli_test";
+  std::filesystem::create_directories(dir);
+  const std::string err_file = (dir / ("stderr_" + std::to_string(::getpid()))).string();
+  const std::string cmd = std::string("cd '") + COLLSIM_SOURCE_DIR + "' && '" + COLLSIM_BINARY +
+                          "' " + args + " 2>'" + err_file + "'";
+  Result r;
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf{};
+  std::size_t n = 0;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  const int raw = ::pclose(pipe);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  std::ifstream e(err_file);
+  std::stringstream ss;
+  ss << e.rdbuf();
+  r.err = ss.str();
+  std::filesystem::remove(err_file);
+  return r;
+}
+
+}  // namespace collsim::test

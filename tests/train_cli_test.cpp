@@ -1,0 +1,68 @@
+// `collsim train` as a user drives it: a hand-derived iteration, the report formats, and error
+// paths (exit status 2 naming the field, nothing written).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli_run.hpp"
+
+namespace {
+
+using collsim::test::collsim;
+
+TEST(TrainCli, ToyWorkloadIterationIsTheHandDerivedTimeline) {
+  // fc:4, 16 GB/s and 150 ns links, direct all-reduce of S: 2 (150 ns + S / 64 GB/s):
+  // conv1 2 MiB 65.836 us, conv2 8 MiB 262.444 us, fc 16 MiB 524.588 us. Forward 120 us; the fc
+  // all-reduce runs [160, 684.588]; conv2's (issued at 300) and conv1's (at 440) queue behind it
+  // and end at 947.032 and 1012.868 us; back-propagation ends at 480 us, so the tail waits
+  // 532.868 us for conv1, then the updates (2 + 4 + 8 us): 1026.868 us in all.
+  const auto r = collsim(
+      "train -w examples/training/toy.yaml -t fc:4 -a direct -b analytical --format csv -q");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("toy,fc:4,4,analytical,direct,layer,fifo,1,total,494000.000,"
+                       "852868.000,532868.000,1026868.000\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find(",conv1,162000.000,65836.000,532868.000,\n"), std::string::npos) << r.out;
+  const auto table = collsim("train -w examples/training/toy.yaml -t fc:4 -a direct,ring "
+                             "-b analytical --overlap none,layer -q");
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("summary (per iteration)"), std::string::npos);
+  EXPECT_NE(table.out.find("1.027 ms  = compute 494 us + exposed communication 532.9 us"),
+            std::string::npos)
+      << table.out;
+  const auto json = collsim("train -w examples/training/toy.yaml -t fc:4 -a direct -b analytical "
+                            "--format json -q");
+  EXPECT_NE(json.out.find("\"total_ns\": 1026868.0"), std::string::npos) << json.out;
+}
+
+TEST(TrainCli, BadInputIsExitTwoNamingTheFieldAndWritesNothing) {
+  const auto dir = std::filesystem::temp_directory_path() / "collsim_train_cli_test";
+  std::filesystem::create_directories(dir);
+  const auto out = dir / "out.csv";
+  std::filesystem::remove(out);
+  auto bad = collsim("train -w no-such-model -t fc:4 -o '" + out.string() + "'");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--workload: \"no-such-model\""), std::string::npos) << bad.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  bad = collsim("train -w examples/training/toy.yaml -t fc:4 --overlap sometimes");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--overlap: unknown overlap \"sometimes\""), std::string::npos);
+  bad = collsim("train -w examples/training/toy.yaml -t fc:4 --iterations 0");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--iterations"), std::string::npos);
+  const auto yaml = dir / "bad.yaml";
+  std::ofstream(yaml) << "layers:\n  - name: a\n    forward: {compute: 1 us, size: 1 MiB}\n";
+  bad = collsim("train -w '" + yaml.string() + "' -t fc:4");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("bad.yaml:3: layers[0].forward: size and scope need a collective"),
+            std::string::npos)
+      << bad.err;
+  // halving-doubling cannot run on 3 NPUs: named with the layer before anything runs.
+  bad = collsim("train -w examples/training/toy.yaml -t fc:3 -a halving-doubling");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("layer conv1, weight-gradient all-reduce"), std::string::npos) << bad.err;
+}
+
+}  // namespace
