@@ -347,3 +347,33 @@ TEST(Hierarchical, ConcurrentCollectivesShareTheDimensionQueues) {
 
 }  // namespace
 }  // namespace collsim::scheduler
+
+namespace collsim::scheduler {
+namespace {
+
+TEST(Hierarchical, ASubsetOfDimensionsRunsEveryGroupOfThemAtOnce) {
+  // dims = {0} on torus:4x4: the four X rings each all-reduce their own 1 MiB, one-way ring:
+  // RS + AG = 6 (alpha + S/(4B)) = 6 x (150 ns + 16.384 us) = 99.204 us; 4 rings x 4 NPUs x 6
+  // messages. dims = {1}: the Y rings, the same time.
+  const auto t = topology::from_compact("torus:4x4", kBw, kLat);
+  for (std::uint32_t d : {0u, 1u}) {
+    HierarchicalSpec s = all_reduce(1 << 20, 1);
+    s.dims = {d};
+    const Outcome o = run(t, s);
+    EXPECT_EQ(o.stats.time().ps, 99204000) << d;
+    EXPECT_EQ(o.stats.messages, 4u * 4 * 6) << d;
+    EXPECT_EQ(o.plan.chunks[0].dims, (std::vector<std::uint32_t>{d, d}));
+  }
+  core::Simulation sim;
+  network::AnalyticalBackend net(sim, t);
+  endpoint::Ideal ep(net);
+  Executor ex(sim, ep);
+  HierarchicalSpec bad = all_reduce(1024, 1);
+  bad.dims = {2};
+  EXPECT_THROW(HierarchicalCollective(t, ex, bad), core::InputError);
+  bad.dims = {0, 0};
+  EXPECT_THROW(HierarchicalCollective(t, ex, bad), core::InputError);
+}
+
+}  // namespace
+}  // namespace collsim::scheduler

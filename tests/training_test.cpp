@@ -174,9 +174,14 @@ TEST(Training, HierarchicalCollectivesRunThroughTheDimensionQueues) {
   const TrainingResult r = run_training(t, network::find_backend("analytical", "b"), w, o);
   EXPECT_EQ(r.total.ps, 20000000 + 124680000);
   EXPECT_EQ(r.messages, 4u * 4 * 4 * 3);
-  // A data-parallel scope smaller than the platform is refused for hierarchical collectives.
+  // M = 4 = dim0: the data-parallel all-reduce runs on the Y rings (dim1) only, every ring its
+  // own 1 MiB: RS + AG = 6 x (150 ns + 16.384 us) = 99.204 us.
   w.model_parallel_npus = 4;
   w.layers[0].comm[2].scope = Scope::DataParallel;
+  EXPECT_EQ(run_training(t, network::find_backend("analytical", "b"), w, o).total.ps,
+            20000000 + 99204000);
+  // M = 2 is no prefix of the dimensions: refused, naming the layer.
+  w.model_parallel_npus = 2;
   EXPECT_THROW(run_training(t, network::find_backend("analytical", "b"), w, o), core::InputError);
 }
 

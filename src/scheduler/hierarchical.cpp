@@ -65,13 +65,20 @@ std::uint32_t stage_steps(const collective::AlgorithmChoice& a, std::uint32_t p)
 }  // namespace
 
 std::vector<DimModel> dim_models(const topology::Topology& topo, Collective c,
-                                 const std::vector<collective::AlgorithmChoice>& algorithms) {
+                                 const std::vector<collective::AlgorithmChoice>& algorithms,
+                                 const std::vector<std::uint32_t>& involved) {
   std::vector<DimModel> out;
   const auto& dims = topo.dimensions();
   for (std::uint32_t d = 0; d < dims.size(); ++d) {
     const auto& group = dims[d].groups.front();
     DimModel m;
     m.size = static_cast<std::uint32_t>(group.size());
+    if (!involved.empty() && std::find(involved.begin(), involved.end(), d) == involved.end()) {
+      m.size = 1;  // not spanned: the plan skips it
+      m.bandwidth = core::Bandwidth{1};
+      out.push_back(m);
+      continue;
+    }
     double bw = 0;
     for (topology::LinkId l : topo.out_links(group[0])) {
       if (topo.links()[l].dim == d) bw += topo.links()[l].bandwidth.bytes_per_s;
@@ -123,12 +130,30 @@ struct HierarchicalCollective::Running {
 
 void prepare(const topology::Topology& topo, HierarchicalSpec& spec) {
   const auto& dims = topo.dimensions();
-  std::size_t real = 0;
-  for (const auto& d : dims) real += d.spec.size > 1 ? 1 : 0;
-  if (real < 2) {
-    throw core::InputError(
-        fmt::format("algorithm hierarchical needs a platform of two or more dimensions; {} has {}",
-                    topo.name(), real));
+  if (spec.dims.empty()) {
+    std::size_t real = 0;
+    for (const auto& d : dims) real += d.spec.size > 1 ? 1 : 0;
+    if (real < 2) {
+      throw core::InputError(fmt::format(
+          "algorithm hierarchical needs a platform of two or more dimensions; {} has {}",
+          topo.name(), real));
+    }
+  } else {
+    std::vector<bool> seen(dims.size(), false);
+    std::size_t real = 0;
+    for (std::uint32_t d : spec.dims) {
+      if (d >= dims.size() || seen[d]) {
+        throw core::InputError(fmt::format(
+            "algorithm hierarchical: dimension {} is out of range or repeated ({} has dim0..dim{})",
+            d, topo.name(), dims.size() - 1));
+      }
+      seen[d] = true;
+      real += dims[d].spec.size > 1 ? 1 : 0;
+    }
+    if (real == 0) {
+      throw core::InputError(fmt::format(
+          "algorithm hierarchical: the chosen dimensions of {} have one NPU each", topo.name()));
+    }
   }
   if (spec.active_chunks == 0) throw core::InputError("active_chunks: must be >= 1, got 0");
   if (spec.chunks == 0) throw core::InputError("chunks: must be >= 1, got 0");
@@ -245,7 +270,8 @@ HierarchicalCollective::HierarchicalCollective(const topology::Topology& topo, E
     : topo_(topo), ex_(executor), spec_(std::move(spec)) {
   prepare(topo, spec_);
   const auto& dims = topo.dimensions();
-  plan_ = plan_chunks(dim_models(topo, spec_.collective, spec_.dim_algorithms), spec_.collective,
+  plan_ = plan_chunks(dim_models(topo, spec_.collective, spec_.dim_algorithms, spec_.dims),
+                      spec_.collective,
                       spec_.size, spec_.chunks, spec_.schedule);
   if (!shared) {
     own_queues_ = std::make_unique<DimensionQueues>(dims.size(), spec_.intra, spec_.active_chunks);
@@ -264,7 +290,13 @@ void HierarchicalCollective::start(std::function<void(const CollectiveStats&)> o
   // all-gather starts from the NPU's share of its chunk.
   double share = 1;
   if (spec_.collective == Collective::AllGather) {
-    for (const auto& d : topo_.dimensions()) share *= static_cast<double>(d.groups.front().size());
+    const auto& dims = topo_.dimensions();
+    for (std::uint32_t d = 0; d < dims.size(); ++d) {
+      if (spec_.dims.empty() ||
+          std::find(spec_.dims.begin(), spec_.dims.end(), d) != spec_.dims.end()) {
+        share *= static_cast<double>(dims[d].groups.front().size());
+      }
+    }
   }
   const std::uint64_t s = spec_.size.count, n = spec_.chunks;
   chunks_.assign(n, Chunk{});

@@ -45,6 +45,11 @@ struct HierarchicalSpec {
   std::uint32_t active_chunks = 1;  ///< chunk-stages a dimension runs at once, >= 1
   /// One per dimension; empty entries (info == nullptr) take the Table 1 default of the kind.
   std::vector<collective::AlgorithmChoice> dim_algorithms;
+  /// The dimensions the collective spans (0-based, any order); empty: every dimension. With a
+  /// subset, each group of NPUs that differ only in those dimensions runs its own collective,
+  /// all at once (the model-parallel groups over the inner dimensions and the data-parallel
+  /// groups over the outer ones of a hybrid-parallel job); `size` is per such group.
+  std::vector<std::uint32_t> dims;
 };
 
 /// Themis Table 1: the basic algorithm for a dimension kind (ring: ring both ways; uring and
@@ -56,11 +61,14 @@ collective::AlgorithmChoice default_dim_algorithm(
 /// The planner's view of the platform's dimensions: P_K, one NPU's bandwidth in the dimension
 /// (sum of its outgoing links there) and the fixed delay A_K = steps of the dimension's
 /// algorithm for `c` x the latency between two neighbours of a group.
+/// Dimensions not in `involved` (when it is not empty) get size 1, so that plans skip them.
 std::vector<DimModel> dim_models(const topology::Topology& topo, collective::Collective c,
-                                 const std::vector<collective::AlgorithmChoice>& algorithms);
+                                 const std::vector<collective::AlgorithmChoice>& algorithms,
+                                 const std::vector<std::uint32_t>& involved = {});
 
 /// Check `spec` against the platform and fill its defaults (Table 1 algorithm per dimension).
-/// Throws core::InputError: fewer than two dimensions of size > 1, active_chunks 0,
+/// Throws core::InputError: fewer than two dimensions of size > 1 (with `dims` given: none, or
+/// one out of range or repeated), active_chunks 0,
 /// chunks 0, or a dimension's algorithm that cannot run the stages on its groups.
 void prepare(const topology::Topology& topo, HierarchicalSpec& spec);
 

@@ -83,6 +83,10 @@ void compose_all_to_all(const topology::Topology& topo, const HierarchicalSpec& 
 }  // namespace
 
 collective::Program compose_program(const topology::Topology& topo, HierarchicalSpec spec) {
+  if (!spec.dims.empty()) {
+    throw core::InputError("compose: a collective over some dimensions only is not composed; "
+                           "verify it on the sub-platform");
+  }
   prepare(topo, spec);
   const Plan plan = plan_chunks(dim_models(topo, spec.collective, spec.dim_algorithms),
                                 spec.collective, spec.size, spec.chunks, spec.schedule);

@@ -217,12 +217,7 @@ class Trainer final : public core::EventHandler {
         if (!c.collective) continue;
         try {
           if (o_.algorithm.info->staged) {
-            if (groups(c.scope).size() != 1 || groups(c.scope)[0].size() != topo_.num_npus()) {
-              throw core::InputError(fmt::format(
-                  "hierarchical collectives span every NPU; this {} collective spans {} groups",
-                  to_string(c.scope), groups(c.scope).size()));
-            }
-            auto s = scheduler::spec_from_choice(o_.algorithm, *c.collective, c.size, o_.chunks);
+            auto s = staged_spec(c);
             scheduler::prepare(topo_, s);
           } else {
             programs(c);
@@ -234,6 +229,30 @@ class Trainer final : public core::EventHandler {
         }
       }
     }
+  }
+
+  // A hierarchical collective over the scope's dimensions: model-parallel groups must be the
+  // innermost dimensions (M = their product), data-parallel groups the others.
+  scheduler::HierarchicalSpec staged_spec(const Comm& c) const {
+    auto s = scheduler::spec_from_choice(o_.algorithm, *c.collective, c.size, o_.chunks);
+    const std::uint32_t n = topo_.num_npus();
+    if (c.scope == Scope::All || (c.scope == Scope::ModelParallel && m_ == n) ||
+        (c.scope == Scope::DataParallel && m_ == 1)) {
+      return s;
+    }
+    const auto& dims = topo_.dimensions();
+    std::uint32_t inner = 0, product = 1;
+    while (inner < dims.size() && product < m_) product *= dims[inner++].spec.size;
+    if (product != m_) {
+      throw core::InputError(fmt::format(
+          "a hierarchical {} collective needs the model-parallel group ({} NPUs) to be the "
+          "innermost dimensions of {}; no prefix of its dimensions has {} NPUs",
+          to_string(c.scope), m_, topo_.name(), m_));
+    }
+    for (std::uint32_t d = 0; d < dims.size(); ++d) {
+      if ((d < inner) == (c.scope == Scope::ModelParallel)) s.dims.push_back(d);
+    }
+    return s;
   }
 
   const std::vector<collective::Program>& programs(const Comm& c) {
@@ -286,7 +305,7 @@ class Trainer final : public core::EventHandler {
     const std::string label = fmt::format("{} {} {}", w_.layers[in.layer].name, to_string(in.pass),
                                           collective::to_string(*c.collective));
     if (o_.algorithm.info->staged) {
-      auto spec = scheduler::spec_from_choice(o_.algorithm, *c.collective, c.size, o_.chunks);
+      auto spec = staged_spec(c);
       auto h = std::make_unique<scheduler::HierarchicalCollective>(topo_, ex_, std::move(spec),
                                                                    queues_.get());
       auto* raw = h.get();
