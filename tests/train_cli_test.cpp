@@ -2,6 +2,7 @@
 // paths (exit status 2 naming the field, nothing written).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -28,7 +29,7 @@ TEST(TrainCli, ToyWorkloadIterationIsTheHandDerivedTimeline) {
   const auto table = collsim("train -w examples/training/toy.yaml -t fc:4 -a direct,ring "
                              "-b analytical --overlap none,layer -q");
   ASSERT_EQ(table.status, 0) << table.err;
-  EXPECT_NE(table.out.find("summary (per iteration)"), std::string::npos);
+  EXPECT_NE(table.out.find("summary (per iteration; speedup over the first)"), std::string::npos);
   EXPECT_NE(table.out.find("1.027 ms  = compute 494 us + exposed communication 532.9 us"),
             std::string::npos)
       << table.out;
@@ -63,6 +64,32 @@ TEST(TrainCli, BadInputIsExitTwoNamingTheFieldAndWritesNothing) {
   bad = collsim("train -w examples/training/toy.yaml -t fc:3 -a halving-doubling");
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("layer conv1, weight-gradient all-reduce"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+
+namespace {
+
+using collsim::test::collsim;
+
+TEST(TrainCli, ScenarioTrainingJobs) {
+  const auto r = collsim("run examples/training/toy-scenario.yaml -q --format csv");
+  ASSERT_EQ(r.status, 0) << r.err;
+  // 3 algorithms x 2 overlap policies, each 3 layers + a total line, and the header.
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1 + 6 * 4);
+  EXPECT_NE(r.out.find("toy,torus:4x4,16,flow,hierarchical,layer,fifo,2,total,"), std::string::npos);
+  // A scenario mixing a training job with a collective job is refused, naming the job.
+  const auto dir = std::filesystem::temp_directory_path() / "collsim_train_cli_test";
+  std::filesystem::create_directories(dir);
+  const auto mixed = dir / "mixed.yaml";
+  std::ofstream(mixed) << "platform: {topology: fc:4, link_bandwidth: 16 GB/s, link_latency: 1 us}\njobs:\n"
+                          "  - training: {workload: x.yaml, algorithms: [ring]}\n"
+                          "  - {collective: all-reduce, sizes: [1 MiB], algorithms: [ring]}\n";
+  const auto bad = collsim("run '" + mixed.string() + "'");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("mixed.yaml:4: jobs[1]: a scenario's jobs are all training jobs or none"),
+            std::string::npos)
+      << bad.err;
 }
 
 }  // namespace

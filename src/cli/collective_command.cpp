@@ -12,20 +12,6 @@
 #include "topology/builders.hpp"
 
 namespace collsim::cli {
-namespace {
-
-std::vector<std::string> split(const std::string& list) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t comma = list.find(',', start);
-    out.push_back(list.substr(start, comma - start));
-    if (comma == std::string::npos) return out;
-    start = comma + 1;
-  }
-}
-
-}  // namespace
 
 int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, std::ostream& out,
                    std::ostream& err) {
@@ -37,7 +23,7 @@ int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, s
   topology::validate(topo);
   std::vector<const network::BackendInfo*> backends;
   for (const std::string& name :
-       split(opt.backend.empty() ? std::string(network::kDefaultBackend) : opt.backend)) {
+       split_commas(opt.backend.empty() ? std::string(network::kDefaultBackend) : opt.backend)) {
     backends.push_back(&network::find_backend(name, "--backend"));
   }
   const std::vector<network::BackendOptions> options =
@@ -63,7 +49,7 @@ int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, s
     }
     for (const std::string& w : warnings) err << "warning: " << w << '\n';
   } else {
-    for (const std::string& name : split(opt.algorithms)) {
+    for (const std::string& name : split_commas(opt.algorithms)) {
       job.algorithms.push_back(collective::parse_algorithm(name, "--algorithms"));
     }
   }

@@ -6,6 +6,17 @@
 
 namespace collsim::cli {
 
+std::vector<std::string> split_commas(const std::string& list) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = list.find(',', start);
+    out.push_back(list.substr(start, comma - start));
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
+  }
+}
+
 void emit(const std::vector<report::ResultRow>& rows, const OutputOptions& opt, std::ostream& out) {
   const report::Format f = report::parse_format(opt.format, "--format");
   const std::string text = report::render(rows, f);

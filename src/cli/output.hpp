@@ -1,11 +1,15 @@
 #pragma once
 #include <iosfwd>
+#include <string>
 #include <vector>
 
 #include "cli/commands.hpp"
 #include "report/result.hpp"
 
 namespace collsim::cli {
+
+/// "a,b,c" -> {"a", "b", "c"} (command-line lists; an empty item stays, to be refused by name).
+std::vector<std::string> split_commas(const std::string& list);
 
 /// Render rows in the chosen format to `out`, or atomically to the --output file.
 void emit(const std::vector<report::ResultRow>& rows, const OutputOptions& opt, std::ostream& out);

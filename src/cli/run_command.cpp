@@ -2,6 +2,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/run_jobs.hpp"
+#include "cli/train_runs.hpp"
 #include "config/scenario.hpp"
 #include "report/writers.hpp"
 #include "scheduler/collective_sweep.hpp"
@@ -12,6 +13,18 @@ int run_scenario(const std::string& path, const OutputOptions& out_opt, std::ost
                  std::ostream& err) {
   report::parse_format(out_opt.format, "--format");  // fail before simulating anything
   const config::Scenario s = config::load_scenario(path);
+  if (s.jobs.front().training) {  // all or none (scenario.cpp)
+    std::vector<TrainingWork> work;
+    for (const config::Platform& p : s.platforms) {
+      for (const config::BackendChoice& b : s.backends) {
+        for (const config::JobSpec& j : s.jobs) {
+          work.push_back(TrainingWork{p.name, &p.topology, b.info, b.options, *j.training,
+                                      j.max_time, j.name + ".training.workload"});
+        }
+      }
+    }
+    return run_training_work(work, out_opt, out, err);
+  }
   std::vector<Work> work;
   for (const config::Platform& p : s.platforms) {
     for (const config::BackendChoice& b : s.backends) {

@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <initializer_list>
 #include <map>
@@ -142,7 +143,61 @@ class Reader : public YamlReader {
     return m;
   }
 
+  TrainingSpec training(const YAML::Node& t, const std::string& path) const {
+    check_keys(t, path,
+               {"workload", "algorithms", "chunks", "overlap", "order", "iterations", "astra_clock"});
+    for (const char* k : {"workload", "algorithms"}) {
+      if (!t[k]) fail(t, path, fmt::format("missing key \"{}\"", k));
+    }
+    TrainingSpec s;
+    s.workload = scalar(t["workload"], path + ".workload");
+    // A file is found next to the scenario, as a user reading the scenario expects.
+    const auto beside = std::filesystem::path(source()).parent_path() / s.workload;
+    std::error_code ec;
+    if (std::filesystem::path(s.workload).is_relative() &&
+        std::filesystem::is_regular_file(beside, ec)) {
+      s.workload = beside.string();
+    }
+    const auto algos = items(t["algorithms"]);
+    for (std::size_t i = 0; i < algos.size(); ++i) {
+      const std::string ap = fmt::format("{}.algorithms[{}]", path, i);
+      const std::string text = scalar(algos[i], ap);
+      s.algorithms.push_back(
+          with_line(algos[i], [&] { return collective::parse_algorithm(text, ap); }));
+    }
+    if (t["chunks"]) s.chunks = uint(t["chunks"], path + ".chunks", 1);
+    if (t["overlap"]) {
+      s.overlaps.clear();
+      for (const auto& o : items(t["overlap"])) {
+        s.overlaps.push_back(with_line(o, [&] {
+          return workload::parse_overlap(scalar(o, path + ".overlap"), path + ".overlap");
+        }));
+      }
+    }
+    if (t["order"]) {
+      s.order = with_line(t["order"], [&] {
+        return workload::parse_issue_order(scalar(t["order"], path + ".order"), path + ".order");
+      });
+    }
+    if (t["iterations"]) s.iterations = uint(t["iterations"], path + ".iterations", 1);
+    if (t["astra_clock"]) {
+      s.astra_clock_hz = with_line(t["astra_clock"], [&] {
+        return core::parse_frequency(scalar(t["astra_clock"], path + ".astra_clock"),
+                                     path + ".astra_clock");
+      });
+    }
+    return s;
+  }
+
   JobSpec job(const YAML::Node& n, const std::string& path) const {
+    if (n.IsMap() && n["training"]) {
+      check_keys(n, path, {"training", "max_time"});
+      JobSpec j;
+      j.name = path;
+      j.training = training(n["training"], path + ".training");
+      j.max_time = max_time(n, path);
+      return j;
+    }
     if (n.IsMap() && n["concurrent"]) {
       check_keys(n, path, {"concurrent", "max_time"});
       const YAML::Node list = n["concurrent"];
@@ -269,6 +324,14 @@ class Reader : public YamlReader {
     const auto jobs = items(root[jkey]);
     for (std::size_t i = 0; i < jobs.size(); ++i)
       s.jobs.push_back(job(jobs[i], fmt::format("jobs[{}]", i)));
+    // Training reports have their own columns: one scenario, one kind of report.
+    for (std::size_t i = 1; i < s.jobs.size(); ++i) {
+      if (s.jobs[i].training.has_value() != s.jobs[0].training.has_value()) {
+        fail(jobs[i], fmt::format("jobs[{}]", i),
+             "a scenario's jobs are all training jobs or none (their reports differ); put "
+             "them in two scenarios");
+      }
+    }
     // Groups name dimensions and NPUs: check them against every platform before anything runs.
     for (const auto& [node, gpath] : groups_) {
       for (const Platform& p : s.platforms) {

@@ -29,6 +29,15 @@
 //         - {collective: all-reduce, group: dim:0, algorithm: ring, size: 64 MiB, chunks: 4}
 //         - {collective: all-to-all, group: dim:1, algorithm: direct, size: 8 MiB}
 //       max_time: 10 s
+//     - training:                    training iterations (workload/training.hpp); a scenario's
+//         workload: toy.yaml         jobs are all training jobs or none. A file (relative to
+//         algorithms: [ring, direct] the scenario) or a model-zoo name (workload/load.hpp)
+//         chunks: 1                  optional
+//         overlap: [none, layer]     optional, default layer
+//         order: fifo                optional: fifo or lifo
+//         iterations: 1              optional
+//         astra_clock: 1 GHz         optional: ASTRA-sim text workloads' cycle
+//       max_time: 10 s
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,8 +46,19 @@
 #include "network/backend.hpp"
 #include "scheduler/collective_sweep.hpp"
 #include "topology/topology.hpp"
+#include "workload/training.hpp"
 
 namespace collsim::config {
+
+struct TrainingSpec {
+  std::string workload;  ///< a file (resolved against the scenario's directory) or a model name
+  std::vector<collective::AlgorithmChoice> algorithms;
+  std::uint32_t chunks = 1;
+  std::vector<workload::Overlap> overlaps = {workload::Overlap::Layer};
+  workload::IssueOrder order = workload::IssueOrder::Fifo;
+  std::uint32_t iterations = 1;
+  double astra_clock_hz = 1e9;
+};
 
 struct Platform {
   std::string name;
@@ -56,6 +76,7 @@ struct JobSpec {
   std::uint32_t chunks = 1;
   std::string group = "all";  ///< collective::parse_groups forms, checked on every platform
   std::optional<core::Time> max_time;
+  std::optional<TrainingSpec> training;  ///< a training job (the collective fields are unused)
 };
 
 struct BackendChoice {

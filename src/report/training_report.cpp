@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 namespace collsim::report {
 namespace {
 
@@ -76,14 +78,26 @@ std::string render_training_table(const std::vector<TrainingRow>& rows) {
     out += '\n';
   }
   if (rows.size() > 1) {
-    out += "summary (per iteration)\n";
-    out += fmt::format("  {:<36} {:>12} {:>12} {:>12} {:>9}\n", "algorithm / backend / overlap",
-                       "iteration", "exposed", "comm", "speedup");
+    bool platforms = false, workloads = false;  // name them when they differ
+    for (const TrainingRow& r : rows) {
+      platforms = platforms || r.platform != rows.front().platform;
+      workloads = workloads || r.workload != rows.front().workload;
+    }
+    auto label = [&](const TrainingRow& r) {
+      return fmt::format("{}{}{} / {} / {}", workloads ? r.workload + " / " : "",
+                         platforms ? r.platform + " / " : "", r.algorithm, r.backend, r.overlap);
+    };
+    std::size_t width = 36;
+    for (const TrainingRow& r : rows) width = std::max(width, label(r).size());
+    out += "summary (per iteration; speedup over the first)\n";
+    out += fmt::format("  {:<{}} {:>12} {:>12} {:>12} {:>9}\n",
+                       fmt::format("{}{}algorithm / backend / overlap",
+                                   workloads ? "workload / " : "", platforms ? "platform / " : ""),
+                       width, "iteration", "exposed", "comm", "speedup");
     const double base = static_cast<double>(rows.front().result.total.ps);
     for (const TrainingRow& r : rows) {
       const auto& t = r.result;
-      out += fmt::format("  {:<36} {:>12} {:>12} {:>12} {:>8.2f}x\n",
-                         fmt::format("{} / {} / {}", r.algorithm, r.backend, r.overlap),
+      out += fmt::format("  {:<{}} {:>12} {:>12} {:>12} {:>8.2f}x\n", label(r), width,
                          core::to_string(core::Time{t.total.ps / r.iterations}),
                          core::to_string(core::Time{t.exposed.ps / r.iterations}),
                          core::to_string(core::Time{t.comm.ps / r.iterations}),

@@ -1,0 +1,65 @@
+#include "cli/train_runs.hpp"
+
+#include <fmt/format.h>
+
+#include <ostream>
+
+#include "workload/load.hpp"
+
+namespace collsim::cli {
+
+int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions& opt,
+                      std::ostream& out, std::ostream& err) {
+  const report::Format format = report::parse_format(opt.format, "--format");
+  // Load everything first: a bad workload is reported before hours of simulation.
+  std::vector<workload::Workload> workloads;
+  std::size_t total = 0;
+  for (const TrainingWork& w : work) {
+    workload::LoadOptions lo;
+    lo.astra_clock_hz = w.spec.astra_clock_hz;
+    workloads.push_back(workload::load_workload(w.spec.workload, *w.topology, lo, w.field));
+    workload::validate(workloads.back(), w.topology->num_npus());
+    total += w.spec.algorithms.size() * w.spec.overlaps.size();
+  }
+  std::vector<report::TrainingRow> rows;
+  for (std::size_t i = 0; i < work.size(); ++i) {
+    const TrainingWork& w = work[i];
+    for (const auto& a : w.spec.algorithms) {
+      for (workload::Overlap ov : w.spec.overlaps) {
+        workload::TrainingOptions to;
+        to.algorithm = a;
+        to.chunks = w.spec.chunks;
+        to.overlap = ov;
+        to.order = w.spec.order;
+        to.iterations = w.spec.iterations;
+        to.backend_options = w.backend_options;
+        to.max_time = w.max_time;
+        if (!opt.quiet) {
+          err << fmt::format("collsim: [{}/{}] {} on {}: {} / {} / overlap {}\n", rows.size() + 1,
+                             total, workloads[i].name, w.platform, a.label, w.backend->name,
+                             workload::to_string(ov));
+        }
+        report::TrainingRow row;
+        row.workload = workloads[i].name;
+        row.platform = w.platform;
+        row.npus = w.topology->num_npus();
+        row.backend = network::backend_label(*w.backend, w.backend_options);
+        row.algorithm = a.label;
+        row.overlap = workload::to_string(ov);
+        row.order = workload::to_string(w.spec.order);
+        row.iterations = w.spec.iterations;
+        row.result = workload::run_training(*w.topology, *w.backend, workloads[i], to);
+        rows.push_back(std::move(row));
+      }
+    }
+  }
+  const std::string text = report::render_training(rows, format);
+  if (opt.output.empty()) {
+    out << text;
+  } else {
+    report::write_file_atomically(opt.output, text);
+  }
+  return 0;
+}
+
+}  // namespace collsim::cli
