@@ -118,6 +118,8 @@ class Executor::Run final : public collective::Progress::Hooks, public network::
     if (finished_ || !progress_.finished()) return;
     finished_ = true;
     --ex_.unfinished_;
+    ex_.stats_[id_] = stats_;
+    ex_.release_later(id_);
     if (ex_.observer_) ex_.observer_->on_collective_end(id_, stats_);
     if (done_) done_(id_, stats_);
   }
@@ -144,20 +146,44 @@ CollectiveId Executor::start(const collective::Program& program, DoneCallback on
   const auto id = static_cast<CollectiveId>(runs_.size());
   if (label.empty()) label = fmt::format("{} {}", to_string(program.collective), program.algorithm);
   runs_.push_back(std::make_unique<Run>(*this, id, program, std::move(on_done), std::move(label)));
+  stats_.emplace_back();
   ++unfinished_;
-  runs_.back()->begin();
+  // begin() may finish the run (nothing to do) and its callback start others: keep no reference.
+  runs_[id]->begin();
   return id;
 }
 
-bool Executor::finished(CollectiveId id) const { return runs_.at(id)->finished(); }
-const CollectiveStats& Executor::stats(CollectiveId id) const { return runs_.at(id)->stats(); }
-const std::string& Executor::label(CollectiveId id) const { return runs_.at(id)->label(); }
+void Executor::release_later(CollectiveId id) {
+  released_.push_back(id);
+  if (!reaper_scheduled_) {
+    reaper_scheduled_ = true;
+    sim_.schedule_in(core::Time{}, reaper_, 0);
+  }
+}
+
+void Executor::Reaper::on_event(std::uint64_t) {
+  // An event of its own: no method of a finished run is on the stack here.
+  ex.reaper_scheduled_ = false;
+  for (CollectiveId id : ex.released_) ex.runs_[id].reset();
+  ex.released_.clear();
+}
+
+bool Executor::finished(CollectiveId id) const {
+  return !runs_.at(id) || runs_[id]->finished();
+}
+const CollectiveStats& Executor::stats(CollectiveId id) const {
+  return runs_.at(id) ? runs_[id]->stats() : stats_[id];
+}
+const std::string& Executor::label(CollectiveId id) const {
+  static const std::string finished;
+  return runs_.at(id) ? runs_[id]->label() : finished;
+}
 
 std::string Executor::describe_stuck(std::size_t limit) const {
   std::string s;
   std::size_t shown = 0, stuck = 0;
   for (const auto& r : runs_) {
-    if (r->finished()) continue;
+    if (!r || r->finished()) continue;
     ++stuck;
     if (shown == limit) continue;
     ++shown;

@@ -100,6 +100,7 @@ class Executor {
   bool finished(CollectiveId id) const;
   bool all_finished() const { return unfinished_ == 0; }
   const CollectiveStats& stats(CollectiveId id) const;
+  /// The label of an unfinished collective (a finished one's state is freed: empty).
   const std::string& label(CollectiveId id) const;
   /// The unfinished collectives, each with its stuck ranks (at most `limit` collectives).
   std::string describe_stuck(std::size_t limit = 2) const;
@@ -107,10 +108,23 @@ class Executor {
  private:
   class Run;
   friend class Run;
+  // Frees finished runs' state (progress, channels) in an event of its own, so that long
+  // training runs of millions of collectives keep only their stats.
+  struct Reaper final : core::EventHandler {
+    explicit Reaper(Executor& e) : ex(e) {}
+    void on_event(std::uint64_t) override;
+    Executor& ex;
+  };
+  void release_later(CollectiveId id);
+
   core::Simulation& sim_;
   endpoint::Endpoint& endpoint_;
   ExecutionObserver* observer_ = nullptr;
-  std::vector<std::unique_ptr<Run>> runs_;
+  std::vector<std::unique_ptr<Run>> runs_;  // null once finished and freed
+  std::vector<CollectiveStats> stats_;      // by id, set when it finishes
+  std::vector<CollectiveId> released_;
+  bool reaper_scheduled_ = false;
+  Reaper reaper_{*this};
   std::uint32_t unfinished_ = 0;
   std::uint64_t next_message_ = 0;
 };
