@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "cli_run.hpp"
 
@@ -90,6 +91,36 @@ TEST(TrainCli, ScenarioTrainingJobs) {
   EXPECT_NE(bad.err.find("mixed.yaml:4: jobs[1]: a scenario's jobs are all training jobs or none"),
             std::string::npos)
       << bad.err;
+}
+
+}  // namespace
+
+namespace {
+
+using collsim::test::collsim;
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(TrainCli, TraceShowsComputeCollectivesAndWaits) {
+  // The hand-derived toy timeline above, as slices (times in us).
+  const auto trace = std::filesystem::temp_directory_path() / "collsim_train_trace.json";
+  std::filesystem::remove(trace);
+  const auto r = collsim("train -w examples/training/toy.yaml -t fc:4 -a direct -b analytical -q "
+                         "--trace '" + trace.string() + "'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string t = read_file(trace);
+  EXPECT_NE(t.find(R"("tid":1,"name":"conv1 forward","ts":0.0,"dur":40.0)"), std::string::npos);
+  EXPECT_NE(t.find(R"("tid":3,"name":"fc weight-gradient all-reduce","ts":160.0,"dur":524.588)"),
+            std::string::npos)
+      << t.substr(0, 2000);
+  EXPECT_NE(t.find(R"("tid":2,"name":"wait for conv1 weight-gradient","ts":480.0,"dur":532.868)"),
+            std::string::npos);
+  EXPECT_NE(t.find(R"("tid":1,"name":"fc update","ts":1018.868,"dur":8.0)"), std::string::npos);
 }
 
 }  // namespace

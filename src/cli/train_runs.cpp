@@ -4,6 +4,7 @@
 
 #include <ostream>
 
+#include "report/training_trace.hpp"
 #include "workload/load.hpp"
 
 namespace collsim::cli {
@@ -22,6 +23,7 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
     total += w.spec.algorithms.size() * w.spec.overlaps.size();
   }
   std::vector<report::TrainingRow> rows;
+  std::vector<const workload::Workload*> row_workloads;
   for (std::size_t i = 0; i < work.size(); ++i) {
     const TrainingWork& w = work[i];
     for (const auto& a : w.spec.algorithms) {
@@ -34,6 +36,7 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
         to.iterations = w.spec.iterations;
         to.backend_options = w.backend_options;
         to.max_time = w.max_time;
+        to.timeline = !opt.trace.empty();
         if (!opt.quiet) {
           err << fmt::format("collsim: [{}/{}] {} on {}: {} / {} / overlap {}\n", rows.size() + 1,
                              total, workloads[i].name, w.platform, a.label, w.backend->name,
@@ -50,8 +53,12 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
         row.iterations = w.spec.iterations;
         row.result = workload::run_training(*w.topology, *w.backend, workloads[i], to);
         rows.push_back(std::move(row));
+        row_workloads.push_back(&workloads[i]);
       }
     }
+  }
+  if (!opt.trace.empty()) {
+    report::write_file_atomically(opt.trace, report::render_training_trace(rows, row_workloads));
   }
   const std::string text = report::render_training(rows, format);
   if (opt.output.empty()) {

@@ -44,14 +44,15 @@ struct Action {
   std::uint32_t layer = 0;
   Pass pass = Pass::Forward;
   core::Time time;           // Compute
-  bool previous = false;     // Wait: for the previous iteration's collective
+  bool previous = false;     // Wait: for the previous iteration's collective; Compute: an update
 };
 
 std::vector<Action> iteration_actions(const Workload& w, Overlap overlap, bool first) {
   std::vector<Action> a;
   const auto n = static_cast<std::uint32_t>(w.layers.size());
-  auto compute = [&](std::uint32_t i, core::Time t) {
-    if (t.ps > 0) a.push_back({Action::Kind::Compute, i, Pass::Forward, t, false});
+  // `previous` marks an update step on Compute actions.
+  auto compute = [&](std::uint32_t i, core::Time t, Pass p = Pass::Forward, bool update = false) {
+    if (t.ps > 0) a.push_back({Action::Kind::Compute, i, p, t, update});
   };
   auto comm = [&](std::uint32_t i, Pass p, bool blocking) {
     if (!w.layers[i].comm[static_cast<std::size_t>(p)].collective) return;
@@ -63,15 +64,15 @@ std::vector<Action> iteration_actions(const Workload& w, Overlap overlap, bool f
     if (!first && l.comm[2].collective) {
       a.push_back({Action::Kind::Wait, i, Pass::WeightGradient, {}, true});
     }
-    if (!first) compute(i, l.update);
+    if (!first) compute(i, l.update, Pass::WeightGradient, true);
     compute(i, l.compute[0]);
     comm(i, Pass::Forward, true);
   }
   for (std::uint32_t j = n; j-- > 0;) {
     const Layer& l = w.layers[j];
-    compute(j, l.compute[2]);
+    compute(j, l.compute[2], Pass::WeightGradient);
     if (overlap == Overlap::Layer) comm(j, Pass::WeightGradient, false);
-    compute(j, l.compute[1]);
+    compute(j, l.compute[1], Pass::InputGradient);
     comm(j, Pass::InputGradient, true);
   }
   if (overlap == Overlap::None) a.push_back({Action::Kind::IssueDeferred, 0, Pass::Forward, {}, false});
@@ -86,7 +87,7 @@ std::vector<Action> final_actions(const Workload& w) {
     const Layer& l = w.layers[i];
     if (!l.comm[2].collective) continue;
     a.push_back({Action::Kind::Wait, i, Pass::WeightGradient, {}, true});
-    if (l.update.ps > 0) a.push_back({Action::Kind::Compute, i, Pass::Forward, l.update, false});
+    if (l.update.ps > 0) a.push_back({Action::Kind::Compute, i, Pass::WeightGradient, l.update, true});
   }
   a.push_back({Action::Kind::EndIteration, 0, Pass::Forward, {}, false});
   return a;
@@ -119,6 +120,11 @@ class Trainer final : public core::EventHandler {
   TrainingResult& result() { return result_; }
 
   void on_event(std::uint64_t) override {  // a compute step ended
+    if (o_.timeline) {
+      const Action& a = actions_[next_];
+      result_.timeline.push_back({TimelineSlice::Kind::Compute, a.layer, a.pass, a.previous,
+                                  Scope::All, sim_.now() - a.time, sim_.now()});
+    }
     ++next_;
     step();
   }
@@ -336,6 +342,11 @@ class Trainer final : public core::EventHandler {
     const Instance& in = instances_[id];
     const core::Time now = sim_.now();
     result_.layers[in.layer].comm += now - in.started;
+    if (o_.timeline) {
+      result_.timeline.push_back({TimelineSlice::Kind::Collective, in.layer, in.pass, false,
+                                  w_.layers[in.layer].comm[static_cast<std::size_t>(in.pass)].scope,
+                                  in.started, now});
+    }
     if (--active_ == 0) result_.comm += now - comm_since_;
     const auto p = static_cast<std::size_t>(in.pass);
     ++done_[in.layer][p];
@@ -350,6 +361,10 @@ class Trainer final : public core::EventHandler {
       const core::Time stalled = now - wait_since_;
       result_.exposed += stalled;
       result_.layers[in.layer].exposed += stalled;
+      if (o_.timeline) {
+        result_.timeline.push_back({TimelineSlice::Kind::Wait, in.layer, in.pass, false,
+                                    Scope::All, wait_since_, now});
+      }
       ++next_;
       step();
     }

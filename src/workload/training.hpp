@@ -52,6 +52,18 @@ struct TrainingOptions {
   std::uint32_t iterations = 1;
   network::BackendOptions backend_options;
   std::optional<core::Time> max_time;  ///< stop with core::SimulationError past this
+  bool timeline = false;  ///< record TrainingResult::timeline (for --trace)
+};
+
+/// One slice of the timeline: a compute step, a wait of the compute timeline for a collective,
+/// or a collective from its start to its end.
+struct TimelineSlice {
+  enum class Kind { Compute, Wait, Collective } kind = Kind::Compute;
+  std::uint32_t layer = 0;
+  Pass pass = Pass::Forward;  ///< Compute: the pass (update: Pass::WeightGradient, update true)
+  bool update = false;
+  Scope scope = Scope::All;  ///< Collective
+  core::Time begin, end;
 };
 
 /// One layer's figures, summed over the iterations.
@@ -71,6 +83,7 @@ struct TrainingResult {
   std::vector<LayerTimes> layers;
   std::uint64_t collectives = 0, messages = 0, bytes = 0;
   std::uint64_t events = 0;
+  std::vector<TimelineSlice> timeline;  ///< when TrainingOptions::timeline, in end order
 };
 
 /// Run `options.iterations` iterations of `w` on a fresh simulation of `topo` with `backend`.
