@@ -57,6 +57,9 @@ struct TrainOptions {
   std::string backend;  ///< empty: network::kDefaultBackend
   std::map<std::string, std::string> backend_params;
   std::string astra_clock = "1 GHz";  ///< ASTRA-sim text workloads: cycles of this clock
+  std::string compute = "systolic";   ///< zoo models: compute::make_compute_model text
+  std::uint32_t batch = 16;           ///< zoo models: samples per NPU
+  std::uint32_t precision = 4;        ///< zoo models: bytes per gradient element
   std::string max_time;
 };
 /// `collsim train --workload ... --topology ...`

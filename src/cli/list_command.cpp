@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "collective/algorithm.hpp"
 #include "endpoint/endpoint.hpp"
+#include "workload/model_zoo.hpp"
 #include "network/backend.hpp"
 #include "network/params.hpp"
 #include "topology/dim_kind.hpp"
@@ -59,6 +60,13 @@ int list_everything(std::ostream& out) {
   out << "\nGroups (--group, or `group:` in a job): all (every NPU), dim:K (every group of "
          "dimension K at once,\n  K = 0 innermost), npus:0,4,8,12 or npus:0-3;4-7 (explicit NPUs "
          "in rank order)\n";
+  out << "\nModels (collsim train --workload NAME; data parallel, --batch, --compute, "
+         "--precision):\n";
+  for (const std::string& name : workload::model_names()) {
+    const workload::Model m = workload::find_model(name, "model");
+    out << fmt::format("  {:<20} {} ({:.1f} M parameters)\n", name, m.description,
+                       static_cast<double>(m.params) / 1e6);
+  }
   return 0;
 }
 

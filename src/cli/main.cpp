@@ -118,8 +118,10 @@ int main(int argc, char** argv) {
       "run training iterations of a workload: compute, communication, exposed communication per "
       "layer and in total, for each algorithm x backend x overlap policy");
   train->add_option("--workload,-w", tr.workload,
-                    "a workload file: .yaml (collsim's layer list: per-layer compute times and "
-                    "collectives) or an ASTRA-sim text workload (DATA, MODEL, HYBRID_*, MICRO)")
+                    "a model of the zoo (alexnet, resnet50, vgg16, ...: `collsim list`), trained "
+                    "data parallel; or a workload file: .yaml (collsim's layer list: per-layer "
+                    "compute times and collectives) or an ASTRA-sim text workload (DATA, MODEL, "
+                    "HYBRID_*, MICRO)")
       ->required();
   train->add_option("--topology,-t", tr.topology, cli::topology_help())->required();
   train->add_option("--link-bandwidth", tr.link_bandwidth, "every link's bandwidth")
@@ -145,6 +147,15 @@ int main(int argc, char** argv) {
   train->add_option("--iterations", tr.iterations, "training iterations")->capture_default_str();
   train->add_option("--backend,-b", tr.backend, cli::backend_help());
   cli::add_backend_options(*train, tr.backend_params);
+  train->add_option("--batch", tr.batch, "zoo models: samples per NPU (MultiTree: 16)")
+      ->capture_default_str();
+  train->add_option("--compute", tr.compute,
+                    "zoo models: systolic[:rows=R,cols=C,arrays=A,clock=F] (default MultiTree's "
+                    "16 x 32x32 at 1 GHz) or roofline[:peak=TFLOPS,memory=BW] (default A100 FP16)")
+      ->capture_default_str();
+  train->add_option("--precision", tr.precision,
+                    "zoo models: bytes per gradient element (MultiTree: 4; Themis: 2)")
+      ->capture_default_str();
   train->add_option("--astra-clock", tr.astra_clock,
                     "ASTRA-sim text workloads give compute in cycles of this clock")
       ->capture_default_str();

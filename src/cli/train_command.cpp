@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "cli/backend_flags.hpp"
+#include "compute/compute.hpp"
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
 #include "core/error.hpp"
@@ -42,6 +43,12 @@ int run_train(const TrainOptions& opt, const OutputOptions& out_opt, std::ostrea
   spec.iterations = opt.iterations;
   spec.chunks = opt.chunks;
   spec.astra_clock_hz = core::parse_frequency(opt.astra_clock, "--astra-clock");
+  compute::make_compute_model(opt.compute, "--compute");  // refuse a bad one before loading
+  if (opt.batch == 0) throw core::InputError("--batch: must be >= 1, got 0");
+  if (opt.precision == 0) throw core::InputError("--precision: must be >= 1 byte, got 0");
+  spec.compute = opt.compute;
+  spec.batch = opt.batch;
+  spec.bytes_per_element = opt.precision;
   std::optional<core::Time> max_time;
   if (!opt.max_time.empty()) {
     max_time = core::parse_time(opt.max_time, "--max-time", core::Zero::Reject);

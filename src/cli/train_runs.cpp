@@ -18,6 +18,9 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
   for (const TrainingWork& w : work) {
     workload::LoadOptions lo;
     lo.astra_clock_hz = w.spec.astra_clock_hz;
+    lo.compute = w.spec.compute;
+    lo.batch = w.spec.batch;
+    lo.bytes_per_element = w.spec.bytes_per_element;
     workloads.push_back(workload::load_workload(w.spec.workload, *w.topology, lo, w.field));
     workload::validate(workloads.back(), w.topology->num_npus());
     total += w.spec.algorithms.size() * w.spec.overlaps.size();

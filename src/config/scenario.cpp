@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "compute/compute.hpp"
 #include "config/yaml_reader.hpp"
 #include "core/parse.hpp"
 #include "network/options.hpp"
@@ -145,7 +146,8 @@ class Reader : public YamlReader {
 
   TrainingSpec training(const YAML::Node& t, const std::string& path) const {
     check_keys(t, path,
-               {"workload", "algorithms", "chunks", "overlap", "order", "iterations", "astra_clock"});
+               {"workload", "algorithms", "chunks", "overlap", "order", "iterations", "astra_clock",
+                "batch", "compute", "precision"});
     for (const char* k : {"workload", "algorithms"}) {
       if (!t[k]) fail(t, path, fmt::format("missing key \"{}\"", k));
     }
@@ -180,6 +182,12 @@ class Reader : public YamlReader {
       });
     }
     if (t["iterations"]) s.iterations = uint(t["iterations"], path + ".iterations", 1);
+    if (t["batch"]) s.batch = uint(t["batch"], path + ".batch", 1);
+    if (t["precision"]) s.bytes_per_element = uint(t["precision"], path + ".precision", 1);
+    if (t["compute"]) {
+      s.compute = scalar(t["compute"], path + ".compute");
+      with_line(t["compute"], [&] { return compute::make_compute_model(s.compute, path + ".compute"); });
+    }
     if (t["astra_clock"]) {
       s.astra_clock_hz = with_line(t["astra_clock"], [&] {
         return core::parse_frequency(scalar(t["astra_clock"], path + ".astra_clock"),

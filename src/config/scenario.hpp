@@ -37,6 +37,9 @@
 //         order: fifo                optional: fifo or lifo
 //         iterations: 1              optional
 //         astra_clock: 1 GHz         optional: ASTRA-sim text workloads' cycle
+//         batch: 16                  optional, zoo models: samples per NPU
+//         compute: systolic          optional, zoo models: systolic[:...] or roofline[:...]
+//         precision: 4               optional, zoo models: bytes per gradient element
 //       max_time: 10 s
 #include <optional>
 #include <string>
@@ -58,6 +61,9 @@ struct TrainingSpec {
   workload::IssueOrder order = workload::IssueOrder::Fifo;
   std::uint32_t iterations = 1;
   double astra_clock_hz = 1e9;
+  std::string compute = "systolic";     ///< zoo models (workload/load.hpp)
+  std::uint32_t batch = 16;
+  std::uint32_t bytes_per_element = 4;
 };
 
 struct Platform {

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "workload/astra_text.hpp"
+#include "workload/model_zoo.hpp"
 #include "workload/yaml_workload.hpp"
 
 namespace collsim::workload {
@@ -22,10 +23,12 @@ Workload load_workload(const std::string& spec, const topology::Topology& topo,
     if (dims.empty()) dims.push_back(topo.num_npus());
     return read_astra_text(spec, dims, AstraTextOptions{options.astra_clock_hz});
   }
-  throw core::InputError(fmt::format(
-      "{}: \"{}\" is not a workload file (.yaml: collsim's layer list; other files: ASTRA-sim "
-      "text workloads)",
-      field, spec));
+  if (spec.find('/') != std::string::npos || spec.find('.') != std::string::npos) {
+    throw core::InputError(fmt::format("{}: \"{}\": no such workload file", field, spec));
+  }
+  const Model m = find_model(spec, field);
+  const auto compute = compute::make_compute_model(options.compute, "compute");
+  return data_parallel(m, *compute, BuildOptions{options.batch, options.bytes_per_element});
 }
 
 }  // namespace collsim::workload

@@ -1,7 +1,8 @@
 #pragma once
 // One entry point for every workload a user can name (`collsim train --workload`, a scenario's
-// training job): a collsim workload file (.yaml / .yml, yaml_workload.hpp) or an ASTRA-sim text
-// workload (any other existing file, astra_text.hpp).
+// training job): a collsim workload file (.yaml / .yml, yaml_workload.hpp), an ASTRA-sim text
+// workload (any other existing file, astra_text.hpp), or a model of the zoo (model_zoo.hpp),
+// trained data parallel with `batch`, `compute` and `bytes_per_element`.
 #include <string>
 
 #include "topology/topology.hpp"
@@ -11,6 +12,9 @@ namespace collsim::workload {
 
 struct LoadOptions {
   double astra_clock_hz = 1e9;  ///< ASTRA-sim compute times are cycles of this clock
+  std::string compute = "systolic";     ///< zoo models: compute::make_compute_model text
+  std::uint32_t batch = 16;             ///< zoo models: samples per NPU (MultiTree Sec. V)
+  std::uint32_t bytes_per_element = 4;  ///< zoo models: gradient precision (MultiTree: 32 bits)
 };
 
 /// Throws core::InputError naming `field` when `spec` names nothing loadable, or what the reader

@@ -1,0 +1,221 @@
+#include "workload/model_zoo.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "config/yaml_reader.hpp"
+
+namespace collsim::workload {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::uint64_t number(const config::YamlReader& r, const YAML::Node& n, const std::string& path) {
+  const std::string s = r.scalar(n, path);
+  std::uint64_t v = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) {
+    r.fail(n, path, fmt::format("must be a whole number >= 0, got \"{}\"", s));
+  }
+  return v;
+}
+
+bool is_conv(const std::string& type) { return type.rfind("conv", 0) == 0; }
+bool is_matmul(const std::string& type) { return type == "matmul" || type == "bmm"; }
+bool is_embedding(const std::string& type) { return type.rfind("embedding", 0) == 0; }
+
+// (m, n, k) of a row's forward product per sample.
+compute::Gemm gemm_per_sample(const ModelRow& r) {
+  std::uint64_t m = 1, n = 1;
+  if (r.shape.empty()) return {};
+  if (is_conv(r.type)) {
+    n = r.shape.front();
+    for (std::size_t i = 1; i < r.shape.size(); ++i) m *= r.shape[i];
+  } else {
+    n = r.shape.back();
+    for (std::size_t i = 0; i + 1 < r.shape.size(); ++i) m *= r.shape[i];
+  }
+  const std::uint64_t k = std::max<std::uint64_t>(1, (r.macs + m * n - 1) / (m * n));
+  return {m, n, k};
+}
+
+}  // namespace
+
+Model parse_model(const std::string& text, const std::string& source) {
+  config::YamlReader r(source);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw core::InputError(fmt::format("{}:{}: not valid YAML: {}", source, e.mark.line + 1, e.msg));
+  }
+  r.unique_keys(root, "");
+  r.check_keys(root, "", {"name", "description", "source", "params", "columns", "layers"});
+  for (const char* k : {"name", "params", "layers"}) {
+    if (!root[k]) r.fail(root, k, "missing");
+  }
+  Model m;
+  m.name = r.scalar(root["name"], "name");
+  if (root["description"]) m.description = r.scalar(root["description"], "description");
+  if (root["source"]) m.source = r.scalar(root["source"], "source");
+  m.params = number(r, root["params"], "params");
+  const YAML::Node layers = root["layers"];
+  if (!layers.IsSequence() || layers.size() == 0) r.fail(layers, "layers", "must be a non-empty list");
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const std::string path = fmt::format("layers[{}]", i);
+    const YAML::Node row = layers[i];
+    if (!row.IsSequence() || row.size() != 6) {
+      r.fail(row, path, "must be [name, type, params, macs, activations, shape]");
+    }
+    ModelRow mr;
+    mr.name = r.scalar(row[0], path + ".name");
+    mr.type = r.scalar(row[1], path + ".type");
+    mr.params = number(r, row[2], path + ".params");
+    mr.macs = number(r, row[3], path + ".macs");
+    mr.activations = number(r, row[4], path + ".activations");
+    const std::string shape = r.scalar(row[5], path + ".shape");
+    std::size_t start = 0;
+    while (start <= shape.size()) {
+      std::size_t x = shape.find('x', start);
+      if (x == std::string::npos) x = shape.size();
+      std::uint64_t d = 0;
+      const auto [p, ec] = std::from_chars(shape.data() + start, shape.data() + x, d);
+      if (ec != std::errc() || p != shape.data() + x || d == 0) {
+        r.fail(row[5], path + ".shape", fmt::format("\"{}\" is not DxDx... of whole numbers", shape));
+      }
+      mr.shape.push_back(d);
+      start = x + 1;
+    }
+    total += mr.params;
+    m.rows.push_back(std::move(mr));
+  }
+  if (total != m.params) {
+    r.fail(root["params"], "params",
+           fmt::format("the layers have {} parameters, the file says {}", total, m.params));
+  }
+  return m;
+}
+
+std::vector<std::string> model_dirs() {
+  std::vector<std::string> out;
+  if (const char* env = std::getenv("COLLSIM_MODELS")) out.emplace_back(env);
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) out.push_back((exe.parent_path() / ".." / "share" / "collsim" / "models").string());
+#ifdef COLLSIM_MODELS_DIR
+  out.emplace_back(COLLSIM_MODELS_DIR);
+#endif
+  return out;
+}
+
+std::vector<std::string> model_names() {
+  for (const std::string& d : model_dirs()) {
+    std::error_code ec;
+    if (!fs::is_directory(d, ec)) continue;
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(d)) {
+      if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
+    }
+    if (names.empty()) continue;
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+  return {};
+}
+
+Model find_model(const std::string& name, const std::string& field) {
+  for (const std::string& d : model_dirs()) {
+    const fs::path p = fs::path(d) / (name + ".yaml");
+    std::error_code ec;
+    if (!fs::is_regular_file(p, ec)) continue;
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return parse_model(ss.str(), p.string());
+  }
+  std::string names;
+  for (const std::string& n : model_names()) names += (names.empty() ? "" : ", ") + n;
+  throw core::InputError(fmt::format(
+      "{}: \"{}\" is neither a workload file nor a model of the zoo; models: {}", field, name,
+      names.empty() ? "(none found: set COLLSIM_MODELS to the models/ directory)" : names));
+}
+
+std::vector<LayerWork> layer_work(const Model& m, const BuildOptions& o) {
+  std::vector<LayerWork> out;
+  const double b = o.batch, p = o.bytes_per_element;
+  bool open = false;  // the last layer can take element-wise rows
+  for (const ModelRow& r : m.rows) {
+    const bool starts = r.macs > 0 || is_embedding(r.type) || !open;
+    if (starts) {
+      out.push_back(LayerWork{r.name, {}, 0});
+      open = !is_embedding(r.type);
+      auto& pw = out.back().pass;
+      if (r.macs > 0) {
+        const compute::Gemm g = gemm_per_sample(r);
+        const std::uint64_t bm = static_cast<std::uint64_t>(b) * g.m;
+        const double flops = 2.0 * b * static_cast<double>(r.macs);
+        pw[0].gemms.push_back({bm, g.n, g.k});
+        pw[0].flops += flops;
+        pw[1].gemms.push_back({bm, g.k, g.n});
+        pw[1].flops += flops;
+        if (is_matmul(r.type)) {  // the gradient of both operands
+          pw[1].gemms.push_back({bm, g.k, g.n});
+          pw[1].flops += flops;
+        }
+        if (r.params > 0) {
+          pw[2].gemms.push_back({g.k, g.n, bm});
+          pw[2].flops += flops;
+        }
+      }
+    }
+    LayerWork& l = out.back();
+    l.params += r.params;
+    const double traffic = 2.0 * b * static_cast<double>(r.activations) * p;
+    l.pass[0].bytes += traffic + static_cast<double>(r.params) * p;
+    l.pass[1].bytes += traffic + static_cast<double>(r.params) * p;
+    if (r.params > 0) l.pass[2].bytes += traffic + static_cast<double>(r.params) * p;
+  }
+  return out;
+}
+
+Workload data_parallel(const Model& m, const compute::ComputeModel& compute,
+                       const BuildOptions& o) {
+  for (const ModelRow& r : m.rows) {
+    if (r.type == "embedding_bag") {
+      throw core::InputError(fmt::format(
+          "model {}: its embedding tables ({}) are model-parallel in practice (DLRM: an "
+          "all-to-all per iteration); data parallelism would all-reduce them. Use an ASTRA-sim "
+          "HYBRID_DLRM workload file",
+          m.name, r.name));
+    }
+  }
+  if (o.batch == 0) throw core::InputError("batch: must be >= 1, got 0");
+  if (o.bytes_per_element == 0) throw core::InputError("precision: must be >= 1 byte");
+  Workload w;
+  w.name = m.name;
+  w.source = fmt::format("model zoo: {} ({}), data parallel, batch {} per NPU, {}-byte "
+                         "gradients, {}",
+                         m.name, m.source, o.batch, o.bytes_per_element, compute.describe());
+  w.model_parallel_npus = 1;
+  for (const LayerWork& lw : layer_work(m, o)) {
+    Layer l;
+    l.name = lw.name;
+    for (std::size_t p = 0; p < kPasses; ++p) l.compute[p] = compute.time(lw.pass[p]);
+    if (lw.params > 0) {
+      l.comm[2] = Comm{collective::Collective::AllReduce,
+                       core::Bytes{lw.params * o.bytes_per_element}, Scope::All};
+    }
+    w.layers.push_back(std::move(l));
+  }
+  return w;
+}
+
+}  // namespace collsim::workload
