@@ -38,6 +38,8 @@ build: configure
 
 run: build
 	./$(BUILD)/collsim run examples/default.yaml
+	./$(BUILD)/collsim train --workload resnet50 --topology torus:8x8 -a ring,hierarchical \
+	  --overlap none,layer --no-layers
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)

@@ -18,6 +18,7 @@ struct OutputOptions {
   std::string activity_window = "100 us";  ///< its window (Themis Fig. 9)
   bool quiet = false;            ///< no progress line, no notes
   bool progress = false;         ///< a progress line even when standard error is not a terminal
+  bool no_layers = false;        ///< training tables: totals only, no per-layer lines
 };
 
 /// `collsim run SCENARIO.yaml`

@@ -162,6 +162,8 @@ int main(int argc, char** argv) {
   train->add_option("--max-time", tr.max_time,
                     "stop a run that has not finished after this much simulated time");
   add_output_options(train, out_opt);
+  train->add_flag("--no-layers", out_opt.no_layers,
+                  "table: the totals and the summary only, no per-layer lines");
 
   try {
     app.parse(argc, argv);

@@ -19,7 +19,7 @@ std::string pct(core::Time part, core::Time whole) {
 
 }  // namespace
 
-std::string render_training(const std::vector<TrainingRow>& rows, Format f) {
+std::string render_training(const std::vector<TrainingRow>& rows, Format f, bool layers) {
   switch (f) {
     case Format::Csv:
       return render_training_csv(rows);
@@ -28,7 +28,7 @@ std::string render_training(const std::vector<TrainingRow>& rows, Format f) {
     case Format::Table:
       break;
   }
-  return render_training_table(rows);
+  return render_training_table(rows, layers);
 }
 
 std::string render_training_csv(const std::vector<TrainingRow>& rows) {
@@ -51,7 +51,7 @@ std::string render_training_csv(const std::vector<TrainingRow>& rows) {
   return out;
 }
 
-std::string render_training_table(const std::vector<TrainingRow>& rows) {
+std::string render_training_table(const std::vector<TrainingRow>& rows, bool layers) {
   std::string out;
   for (const TrainingRow& r : rows) {
     const auto& t = r.result;
@@ -68,6 +68,10 @@ std::string render_training_table(const std::vector<TrainingRow>& rows) {
         "  communication    {:>12}  running ({} of the time), {} collectives, {} messages\n",
         core::to_string(core::Time{t.comm.ps / r.iterations}), pct(t.comm, t.total),
         t.collectives, t.messages);
+    if (!layers) {
+      out += '\n';
+      continue;
+    }
     out += fmt::format("  {:<28} {:>12} {:>12} {:>12}   (per iteration)\n", "layer", "compute",
                        "comm", "exposed");
     auto per = [&](core::Time x) { return core::to_string(core::Time{x.ps / r.iterations}); };

@@ -22,12 +22,13 @@ struct TrainingRow {
   workload::TrainingResult result;
 };
 
-std::string render_training(const std::vector<TrainingRow>& rows, Format f);
+/// `layers`: the table's per-layer lines (CSV and JSON always have them).
+std::string render_training(const std::vector<TrainingRow>& rows, Format f, bool layers = true);
 /// Columns: workload,platform,npus,backend,algorithm,overlap,order,iterations,layer,
 /// compute_ns,comm_ns,exposed_ns,iteration_ns, every time the mean per iteration (iteration_ns
 /// on the "total" line only: total / iterations). JSON has the sums over all iterations.
 std::string render_training_csv(const std::vector<TrainingRow>& rows);
-std::string render_training_table(const std::vector<TrainingRow>& rows);
+std::string render_training_table(const std::vector<TrainingRow>& rows, bool layers = true);
 std::string render_training_json(const std::vector<TrainingRow>& rows);
 
 }  // namespace collsim::report
