@@ -132,6 +132,21 @@ TEST(Training, DataParallelGroupsRunTheirCopiesAtOnce) {
   EXPECT_EQ(r.messages, 2u * 2 * 2 * 1);  // 2 groups x 2 phases x 2 NPUs x 1 peer
 }
 
+TEST(Training, IdealCollectivesTakeTheirSizeOverTheNpuBandwidth) {
+  // Themis Table 3: an NPU of fc:4 has 3 links of 16 GB/s, so a 1 MiB all-reduce takes
+  // 1048576 B / 48 GB/s = 21.845 us, with no network and no queueing: AR1 [30, 51.845],
+  // AR0 [50, 71.845]; the tail (from 60 us) waits 11.845 us for AR0.
+  const auto t = topology::from_compact("fc:4", kBw, kLat);
+  TrainingOptions o;
+  o.ideal = true;
+  const TrainingResult r = run_training(t, network::find_backend("analytical", "b"), two_layers(), o);
+  EXPECT_NEAR(static_cast<double>(r.total.ps), 71845333.0, 1.0);
+  EXPECT_NEAR(static_cast<double>(r.exposed.ps), 11845333.0, 1.0);
+  EXPECT_EQ(r.exposed_weight_gradient.ps, r.exposed.ps);
+  EXPECT_EQ(r.compute_forward.ps, 20000000);
+  EXPECT_EQ(r.messages, 0u);
+}
+
 TEST(Training, BadInputIsRefusedBeforeSimulating) {
   Workload w = two_layers();
   w.model_parallel_npus = 3;  // does not divide 4

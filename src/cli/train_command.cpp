@@ -31,7 +31,8 @@ int run_train(const TrainOptions& opt, const OutputOptions& out_opt, std::ostrea
   config::TrainingSpec spec;
   spec.workload = opt.workload;
   for (const std::string& a : split_commas(opt.algorithms)) {
-    spec.algorithms.push_back(collective::parse_algorithm(a, "--algorithms"));
+    spec.algorithms.push_back(a == "ideal" ? collective::AlgorithmChoice{nullptr, {}, "ideal"}
+                                           : collective::parse_algorithm(a, "--algorithms"));
   }
   spec.overlaps.clear();
   for (const std::string& o : split_commas(opt.overlap)) {

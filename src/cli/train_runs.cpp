@@ -33,6 +33,7 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
       for (workload::Overlap ov : w.spec.overlaps) {
         workload::TrainingOptions to;
         to.algorithm = a;
+        to.ideal = a.info == nullptr;
         to.chunks = w.spec.chunks;
         to.overlap = ov;
         to.order = w.spec.order;

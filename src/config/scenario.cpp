@@ -164,6 +164,10 @@ class Reader : public YamlReader {
     for (std::size_t i = 0; i < algos.size(); ++i) {
       const std::string ap = fmt::format("{}.algorithms[{}]", path, i);
       const std::string text = scalar(algos[i], ap);
+      if (text == "ideal") {  // Themis Table 3: every collective at 100% bandwidth utilization
+        s.algorithms.push_back(collective::AlgorithmChoice{nullptr, {}, "ideal"});
+        continue;
+      }
       s.algorithms.push_back(
           with_line(algos[i], [&] { return collective::parse_algorithm(text, ap); }));
     }

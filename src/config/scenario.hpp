@@ -55,6 +55,7 @@ namespace collsim::config {
 
 struct TrainingSpec {
   std::string workload;  ///< a file (resolved against the scenario's directory) or a model name
+  /// "ideal" (Themis Table 3) is a choice with no AlgorithmInfo.
   std::vector<collective::AlgorithmChoice> algorithms;
   std::uint32_t chunks = 1;
   std::vector<workload::Overlap> overlaps = {workload::Overlap::Layer};

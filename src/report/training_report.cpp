@@ -34,19 +34,21 @@ std::string render_training(const std::vector<TrainingRow>& rows, Format f, bool
 std::string render_training_csv(const std::vector<TrainingRow>& rows) {
   std::string out =
       "workload,platform,npus,backend,algorithm,overlap,order,iterations,layer,compute_ns,"
-      "comm_ns,exposed_ns,iteration_ns\n";
+      "comm_ns,exposed_ns,iteration_ns,forward_compute_ns,exposed_weight_gradient_ns\n";
   for (const TrainingRow& r : rows) {
     const std::string head = fmt::format(
         "{},{},{},{},{},{},{},{}", csv_field(r.workload), csv_field(r.platform), r.npus,
         csv_field(r.backend), csv_field(r.algorithm), r.overlap, r.order, r.iterations);
     const double n = r.iterations;
     for (const auto& l : r.result.layers) {
-      out += fmt::format("{},{},{:.3f},{:.3f},{:.3f},\n", head, csv_field(l.name),
+      out += fmt::format("{},{},{:.3f},{:.3f},{:.3f},,,\n", head, csv_field(l.name),
                          ns_value(l.compute) / n, ns_value(l.comm) / n, ns_value(l.exposed) / n);
     }
-    out += fmt::format("{},total,{:.3f},{:.3f},{:.3f},{:.3f}\n", head, ns_value(r.result.compute) / n,
-                       ns_value(r.result.comm) / n, ns_value(r.result.exposed) / n,
-                       ns_value(r.result.total) / n);
+    out += fmt::format("{},total,{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f}\n", head,
+                       ns_value(r.result.compute) / n, ns_value(r.result.comm) / n,
+                       ns_value(r.result.exposed) / n, ns_value(r.result.total) / n,
+                       ns_value(r.result.compute_forward) / n,
+                       ns_value(r.result.exposed_weight_gradient) / n);
   }
   return out;
 }
@@ -60,10 +62,15 @@ std::string render_training_table(const std::vector<TrainingRow>& rows, bool lay
         "{} on {} ({} NPUs), {} backend, {}, overlap {}, order {}, {} iteration{}\n", r.workload,
         r.platform, r.npus, r.backend, r.algorithm, r.overlap, r.order, r.iterations,
         r.iterations == 1 ? "" : "s");
+    auto per = [&](core::Time x) { return core::to_string(core::Time{x.ps / r.iterations}); };
     out += fmt::format("  iteration        {:>12}  = compute {} + exposed communication {} ({})\n",
-                       core::to_string(iter), core::to_string(core::Time{t.compute.ps / r.iterations}),
-                       core::to_string(core::Time{t.exposed.ps / r.iterations}),
+                       core::to_string(iter), per(t.compute), per(t.exposed),
                        pct(t.exposed, t.total));
+    out += fmt::format("  compute          forward {}, back-propagation and updates {}\n",
+                       per(t.compute_forward), per(t.compute - t.compute_forward));
+    out += fmt::format("  exposed          waiting for weight gradients (data parallel) {}, for "
+                       "activations and input gradients (model parallel) {}\n",
+                       per(t.exposed_weight_gradient), per(t.exposed - t.exposed_weight_gradient));
     out += fmt::format(
         "  communication    {:>12}  running ({} of the time), {} collectives, {} messages\n",
         core::to_string(core::Time{t.comm.ps / r.iterations}), pct(t.comm, t.total),
@@ -74,7 +81,6 @@ std::string render_training_table(const std::vector<TrainingRow>& rows, bool lay
     }
     out += fmt::format("  {:<28} {:>12} {:>12} {:>12}   (per iteration)\n", "layer", "compute",
                        "comm", "exposed");
-    auto per = [&](core::Time x) { return core::to_string(core::Time{x.ps / r.iterations}); };
     for (const auto& l : t.layers) {
       out += fmt::format("  {:<28} {:>12} {:>12} {:>12}\n", l.name, per(l.compute), per(l.comm),
                          per(l.exposed));
@@ -135,7 +141,9 @@ std::string render_training_json(const std::vector<TrainingRow>& rows) {
                     {"total_ns", ns_value(t.total)},
                     {"iteration_ns", ns_value(t.total) / r.iterations},
                     {"compute_ns", ns_value(t.compute)},
+                    {"forward_compute_ns", ns_value(t.compute_forward)},
                     {"exposed_ns", ns_value(t.exposed)},
+                    {"exposed_weight_gradient_ns", ns_value(t.exposed_weight_gradient)},
                     {"comm_ns", ns_value(t.comm)},
                     {"iteration_end_ns", ends},
                     {"collectives", t.collectives},

@@ -25,8 +25,10 @@ struct TrainingRow {
 /// `layers`: the table's per-layer lines (CSV and JSON always have them).
 std::string render_training(const std::vector<TrainingRow>& rows, Format f, bool layers = true);
 /// Columns: workload,platform,npus,backend,algorithm,overlap,order,iterations,layer,
-/// compute_ns,comm_ns,exposed_ns,iteration_ns, every time the mean per iteration (iteration_ns
-/// on the "total" line only: total / iterations). JSON has the sums over all iterations.
+/// compute_ns,comm_ns,exposed_ns,iteration_ns,forward_compute_ns,exposed_weight_gradient_ns, every
+/// time the mean per iteration (the last three on the "total" line only: iteration_ns = total /
+/// iterations; the forward passes' share of compute; the exposed time spent waiting for
+/// weight-gradient, i.e. data-parallel, collectives). JSON has the sums over all iterations.
 std::string render_training_csv(const std::vector<TrainingRow>& rows);
 std::string render_training_table(const std::vector<TrainingRow>& rows, bool layers = true);
 std::string render_training_json(const std::vector<TrainingRow>& rows);

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -103,7 +105,7 @@ class Trainer final : public core::EventHandler {
     done_.assign(w.layers.size(), {});
     result_.layers.resize(w.layers.size());
     for (std::size_t i = 0; i < w.layers.size(); ++i) result_.layers[i].name = w.layers[i].name;
-    if (o.algorithm.info->staged) {
+    if (!o.ideal && o.algorithm.info->staged) {
       const auto s = scheduler::spec_from_choice(o.algorithm, Collective::AllReduce,
                                                  core::Bytes{1}, o.chunks);
       queues_ = std::make_unique<scheduler::DimensionQueues>(topo.dimensions().size(), s.intra,
@@ -150,6 +152,7 @@ class Trainer final : public core::EventHandler {
       switch (a.kind) {
         case Action::Kind::Compute:
           result_.compute += a.time;
+          if (a.pass == Pass::Forward && !a.previous) result_.compute_forward += a.time;
           result_.layers[a.layer].compute += a.time;
           sim_.schedule_in(a.time, *this, 0);
           return;  // on_event goes on
@@ -220,7 +223,7 @@ class Trainer final : public core::EventHandler {
     for (const Layer& l : w_.layers) {
       for (std::size_t p = 0; p < kPasses; ++p) {
         const Comm& c = l.comm[p];
-        if (!c.collective) continue;
+        if (!c.collective || o_.ideal) continue;
         try {
           if (o_.algorithm.info->staged) {
             auto s = staged_spec(c);
@@ -237,27 +240,64 @@ class Trainer final : public core::EventHandler {
     }
   }
 
-  // A hierarchical collective over the scope's dimensions: model-parallel groups must be the
-  // innermost dimensions (M = their product), data-parallel groups the others.
-  scheduler::HierarchicalSpec staged_spec(const Comm& c) const {
-    auto s = scheduler::spec_from_choice(o_.algorithm, *c.collective, c.size, o_.chunks);
+  // Themis Table 3's ideal: the size over one NPU's bandwidth in the dimensions it spans.
+  core::Time ideal_time(const Comm& c) const {
+    const std::vector<std::uint32_t> dims = scope_dims(c.scope).value_or(std::vector<std::uint32_t>{});
+    double bw = 0;
+    for (topology::LinkId l : topo_.out_links(0)) {
+      const auto& link = topo_.links()[l];
+      if (dims.empty() || std::find(dims.begin(), dims.end(), link.dim) != dims.end()) {
+        bw += link.bandwidth.bytes_per_s;
+      }
+    }
+    return core::transfer_time(c.size, core::Bandwidth{bw});
+  }
+
+  // The dimensions a scope spans (empty: all), M being the product of the innermost ones;
+  // nullopt when no prefix of the dimensions has M NPUs.
+  std::optional<std::vector<std::uint32_t>> scope_dims(Scope s) const {
     const std::uint32_t n = topo_.num_npus();
-    if (c.scope == Scope::All || (c.scope == Scope::ModelParallel && m_ == n) ||
-        (c.scope == Scope::DataParallel && m_ == 1)) {
-      return s;
+    if (s == Scope::All || (s == Scope::ModelParallel && m_ == n) ||
+        (s == Scope::DataParallel && m_ == 1)) {
+      return std::vector<std::uint32_t>{};
     }
     const auto& dims = topo_.dimensions();
     std::uint32_t inner = 0, product = 1;
     while (inner < dims.size() && product < m_) product *= dims[inner++].spec.size;
-    if (product != m_) {
+    if (product != m_) return std::nullopt;
+    std::vector<std::uint32_t> out;
+    for (std::uint32_t d = 0; d < dims.size(); ++d) {
+      if ((d < inner) == (s == Scope::ModelParallel)) out.push_back(d);
+    }
+    return out;
+  }
+
+  struct IdealTimer final : core::EventHandler {
+    explicit IdealTimer(Trainer& t) : t(t) {}
+    void on_event(std::uint64_t) override {
+      auto& h = t.ideal_;
+      while (!h.empty() && h.front().first <= t.sim_.now()) {
+        std::pop_heap(h.begin(), h.end(), std::greater<>());
+        const std::uint32_t id = h.back().second;
+        h.pop_back();
+        t.complete(id);
+      }
+    }
+    Trainer& t;
+  };
+
+  // A hierarchical collective over the scope's dimensions: model-parallel groups must be the
+  // innermost dimensions (M = their product), data-parallel groups the others.
+  scheduler::HierarchicalSpec staged_spec(const Comm& c) const {
+    auto s = scheduler::spec_from_choice(o_.algorithm, *c.collective, c.size, o_.chunks);
+    const auto dims = scope_dims(c.scope);
+    if (!dims) {
       throw core::InputError(fmt::format(
           "a hierarchical {} collective needs the model-parallel group ({} NPUs) to be the "
           "innermost dimensions of {}; no prefix of its dimensions has {} NPUs",
           to_string(c.scope), m_, topo_.name(), m_));
     }
-    for (std::uint32_t d = 0; d < dims.size(); ++d) {
-      if ((d < inner) == (c.scope == Scope::ModelParallel)) s.dims.push_back(d);
-    }
+    s.dims = *dims;
     return s;
   }
 
@@ -281,7 +321,7 @@ class Trainer final : public core::EventHandler {
     instances_.push_back(Instance{layer, pass, sim_.now(), {}, 0});
     ++result_.collectives;
     const Comm& c = w_.layers[layer].comm[static_cast<std::size_t>(pass)];
-    if (o_.algorithm.info->staged) {
+    if (o_.ideal || o_.algorithm.info->staged) {
       launch(id);
       return;
     }
@@ -310,6 +350,14 @@ class Trainer final : public core::EventHandler {
     const Comm& c = w_.layers[in.layer].comm[static_cast<std::size_t>(in.pass)];
     const std::string label = fmt::format("{} {} {}", w_.layers[in.layer].name, to_string(in.pass),
                                           collective::to_string(*c.collective));
+    if (o_.ideal) {
+      in.remaining = 1;
+      const core::Time end = sim_.now() + ideal_time(c);
+      ideal_.push_back({end, id});
+      std::push_heap(ideal_.begin(), ideal_.end(), std::greater<>());
+      sim_.schedule_at(end, ideal_timer_, 0);  // one event per collective; each pops what is due
+      return;
+    }
     if (o_.algorithm.info->staged) {
       auto spec = staged_spec(c);
       auto h = std::make_unique<scheduler::HierarchicalCollective>(topo_, ex_, std::move(spec),
@@ -351,7 +399,7 @@ class Trainer final : public core::EventHandler {
     const auto p = static_cast<std::size_t>(in.pass);
     ++done_[in.layer][p];
     const Comm& c = w_.layers[in.layer].comm[p];
-    if (!o_.algorithm.info->staged) {
+    if (!o_.ideal && !o_.algorithm.info->staged) {
       scopes_[static_cast<std::size_t>(c.scope)].busy = false;
       start_next(c.scope);
     }
@@ -360,6 +408,7 @@ class Trainer final : public core::EventHandler {
       waiting_ = false;
       const core::Time stalled = now - wait_since_;
       result_.exposed += stalled;
+      if (in.pass == Pass::WeightGradient) result_.exposed_weight_gradient += stalled;
       result_.layers[in.layer].exposed += stalled;
       if (o_.timeline) {
         result_.timeline.push_back({TimelineSlice::Kind::Wait, in.layer, in.pass, false,
@@ -397,6 +446,8 @@ class Trainer final : public core::EventHandler {
   std::vector<std::unique_ptr<scheduler::HierarchicalCollective>> staged_;
   std::uint32_t active_ = 0;
   core::Time comm_since_;
+  std::vector<std::pair<core::Time, std::uint32_t>> ideal_;  // min-heap: end, instance
+  IdealTimer ideal_timer_{*this};
 };
 
 }  // namespace
@@ -405,7 +456,7 @@ TrainingResult run_training(const topology::Topology& topo, const network::Backe
                             const Workload& w, const TrainingOptions& options,
                             scheduler::ExecutionObserver* observer) {
   validate(w, topo.num_npus());
-  if (!options.algorithm.info) throw core::InputError("training: no algorithm");
+  if (!options.algorithm.info && !options.ideal) throw core::InputError("training: no algorithm");
   if (options.iterations == 0) throw core::InputError("iterations: must be >= 1, got 0");
   core::Simulation sim;
   auto net = network::make_backend(backend, sim, topo, options.backend_options, "backend");

@@ -45,7 +45,10 @@ Overlap parse_overlap(std::string_view text, std::string_view field);
 IssueOrder parse_issue_order(std::string_view text, std::string_view field);
 
 struct TrainingOptions {
-  collective::AlgorithmChoice algorithm;  ///< flat (ring, ...) or hierarchical
+  collective::AlgorithmChoice algorithm;  ///< flat (ring, ...) or hierarchical; unused if ideal
+  /// Themis Table 3 "Ideal" (100% bandwidth utilization): every collective takes its size over
+  /// one NPU's total bandwidth in the dimensions it spans, with no network.
+  bool ideal = false;
   std::uint32_t chunks = 1;               ///< chunks per collective (hierarchical: Themis uses 64)
   Overlap overlap = Overlap::Layer;
   IssueOrder order = IssueOrder::Fifo;
@@ -77,7 +80,11 @@ struct LayerTimes {
 struct TrainingResult {
   core::Time total;      ///< end of the last iteration (all collectives done, all updates)
   core::Time compute;    ///< sum of every compute step
+  core::Time compute_forward;   ///< of which the forward passes (Themis Fig. 12 blue)
   core::Time exposed;    ///< time the compute timeline waited for collectives
+  /// Of which waiting for weight-gradient collectives (data-parallel, Fig. 12 red) and for
+  /// forward / input-gradient ones (model-parallel, green).
+  core::Time exposed_weight_gradient;
   core::Time comm;       ///< time at least one collective was running
   std::vector<core::Time> iteration_end;  ///< when each iteration ended
   std::vector<LayerTimes> layers;
