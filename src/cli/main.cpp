@@ -58,6 +58,8 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "run a scenario file (YAML): platforms x jobs");
   run->add_option("SCENARIO", scenario, "scenario file, e.g. examples/default.yaml")->required();
   add_output_options(run, out_opt);
+  run->add_flag("--no-layers", out_opt.no_layers,
+                "training jobs' table: the totals and the summary only, no per-layer lines");
 
   cli::CollectiveOptions co;
   auto* coll = app.add_subcommand("collective", "sweep one collective over sizes and algorithms");
