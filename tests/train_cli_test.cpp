@@ -30,7 +30,7 @@ TEST(TrainCli, ToyWorkloadIterationIsTheHandDerivedTimeline) {
   const auto table = collsim("train -w examples/training/toy.yaml -t fc:4 -a direct,ring "
                              "-b analytical --overlap none,layer -q");
   ASSERT_EQ(table.status, 0) << table.err;
-  EXPECT_NE(table.out.find("summary (per iteration; speedup over the first)"), std::string::npos);
+  EXPECT_NE(table.out.find("summary (per iteration; speedup over the first run of the same workload)"), std::string::npos);
   EXPECT_NE(table.out.find("1.027 ms  = compute 494 us + exposed communication 532.9 us"),
             std::string::npos)
       << table.out;

@@ -99,14 +99,18 @@ std::string render_training_table(const std::vector<TrainingRow>& rows, bool lay
     };
     std::size_t width = 36;
     for (const TrainingRow& r : rows) width = std::max(width, label(r).size());
-    out += "summary (per iteration; speedup over the first)\n";
+    out += fmt::format("summary (per iteration; speedup over the first run of the same {})\n",
+                       workloads || platforms ? "workload and platform" : "workload");
     out += fmt::format("  {:<{}} {:>12} {:>12} {:>12} {:>9}\n",
                        fmt::format("{}{}algorithm / backend / overlap",
                                    workloads ? "workload / " : "", platforms ? "platform / " : ""),
                        width, "iteration", "exposed", "comm", "speedup");
-    const double base = static_cast<double>(rows.front().result.total.ps);
     for (const TrainingRow& r : rows) {
       const auto& t = r.result;
+      const auto first = std::find_if(rows.begin(), rows.end(), [&](const TrainingRow& x) {
+        return x.workload == r.workload && x.platform == r.platform;
+      });
+      const double base = static_cast<double>(first->result.total.ps);
       out += fmt::format("  {:<{}} {:>12} {:>12} {:>12} {:>8.2f}x\n", label(r), width,
                          core::to_string(core::Time{t.total.ps / r.iterations}),
                          core::to_string(core::Time{t.exposed.ps / r.iterations}),

@@ -1,0 +1,51 @@
+// MultiTree (ISCA'21) Fig. 11 trends with collsim's training loop: data-parallel iterations on
+// the 8x8 torus (Table III links, 16 samples per NPU, 16 x 32x32 systolic arrays at 1 GHz,
+// 32-bit gradients), the flow backend, Ring and 2D-Ring (the hierarchical collective's baseline
+// schedule on a torus). examples/training/multitree-fig11.yaml is the same setting.
+#include <gtest/gtest.h>
+
+#include "compute/systolic.hpp"
+#include "topology/builders.hpp"
+#include "workload/model_zoo.hpp"
+#include "workload/training.hpp"
+
+namespace collsim::workload {
+namespace {
+
+TrainingResult train(const Workload& w, const topology::Topology& t, const char* algorithm,
+                     Overlap overlap) {
+  TrainingOptions o;
+  o.algorithm = collective::parse_algorithm(algorithm, "t");
+  o.overlap = overlap;
+  return run_training(t, network::find_backend("flow", "b"), w, o);
+}
+
+double share(const TrainingResult& r) {
+  return static_cast<double>(r.exposed.ps) / static_cast<double>(r.total.ps);
+}
+
+TEST(TrainingValidation, MultiTreeFig11CommunicationShareAndOverlap) {
+  const auto torus = topology::from_compact("torus:8x8", core::Bandwidth{16e9},
+                                            core::Time::from_ns(150));
+  const compute::Systolic arrays({32, 32, 16, 1e9});
+  for (const char* model : {"alexnet", "googlenet", "resnet50", "transformer"}) {
+    const Workload w = data_parallel(find_model(model, "t"), arrays, BuildOptions{16, 4});
+    const TrainingResult ring = train(w, torus, "ring", Overlap::None);
+    const TrainingResult ring_layer = train(w, torus, "ring", Overlap::Layer);
+    const TrainingResult ring2d = train(w, torus, "hierarchical", Overlap::None);
+    const TrainingResult ring2d_layer = train(w, torus, "hierarchical", Overlap::Layer);
+    // Sec. VI-C: communication is 30% to 88% of Ring's non-overlapped iteration across the
+    // models (5 points of tolerance: collsim's compute model is SCALE-Sim's formula, not the
+    // authors' extended SCALE-Sim).
+    EXPECT_GT(share(ring), 0.25) << model;
+    EXPECT_LT(share(ring), 0.93) << model;
+    // Fig. 11b: layer-wise overlap hides part of it; Fig. 9: 2D-Ring beats Ring on the torus.
+    EXPECT_LT(ring_layer.total.ps, ring.total.ps) << model;
+    EXPECT_LE(ring2d_layer.total.ps, ring2d.total.ps) << model;
+    EXPECT_LT(ring2d.exposed.ps, ring.exposed.ps) << model;
+    EXPECT_EQ(ring2d.compute.ps, ring.compute.ps) << model;
+  }
+}
+
+}  // namespace
+}  // namespace collsim::workload
