@@ -75,6 +75,15 @@ TEST(AstraText, ScopesOfEveryParallelism) {
   EXPECT_EQ(custom.layers[0].comm[0].scope, Scope::ModelParallel);
   EXPECT_EQ(custom.layers[0].comm[2].scope, Scope::DataParallel);
   EXPECT_EQ(custom.layers[1].comm[0].scope, Scope::All);
+  // HYBRID_DLRM 1: the embedding all-to-all (layer 0) is needed before layer 2.
+  const Workload dlrm = parse_astra_text(
+      "HYBRID_DLRM 1\n3\nemb -1 1 ALLTOALL 64 1 ALLTOALL 64 1 NONE 0 1\n"
+      "bot -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 64 1\ntop -1 1 NONE 0 1 NONE 0 1 ALLREDUCE 64 1\n",
+      "d.txt", {4, 4});
+  EXPECT_TRUE(dlrm.layers[0].comm[0].overlapped);
+  EXPECT_EQ(dlrm.layers[0].comm[0].needed_before, 2u);
+  EXPECT_TRUE(dlrm.layers[0].comm[1].overlapped);
+  EXPECT_FALSE(dlrm.layers[1].comm[2].overlapped);
 }
 
 TEST(AstraText, ErrorsNameTheLineAndField) {

@@ -74,6 +74,30 @@ TEST(ModelZoo, DataParallelAllReducesEveryParameterOnce) {
   EXPECT_EQ(w.layers[0].compute[0].ps, 784 * 241 * 1000);
 }
 
+TEST(ModelZoo, DlrmIsHybridParallel) {
+  // Themis Sec. 5.2: embedding tables model parallel, MLPs data parallel. 26 tables of 128
+  // dimensions, 512 samples per NPU, FP16: an all-to-all of 512 x 3328 x 2 = 3,407,872 bytes per
+  // NPU, needed by the interaction (after 3 bottom-MLP layers: layer 4).
+  const Model m = find_model("dlrm", "t");
+  const compute::Systolic s({32, 32, 16, 1e9});
+  const Workload w = build_workload(m, s, BuildOptions{512, 2});
+  ASSERT_EQ(w.layers.size(), 1u + 3 + 1 + 5);
+  EXPECT_EQ(w.layers[0].name, "embeddings");
+  EXPECT_EQ(w.layers[0].comm[0].collective, collective::Collective::AllToAll);
+  EXPECT_EQ(w.layers[0].comm[0].size.count, 3407872u);
+  EXPECT_TRUE(w.layers[0].comm[0].overlapped);
+  EXPECT_EQ(w.layers[0].comm[0].needed_before, 4u);
+  EXPECT_EQ(w.layers[4].name, "interaction(dot)");
+  EXPECT_TRUE(w.layers[0].comm[1].overlapped);
+  EXPECT_FALSE(w.layers[0].comm[2].collective);
+  std::uint64_t mlp = 0, all_reduce = 0;
+  for (const ModelRow& r : m.rows) mlp += r.type == "embedding_bag" ? 0 : r.params;
+  for (const Layer& l : w.layers) all_reduce += l.comm[2].collective ? l.comm[2].size.count : 0;
+  EXPECT_EQ(all_reduce, mlp * 2);
+  validate(w, 64);
+  EXPECT_THROW(hybrid_dlrm(find_model("alexnet", "t"), s, BuildOptions{}), core::InputError);
+}
+
 TEST(ModelZoo, Errors) {
   try {
     find_model("resnet51", "--workload");

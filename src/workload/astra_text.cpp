@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -119,6 +120,7 @@ Workload parse_astra_text(std::string_view text, const std::string& path,
   const Kind kind = ps.kind(head[0], "parallelism", false);
   std::uint64_t npus = 1;
   for (std::uint32_t d : dims) npus *= d;
+  std::optional<std::uint64_t> dlrm_last_bottom;
   const std::uint32_t p0 = dims.empty() ? 1 : dims.front();
 
   Workload w;
@@ -140,9 +142,7 @@ Workload parse_astra_text(std::string_view text, const std::string& path,
       w.model_parallel_npus = static_cast<std::uint32_t>(g);
       ++k;
     } else if (kind == Kind::Dlrm && k == 1) {
-      w.source += fmt::format("; bottom MLP ends at layer {} (its overlap with the embedding "
-                              "all-to-all is not modelled)",
-                              ps.number(head[k], "HYBRID_DLRM layer"));
+      dlrm_last_bottom = ps.number(head[k], "HYBRID_DLRM layer");
     } else if (head[k] == "checkpoints:" || head[k] == "checkpoint_initiates:") {
       w.source += "; checkpoints ignored (no forward recomputation)";
       while (k + 1 < head.size() && head[k + 1].find(':') == std::string_view::npos) ++k;
@@ -196,6 +196,19 @@ Workload parse_astra_text(std::string_view text, const std::string& path,
   }
   if (!next_nonblank(i).empty()) {
     ps.fail(fmt::format("more layer lines than the {} declared on line 2", count));
+  }
+  // HYBRID_DLRM N: the embedding all-to-all runs beside the bottom MLP (layers up to N) and is
+  // needed by layer N + 1; its backward all-to-all is waited for at the end of the iteration.
+  if (dlrm_last_bottom && *dlrm_last_bottom + 1 < w.layers.size()) {
+    for (std::size_t l = 0; l <= *dlrm_last_bottom; ++l) {
+      Comm& f = w.layers[l].comm[0];
+      if (f.collective == Collective::AllToAll) {
+        f.overlapped = true;
+        f.needed_before = static_cast<std::uint32_t>(*dlrm_last_bottom + 1);
+      }
+      Comm& g = w.layers[l].comm[1];
+      if (g.collective == Collective::AllToAll) g.overlapped = true;
+    }
   }
   if (npus % w.model_parallel_npus != 0) {
     throw core::InputError(fmt::format("{}: model-parallel group of {} NPUs does not divide the "

@@ -27,11 +27,13 @@
 //   HYBRID_TRANSFORMER, HYBRID_TRANSFORMER_FWD_IN_BCKWD   `model_parallel_NPU_group: g`: as
 //                        HYBRID_DATA_MODEL with M = g;
 //   HYBRID_DLRM N        every collective over all NPUs (embedding all-to-all, MLP all-reduce);
+//                        the all-to-alls of layers 0..N run beside the bottom MLP (layers up to
+//                        N) and are needed before layer N + 1, the backward ones at the end of
+//                        the iteration (Comm::overlapped, as Themis Sec. 6.2 describes DLRM);
 //   HYBRID_CUSTOMIZED    each layer's own KIND (DATA, MODEL, HYBRID_DATA_MODEL,
 //                        HYBRID_MODEL_DATA) at the end of its line, M = P0.
-// Not modelled (parsed and reported in Workload::source): HYBRID_DLRM's N (ASTRA-sim overlaps the
-// embedding all-to-all with the bottom MLP up to layer N; collsim's forward collectives block the
-// next layer) and the FWD_IN_BCKWD checkpoints (recomputing the forward pass in back-propagation).
+// Not modelled (noted in Workload::source): the FWD_IN_BCKWD checkpoints (recomputing the forward
+// pass in back-propagation).
 #include <cstdint>
 #include <string>
 #include <string_view>

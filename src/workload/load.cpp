@@ -28,7 +28,7 @@ Workload load_workload(const std::string& spec, const topology::Topology& topo,
   }
   const Model m = find_model(spec, field);
   const auto compute = compute::make_compute_model(options.compute, "compute");
-  return data_parallel(m, *compute, BuildOptions{options.batch, options.bytes_per_element});
+  return build_workload(m, *compute, BuildOptions{options.batch, options.bytes_per_element});
 }
 
 }  // namespace collsim::workload

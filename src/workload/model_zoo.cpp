@@ -218,4 +218,50 @@ Workload data_parallel(const Model& m, const compute::ComputeModel& compute,
   return w;
 }
 
+Workload hybrid_dlrm(const Model& m, const compute::ComputeModel& compute,
+                     const BuildOptions& o) {
+  Model tables, rest;
+  tables.name = rest.name = m.name;
+  for (const ModelRow& r : m.rows) (r.type == "embedding_bag" ? tables : rest).rows.push_back(r);
+  if (tables.rows.empty()) {
+    throw core::InputError(fmt::format("model {}: no embedding tables (embedding_bag rows) for "
+                                       "DLRM's hybrid parallelism",
+                                       m.name));
+  }
+  if (o.batch == 0) throw core::InputError("batch: must be >= 1, got 0");
+  // The MLPs and the interaction, data parallel, in the order bottom MLP, interaction, top.
+  std::stable_partition(rest.rows.begin(), rest.rows.end(),
+                        [](const ModelRow& r) { return r.name.rfind("bot", 0) == 0; });
+  Workload w = data_parallel(rest, compute, o);
+  w.name = m.name;
+  w.source = fmt::format("model zoo: {} ({}), embedding tables model parallel, MLPs data "
+                         "parallel, batch {} per NPU, {}-byte elements, {}",
+                         m.name, m.source, o.batch, o.bytes_per_element, compute.describe());
+  std::uint64_t pooled = 0;  // output elements of every table per sample
+  for (const ModelRow& r : tables.rows) pooled += r.activations;
+  Layer emb;
+  emb.name = "embeddings";
+  compute::PassWork lookup;
+  lookup.bytes = 2.0 * o.batch * static_cast<double>(pooled) * o.bytes_per_element;
+  emb.compute[0] = compute.time(lookup);
+  emb.compute[1] = compute.time(lookup);  // scattering the gradients back into the tables
+  const core::Bytes a2a{static_cast<std::uint64_t>(o.batch) * pooled * o.bytes_per_element};
+  std::uint32_t interaction = 1;
+  for (std::uint32_t i = 0; i < w.layers.size(); ++i) {
+    if (w.layers[i].name.rfind("bot", 0) == 0) interaction = i + 2;  // +1 for the embeddings
+  }
+  emb.comm[0] = Comm{collective::Collective::AllToAll, a2a, Scope::All, true, interaction};
+  emb.comm[1] = Comm{collective::Collective::AllToAll, a2a, Scope::All, true, 0};
+  w.layers.insert(w.layers.begin(), std::move(emb));
+  return w;
+}
+
+Workload build_workload(const Model& m, const compute::ComputeModel& compute,
+                        const BuildOptions& o) {
+  for (const ModelRow& r : m.rows) {
+    if (r.type == "embedding_bag") return hybrid_dlrm(m, compute, o);
+  }
+  return data_parallel(m, compute, o);
+}
+
 }  // namespace collsim::workload

@@ -68,4 +68,17 @@ std::vector<LayerWork> layer_work(const Model& m, const BuildOptions& o);
 /// core::InputError for a model whose embedding tables cannot be data parallel (DLRM).
 Workload data_parallel(const Model& m, const compute::ComputeModel& compute, const BuildOptions& o);
 
+/// DLRM's hybrid parallelism (Themis Sec. 5.2 and 6.2): the embedding tables (embedding_bag
+/// rows) are model parallel, one layer whose lookups are memory traffic, with an all-to-all of
+/// batch x (tables x dimension) x bytes per NPU in the forward pass (overlapped with the bottom
+/// MLP, needed by the interaction) and the same in back-propagation (needed by the next
+/// iteration's lookups); the MLPs are data parallel. Layer order: embeddings, bottom MLP,
+/// interaction, top MLP. Throws core::InputError for a model without embedding_bag rows.
+Workload hybrid_dlrm(const Model& m, const compute::ComputeModel& compute, const BuildOptions& o);
+
+/// The model's usual parallelism: hybrid_dlrm for models with embedding tables, else
+/// data_parallel.
+Workload build_workload(const Model& m, const compute::ComputeModel& compute,
+                        const BuildOptions& o);
+
 }  // namespace collsim::workload

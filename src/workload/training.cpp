@@ -57,14 +57,25 @@ std::vector<Action> iteration_actions(const Workload& w, Overlap overlap, bool f
     if (t.ps > 0) a.push_back({Action::Kind::Compute, i, p, t, update});
   };
   auto comm = [&](std::uint32_t i, Pass p, bool blocking) {
-    if (!w.layers[i].comm[static_cast<std::size_t>(p)].collective) return;
+    const Comm& c = w.layers[i].comm[static_cast<std::size_t>(p)];
+    if (!c.collective) return;
     a.push_back({Action::Kind::Issue, i, p, {}, false});
-    if (blocking) a.push_back({Action::Kind::Wait, i, p, {}, false});
+    if (blocking && !c.overlapped) a.push_back({Action::Kind::Wait, i, p, {}, false});
   };
   for (std::uint32_t i = 0; i < n; ++i) {
     const Layer& l = w.layers[i];
+    // Overlapped collectives of this iteration's earlier layers that this layer needs.
+    for (std::uint32_t j = 0; j < i; ++j) {
+      const Comm& f = w.layers[j].comm[0];
+      if (f.collective && f.overlapped && f.needed_before == i) {
+        a.push_back({Action::Kind::Wait, j, Pass::Forward, {}, false});
+      }
+    }
     if (!first && l.comm[2].collective) {
       a.push_back({Action::Kind::Wait, i, Pass::WeightGradient, {}, true});
+    }
+    if (!first && l.comm[1].collective && l.comm[1].overlapped) {
+      a.push_back({Action::Kind::Wait, i, Pass::InputGradient, {}, true});
     }
     if (!first) compute(i, l.update, Pass::WeightGradient, true);
     compute(i, l.compute[0]);
@@ -87,6 +98,9 @@ std::vector<Action> final_actions(const Workload& w) {
   std::vector<Action> a;
   for (std::uint32_t i = 0; i < w.layers.size(); ++i) {
     const Layer& l = w.layers[i];
+    if (l.comm[1].collective && l.comm[1].overlapped) {
+      a.push_back({Action::Kind::Wait, i, Pass::InputGradient, {}, true});
+    }
     if (!l.comm[2].collective) continue;
     a.push_back({Action::Kind::Wait, i, Pass::WeightGradient, {}, true});
     if (l.update.ps > 0) a.push_back({Action::Kind::Compute, i, Pass::WeightGradient, l.update, true});

@@ -38,7 +38,16 @@ void validate(const Workload& w, std::uint32_t npus) {
         "workload {}: model-parallel group of {} NPUs does not divide the platform's {} NPUs",
         w.name, m, npus));
   }
-  for (const Layer& l : w.layers) {
+  for (std::size_t i = 0; i < w.layers.size(); ++i) {
+    const Layer& l = w.layers[i];
+    const Comm& fwd = l.comm[0];
+    if (fwd.collective && fwd.overlapped &&
+        (fwd.needed_before <= i || fwd.needed_before >= w.layers.size())) {
+      throw core::InputError(fmt::format(
+          "workload {}, layer {}: its overlapped forward collective must be needed by a later "
+          "layer (1..{} after it), not layer {}",
+          w.name, l.name, w.layers.size() - 1 - i, fwd.needed_before));
+    }
     for (std::size_t p = 0; p < kPasses; ++p) {
       const char* pass = to_string(static_cast<Pass>(p));
       if (l.compute[p].ps < 0) {

@@ -38,10 +38,16 @@ enum class Scope {
 const char* to_string(Scope s);
 
 /// The collective a pass issues when its compute ends; none when `collective` is empty.
+/// Forward and input-gradient collectives block the next step unless `overlapped`: then a
+/// forward collective is waited for before layer `needed_before`'s forward pass (DLRM: the
+/// embedding all-to-all runs beside the bottom MLP and is needed by the interaction, Themis
+/// Sec. 6.2), and an input-gradient one before this layer's next forward pass (or at the end).
 struct Comm {
   std::optional<collective::Collective> collective;
   core::Bytes size;  ///< collective.hpp conventions (all-reduce: the buffer of one NPU)
   Scope scope = Scope::All;
+  bool overlapped = false;
+  std::uint32_t needed_before = 0;  ///< forward, overlapped: a later layer's index
 };
 
 struct Layer {
@@ -60,8 +66,8 @@ struct Workload {
 };
 
 /// Check a workload against a platform of `npus` NPUs: at least one layer, M divides npus,
-/// collectives with non-zero sizes, no negative times. Throws core::InputError naming the layer
-/// and field.
+/// collectives with non-zero sizes, no negative times, an overlapped forward collective needed
+/// by a later layer. Throws core::InputError naming the layer and field.
 void validate(const Workload& w, std::uint32_t npus);
 
 }  // namespace collsim::workload
