@@ -61,8 +61,8 @@ TEST(AstraText, ScopesOfEveryParallelism) {
   EXPECT_EQ(model_data.model_parallel_npus, 4u);
   EXPECT_EQ(model_data.layers[0].comm[0].scope, Scope::DataParallel);  // the strided groups
   EXPECT_EQ(model_data.layers[0].comm[2].scope, Scope::ModelParallel);
-  const Workload tr = parse_astra_text(
-      "HYBRID_TRANSFORMER\tmodel_parallel_NPU_group: 8\n" + body, "t.txt", {4, 4});
+  const Workload tr =
+      parse_astra_text("HYBRID_TRANSFORMER\tmodel_parallel_NPU_group: 8\n" + body, "t.txt", {4, 4});
   EXPECT_EQ(tr.model_parallel_npus, 8u);
   EXPECT_EQ(tr.layers[0].comm[0].scope, Scope::ModelParallel);
   EXPECT_EQ(tr.layers[0].comm[2].scope, Scope::DataParallel);
@@ -87,16 +87,20 @@ TEST(AstraText, ScopesOfEveryParallelism) {
 }
 
 TEST(AstraText, ErrorsNameTheLineAndField) {
-  EXPECT_EQ(error_of(""), "w.txt:1: empty file: expected the parallelism (DATA, MODEL, HYBRID_...)");
-  EXPECT_NE(error_of("PIPELINE\n1\n").find("w.txt:1: parallelism: unknown parallelism \"PIPELINE\""),
+  EXPECT_EQ(error_of(""),
+            "w.txt:1: empty file: expected the parallelism (DATA, MODEL, HYBRID_...)");
+  EXPECT_NE(
+      error_of("PIPELINE\n1\n").find("w.txt:1: parallelism: unknown parallelism \"PIPELINE\""),
+      std::string::npos);
+  EXPECT_NE(error_of("DATA\nmany\n").find("w.txt:2: number of layers: \"many\""),
             std::string::npos);
-  EXPECT_NE(error_of("DATA\nmany\n").find("w.txt:2: number of layers: \"many\""), std::string::npos);
   EXPECT_NE(error_of("DATA\n2\nl -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n")
                 .find("the file declares 2 layers but has 1"),
             std::string::npos);
-  EXPECT_NE(error_of("DATA\n1\nl -1 1 NONE 0 1 NONE 0 1 NONE 0 1\nm -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n")
-                .find("w.txt:4: more layer lines than the 1 declared"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of("DATA\n1\nl -1 1 NONE 0 1 NONE 0 1 NONE 0 1\nm -1 1 NONE 0 1 NONE 0 1 NONE 0 1\n")
+          .find("w.txt:4: more layer lines than the 1 declared"),
+      std::string::npos);
   EXPECT_NE(error_of("DATA\n1\nl -1 1 NONE 0 1 NONE 0 1 ALLREDUCE\n")
                 .find("w.txt:3: layer l: missing field wg_comm_size"),
             std::string::npos);
@@ -124,8 +128,8 @@ std::filesystem::path astra_workloads() {
 TEST(AstraText, EveryAstraSimWorkloadLoadsAndRuns) {
   const auto dir = astra_workloads();
   if (dir.empty()) GTEST_SKIP() << "COLLSIM_ASTRA_WORKLOADS does not name a directory";
-  const auto topo = topology::from_compact("torus:4x4x4", core::Bandwidth{16e9},
-                                           core::Time::from_ns(150));
+  const auto topo =
+      topology::from_compact("torus:4x4x4", core::Bandwidth{16e9}, core::Time::from_ns(150));
   std::size_t files = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     const Workload w = read_astra_text(e.path().string(), {4, 4, 4});

@@ -379,8 +379,8 @@ TEST(CliBackends, JsonCarriesLinkMetrics) {
 namespace {
 
 TEST(CliGroups, CollectiveOnEveryXRingAtOnce) {
-  const Result r = collsim(
-      "collective -t torus:4x4 -g dim:0 -a ring -s 1MiB --format csv --busiest-links 0");
+  const Result r =
+      collsim("collective -t torus:4x4 -g dim:0 -a ring -s 1MiB --format csv --busiest-links 0");
   ASSERT_EQ(r.status, 0) << r.err;
   // Ring all-reduce on each 4-NPU X ring, one direction: 2(N-1)(alpha + S/(N B)) =
   // 6 (150 ns + 16384 ns) = 99204 ns; busbw over the 4 ranks of a group.
@@ -401,12 +401,13 @@ TEST(CliGroups, CollectiveOnEveryXRingAtOnce) {
 TEST(CliGroups, ConcurrentScenarioJobAndItsErrors) {
   const std::string platform =
       "platform: {topology: torus:4x4, link_bandwidth: 16 GB/s, link_latency: 150 ns}\n";
-  const Result r = run_scenario("conc.yaml", platform +
-                                                 "jobs:\n  - concurrent:\n"
-                                                 "      - {collective: all-reduce, group: "
-                                                 "\"dim:0\", algorithm: ring, size: 1 MiB}\n"
-                                                 "      - {collective: all-reduce, group: "
-                                                 "\"dim:0\", algorithm: ring, size: 1 MiB}\n",
+  const Result r = run_scenario("conc.yaml",
+                                platform +
+                                    "jobs:\n  - concurrent:\n"
+                                    "      - {collective: all-reduce, group: "
+                                    "\"dim:0\", algorithm: ring, size: 1 MiB}\n"
+                                    "      - {collective: all-reduce, group: "
+                                    "\"dim:0\", algorithm: ring, size: 1 MiB}\n",
                                 "--format csv");
   ASSERT_EQ(r.status, 0) << r.err;
   // Two identical all-reduces share every X-ring link: 6 (150 ns + 32768 ns) = 197508 ns each,
@@ -446,9 +447,10 @@ TEST(CliProgress, AnInterruptedCsvSweepKeepsItsFinishedRows) {
   const auto out = std::filesystem::temp_directory_path() / "collsim_cli_test" / "sweep.csv";
   std::filesystem::remove(out);
   std::filesystem::remove(out.string() + ".partial");
-  const Result r = collsim("collective -t ring:8 -a ring -s 1MiB,64MiB --max-time '1 ms' "
-                           "--format csv --output '" +
-                           out.string() + "'");
+  const Result r = collsim(
+      "collective -t ring:8 -a ring -s 1MiB,64MiB --max-time '1 ms' "
+      "--format csv --output '" +
+      out.string() + "'");
   EXPECT_EQ(r.status, 3);
   EXPECT_FALSE(std::filesystem::exists(out));
   const std::string kept = read_file(out.string() + ".partial");
@@ -461,21 +463,25 @@ TEST(CliProgress, AnInterruptedCsvSweepKeepsItsFinishedRows) {
 TEST(CliProgress, TraceFileOnRunAndCollective) {
   const auto path = std::filesystem::temp_directory_path() / "collsim_cli_test" / "t.json";
   std::filesystem::remove(path);
-  const Result r = collsim("collective -t torus:2x2 -a ring -s 64KiB -q --trace '" +
-                           path.string() + "'");
+  const Result r =
+      collsim("collective -t torus:2x2 -a ring -s 64KiB -q --trace '" + path.string() + "'");
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string trace = read_file(path);
   EXPECT_EQ(trace.rfind("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", 0), 0u);
   EXPECT_NE(trace.find("\"name\":\"send to NPU 1\""), std::string::npos);
-  const Result bad = collsim("collective -t torus:2x2 -a ring -s 64KiB --trace /nonexistent/t.json");
+  const Result bad =
+      collsim("collective -t torus:2x2 -a ring -s 64KiB --trace /nonexistent/t.json");
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("--trace: cannot write \"/nonexistent/t.json\""), std::string::npos)
       << bad.err;
   EXPECT_TRUE(bad.out.empty()) << "refused before anything ran";
-  const Result scenario = collsim("run examples/concurrent-collectives.yaml -q --format csv "
-                                  "--trace '" + path.string() + "'");
+  const Result scenario = collsim(
+      "run examples/concurrent-collectives.yaml -q --format csv "
+      "--trace '" +
+      path.string() + "'");
   EXPECT_EQ(scenario.status, 0) << scenario.err;
-  EXPECT_NE(read_file(path).find("run 2: torus-4x4 all-reduce ring 64 MiB on dim:0 alone flow"), std::string::npos);
+  EXPECT_NE(read_file(path).find("run 2: torus-4x4 all-reduce ring 64 MiB on dim:0 alone flow"),
+            std::string::npos);
 }
 
 TEST(CliGroups, RingTieRuleOnTheCommandLineAndInScenarios) {
@@ -596,7 +602,8 @@ TEST(Cli, ActivityTimeSeriesAgreesWithTheRowsActivity) {
   std::filesystem::remove(out);
   const std::string args =
       "collective -t torus:4x4 -a hierarchical -s 1MiB --chunks 4 -b analytical -q --format csv "
-      "--activity-window 10us --activity '" + out.string() + "'";
+      "--activity-window 10us --activity '" +
+      out.string() + "'";
   const Result r = collsim(args);
   ASSERT_EQ(r.status, 0) << r.err;
   std::istringstream rows(r.out), series(read_file(out));
@@ -633,9 +640,9 @@ TEST(Cli, ActivityTimeSeriesAgreesWithTheRowsActivity) {
   EXPECT_NEAR(busy[1] / end_ns, std::stod(activity.substr(semi + 1)), 1e-6);
   // A bad window is refused before anything runs, and no file is written.
   std::filesystem::remove(out);
-  const Result bad = collsim(
-      "collective -t torus:4x4 -a hierarchical -s 1MiB --activity-window 0us --activity '" +
-      out.string() + "'");
+  const Result bad =
+      collsim("collective -t torus:4x4 -a hierarchical -s 1MiB --activity-window 0us --activity '" +
+              out.string() + "'");
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("--activity-window"), std::string::npos) << bad.err;
   EXPECT_FALSE(std::filesystem::exists(out));

@@ -11,11 +11,11 @@ namespace {
 
 TEST(Systolic, FoldsAndCycles) {
   const Systolic one({32, 32, 1, 1e9});
-  EXPECT_EQ(one.cycles({32, 32, 32}), 2u * 32 + 32 + 32 - 2);  // one fold: 126
+  EXPECT_EQ(one.cycles({32, 32, 32}), 2u * 32 + 32 + 32 - 2);    // one fold: 126
   EXPECT_EQ(one.cycles({64, 32, 10}), 2u * (64 + 32 + 10 - 2));  // two folds in a row: 208
-  EXPECT_EQ(one.cycles({33, 1, 1}), 2u * (64 + 32 + 1 - 2));      // a partial fold costs a fold
+  EXPECT_EQ(one.cycles({33, 1, 1}), 2u * (64 + 32 + 1 - 2));     // a partial fold costs a fold
   EXPECT_EQ(one.cycles({0, 32, 32}), 0u);
-  const Systolic sixteen({32, 32, 16, 1e9});  // MultiTree Table III
+  const Systolic sixteen({32, 32, 16, 1e9});      // MultiTree Table III
   EXPECT_EQ(sixteen.cycles({64, 32, 10}), 104u);  // the two folds on two arrays at once
   // 100 x 70 outputs: 4 x 3 = 12 folds, one round on 16 arrays: 64 + 32 + 5 - 2 = 99 cycles.
   EXPECT_EQ(sixteen.cycles({100, 70, 5}), 99u);
@@ -47,8 +47,7 @@ TEST(ComputeModel, FromText) {
   w.gemms = {{32, 32, 32}};
   w.flops = 2.0 * 32 * 32 * 32;
   EXPECT_EQ(make_compute_model("systolic", "c")->time(w).ps, 126000);  // MultiTree defaults
-  EXPECT_EQ(make_compute_model("systolic:rows=256,cols=256,arrays=1,clock=700MHz", "c")
-                ->describe(),
+  EXPECT_EQ(make_compute_model("systolic:rows=256,cols=256,arrays=1,clock=700MHz", "c")->describe(),
             "systolic 1 x 256x256 @ 700 MHz (output stationary)");
   EXPECT_EQ(make_compute_model("roofline:peak=65.536,memory=1 TB/s", "c")->time(w).ps, 1000);
   auto error = [](const char* spec) {

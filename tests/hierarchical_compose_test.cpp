@@ -59,8 +59,8 @@ TEST(HierarchicalCompose, ThemisOrdersDifferPerChunkAndStillVerify) {
   s.dim_algorithms = {collective::parse_algorithm("ring", "t")};
   HierarchicalSpec p = s;
   prepare(t, p);
-  const Plan plan = plan_chunks(dim_models(t, p.collective, p.dim_algorithms), p.collective,
-                                p.size, p.chunks, p.schedule);
+  const Plan plan = plan_chunks(dim_models(t, p.collective, p.dim_algorithms), p.collective, p.size,
+                                p.chunks, p.schedule);
   std::set<std::vector<std::uint32_t>> orders;
   for (const auto& cp : plan.chunks) orders.insert(cp.dims);
   EXPECT_GE(orders.size(), 2u);
@@ -83,8 +83,8 @@ TEST(HierarchicalCompose, AllToAllDeliversEveryItemThroughTheDimensions) {
     const collective::Verdict v = collective::verify(prog);
     EXPECT_TRUE(v.ok) << to_string(p) << ": " << v.reason;
   }
-  collective::Program broken = compose_program(t, spec(Collective::AllToAll,
-                                                       InterDimPolicy::Baseline, 1));
+  collective::Program broken =
+      compose_program(t, spec(Collective::AllToAll, InterDimPolicy::Baseline, 1));
   broken.ops[7].pop_back();
   EXPECT_FALSE(collective::verify(broken).ok);
 }
@@ -99,8 +99,8 @@ TEST(HierarchicalCompose, ABrokenCompositionFails) {
   EXPECT_FALSE(collective::verify(prog).ok);
   // Table 1's defaults (ring both ways on the ring dimension, direct on fc, halving-doubling on
   // the switch) compose too.
-  const auto v = collective::verify(compose_program(t, spec(Collective::AllReduce,
-                                                            InterDimPolicy::Themis, 4)));
+  const auto v = collective::verify(
+      compose_program(t, spec(Collective::AllReduce, InterDimPolicy::Themis, 4)));
   EXPECT_TRUE(v.ok) << v.reason;
 }
 

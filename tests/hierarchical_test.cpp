@@ -101,7 +101,8 @@ TEST(Hierarchical, ActivityShareOfEachDimension) {
   EXPECT_NEAR(share[1], 4 * 6594000.0 / 100104000.0, 1e-12);
   // Overlapping stages (active_chunks > 1) count once.
   DimActivity a;
-  a.busy = {{core::Time{0}, core::Time{10}}, {core::Time{5}, core::Time{20}},
+  a.busy = {{core::Time{0}, core::Time{10}},
+            {core::Time{5}, core::Time{20}},
             {core::Time{30}, core::Time{40}}};
   EXPECT_DOUBLE_EQ(activity_share({a}, core::Time{0}, core::Time{40})[0], 30.0 / 40.0);
   // And rows carry it: CSV dim_activity for a hierarchical job.
@@ -175,8 +176,9 @@ TEST(Hierarchical, AllToAllRunsOneAllToAllPerDimension) {
   // of 3 peers on its own link at once, so 2 (alpha + S/(4B)) = 2 x (150 ns + 16.384 us) =
   // 33.068 us; the bytes per NPU do not shrink between the stages.
   using topology::DimKind;
-  const auto t = topology::hierarchical({topology::DimSpec{DimKind::FullyConnected, 4, kBw, kLat, 3},
-                                         topology::DimSpec{DimKind::FullyConnected, 4, kBw, kLat, 3}});
+  const auto t =
+      topology::hierarchical({topology::DimSpec{DimKind::FullyConnected, 4, kBw, kLat, 3},
+                              topology::DimSpec{DimKind::FullyConnected, 4, kBw, kLat, 3}});
   HierarchicalSpec s;
   s.collective = Collective::AllToAll;
   s.size = core::Bytes{1 << 20};
@@ -265,7 +267,8 @@ namespace {
 TEST(Hierarchical, PerDimensionAlgorithmOverridesFromTheAlgorithmChoice) {
   // hierarchical:dim0=ring:dim1=ring is the one-way closed form (124.68 us for 1 MiB in one
   // chunk on torus:4x4); the default (Table 1: ring both ways on a bidirectional ring) 63.24 us.
-  const auto t = topology::from_compact("torus:4x4", core::Bandwidth{16e9}, core::Time::from_ns(150));
+  const auto t =
+      topology::from_compact("torus:4x4", core::Bandwidth{16e9}, core::Time::from_ns(150));
   auto spec = [&](const char* text) {
     return spec_from_choice(collective::parse_algorithm(text, "t"),
                             collective::Collective::AllReduce, core::Bytes{1 << 20}, 1);
@@ -296,7 +299,8 @@ TEST(Hierarchical, PerDimensionAlgorithmOverridesFromTheAlgorithmChoice) {
   };
   EXPECT_NE(message("hierarchical:dim2=ring").find("dim2 is set but torus:4x4 has 2 dimensions"),
             std::string::npos);
-  const auto t6 = topology::from_compact("torus:4x6", core::Bandwidth{16e9}, core::Time::from_ns(150));
+  const auto t6 =
+      topology::from_compact("torus:4x6", core::Bandwidth{16e9}, core::Time::from_ns(150));
   HierarchicalSpec hd = spec("hierarchical:dim1=halving-doubling");
   try {
     prepare(t6, hd);
@@ -318,7 +322,8 @@ TEST(Hierarchical, ConcurrentCollectivesShareTheDimensionQueues) {
   // for it; dim0 is never idle and the last ends at 4 T0 = 100.104 us. A ends when its AG on dim0
   // does, at 3 T0 = 75.078 us. Each on its own queues they would overlap freely (2 T0 each on the
   // analytical backend, which lets links be oversubscribed).
-  const auto t = topology::from_compact("torus:4x4", core::Bandwidth{16e9}, core::Time::from_ns(150));
+  const auto t =
+      topology::from_compact("torus:4x4", core::Bandwidth{16e9}, core::Time::from_ns(150));
   auto spec = [] {
     HierarchicalSpec s;
     s.size = core::Bytes{1 << 19};

@@ -13,7 +13,7 @@ namespace {
 TEST(ModelZoo, ParameterTotalsMatchThePublishedOnes) {
   // Published totals (1% unless stated): torchvision's counts and the papers' tables.
   const std::pair<const char*, double> published[] = {
-      {"resnet50", 25.6e6}, {"vgg16", 138e6}, {"alexnet", 61e6}, {"resnet152", 60.2e6},
+      {"resnet50", 25.6e6},    {"vgg16", 138e6},      {"alexnet", 61e6}, {"resnet152", 60.2e6},
       {"transformer", 63.1e6}, {"bert-large", 335e6}, {"gnmt", 160e6}};
   for (const auto& [name, total] : published) {
     const Model m = find_model(name, "t");

@@ -82,7 +82,8 @@ TEST(ThemisPlan, AllGatherAloneGoesOutermostFirstAndGrows) {
   const Plan p = plan_chunks(fig5(), Collective::AllGather, core::Bytes{16000000}, 1,
                              InterDimPolicy::Baseline);
   EXPECT_EQ(p.chunks[0].dims, (std::vector<std::uint32_t>{1, 0}));
-  EXPECT_EQ(p.chunks[0].ops, (std::vector<Collective>{Collective::AllGather, Collective::AllGather}));
+  EXPECT_EQ(p.chunks[0].ops,
+            (std::vector<Collective>{Collective::AllGather, Collective::AllGather}));
   EXPECT_NEAR(p.loads[1], 0.003, 1e-12);
   EXPECT_NEAR(p.loads[0], 0.006, 1e-12);
 }

@@ -27,15 +27,19 @@ TEST(TrainCli, ToyWorkloadIterationIsTheHandDerivedTimeline) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find(",conv1,162000.000,65836.000,532868.000,,,\n"), std::string::npos) << r.out;
-  const auto table = collsim("train -w examples/training/toy.yaml -t fc:4 -a direct,ring "
-                             "-b analytical --overlap none,layer -q");
+  const auto table = collsim(
+      "train -w examples/training/toy.yaml -t fc:4 -a direct,ring "
+      "-b analytical --overlap none,layer -q");
   ASSERT_EQ(table.status, 0) << table.err;
-  EXPECT_NE(table.out.find("summary (per iteration; speedup over the first run of the same workload)"), std::string::npos);
+  EXPECT_NE(
+      table.out.find("summary (per iteration; speedup over the first run of the same workload)"),
+      std::string::npos);
   EXPECT_NE(table.out.find("1.027 ms  = compute 494 us + exposed communication 532.9 us"),
             std::string::npos)
       << table.out;
-  const auto json = collsim("train -w examples/training/toy.yaml -t fc:4 -a direct -b analytical "
-                            "--format json -q");
+  const auto json = collsim(
+      "train -w examples/training/toy.yaml -t fc:4 -a direct -b analytical "
+      "--format json -q");
   EXPECT_NE(json.out.find("\"total_ns\": 1026868.0"), std::string::npos) << json.out;
 }
 
@@ -78,14 +82,16 @@ TEST(TrainCli, ScenarioTrainingJobs) {
   ASSERT_EQ(r.status, 0) << r.err;
   // 3 algorithms x 2 overlap policies, each 3 layers + a total line, and the header.
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1 + 6 * 4);
-  EXPECT_NE(r.out.find("toy,torus:4x4,16,flow,hierarchical,layer,fifo,2,total,"), std::string::npos);
+  EXPECT_NE(r.out.find("toy,torus:4x4,16,flow,hierarchical,layer,fifo,2,total,"),
+            std::string::npos);
   // A scenario mixing a training job with a collective job is refused, naming the job.
   const auto dir = std::filesystem::temp_directory_path() / "collsim_train_cli_test";
   std::filesystem::create_directories(dir);
   const auto mixed = dir / "mixed.yaml";
-  std::ofstream(mixed) << "platform: {topology: fc:4, link_bandwidth: 16 GB/s, link_latency: 1 us}\njobs:\n"
-                          "  - training: {workload: x.yaml, algorithms: [ring]}\n"
-                          "  - {collective: all-reduce, sizes: [1 MiB], algorithms: [ring]}\n";
+  std::ofstream(mixed)
+      << "platform: {topology: fc:4, link_bandwidth: 16 GB/s, link_latency: 1 us}\njobs:\n"
+         "  - training: {workload: x.yaml, algorithms: [ring]}\n"
+         "  - {collective: all-reduce, sizes: [1 MiB], algorithms: [ring]}\n";
   const auto bad = collsim("run '" + mixed.string() + "'");
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("mixed.yaml:4: jobs[1]: a scenario's jobs are all training jobs or none"),
@@ -110,8 +116,10 @@ TEST(TrainCli, TraceShowsComputeCollectivesAndWaits) {
   // The hand-derived toy timeline above, as slices (times in us).
   const auto trace = std::filesystem::temp_directory_path() / "collsim_train_trace.json";
   std::filesystem::remove(trace);
-  const auto r = collsim("train -w examples/training/toy.yaml -t fc:4 -a direct -b analytical -q "
-                         "--trace '" + trace.string() + "'");
+  const auto r = collsim(
+      "train -w examples/training/toy.yaml -t fc:4 -a direct -b analytical -q "
+      "--trace '" +
+      trace.string() + "'");
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string t = read_file(trace);
   EXPECT_NE(t.find(R"("tid":1,"name":"conv1 forward","ts":0.0,"dur":40.0)"), std::string::npos);

@@ -129,7 +129,7 @@ TEST(Training, DataParallelGroupsRunTheirCopiesAtOnce) {
   w.layers = {l};
   const TrainingResult r = train(w, Overlap::Layer);
   EXPECT_EQ(r.total.ps, 10000000 + 10000000 + 65836000);  // fwd, wg, then the all-reduce
-  EXPECT_EQ(r.messages, 2u * 2 * 2 * 1);  // 2 groups x 2 phases x 2 NPUs x 1 peer
+  EXPECT_EQ(r.messages, 2u * 2 * 2 * 1);                  // 2 groups x 2 phases x 2 NPUs x 1 peer
 }
 
 TEST(Training, IdealCollectivesTakeTheirSizeOverTheNpuBandwidth) {
@@ -139,7 +139,8 @@ TEST(Training, IdealCollectivesTakeTheirSizeOverTheNpuBandwidth) {
   const auto t = topology::from_compact("fc:4", kBw, kLat);
   TrainingOptions o;
   o.ideal = true;
-  const TrainingResult r = run_training(t, network::find_backend("analytical", "b"), two_layers(), o);
+  const TrainingResult r =
+      run_training(t, network::find_backend("analytical", "b"), two_layers(), o);
   EXPECT_NEAR(static_cast<double>(r.total.ps), 71845333.0, 1.0);
   EXPECT_NEAR(static_cast<double>(r.exposed.ps), 11845333.0, 1.0);
   EXPECT_EQ(r.exposed_weight_gradient.ps, r.exposed.ps);
@@ -182,8 +183,7 @@ TEST(Training, BadInputIsRefusedBeforeSimulating) {
     run_training(ring3, network::find_backend("analytical", "b"), two_layers(), o);
     FAIL() << "expected an InputError";
   } catch (const core::InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("layer l0, weight-gradient all-reduce"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("layer l0, weight-gradient all-reduce"), std::string::npos)
         << e.what();
   }
   EXPECT_THROW(parse_overlap("some", "overlap"), core::InputError);

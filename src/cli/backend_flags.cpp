@@ -6,7 +6,10 @@
 #include <CLI/CLI.hpp>
 #include <stdexcept>
 
+#include "cli/output.hpp"
+#include "core/parse.hpp"
 #include "network/options.hpp"
+#include "topology/builders.hpp"
 #include "topology/forms.hpp"
 
 namespace collsim::cli {
@@ -83,6 +86,25 @@ std::string backend_help() {
       "that take it (the others run without it; the report's backend column shows it) and is an "
       "error if none of them takes it; see `collsim list`",
       fmt::join(names, ", "));
+}
+
+std::vector<const network::BackendInfo*> parse_backends(const std::string& list) {
+  std::vector<const network::BackendInfo*> out;
+  for (const std::string& name :
+       split_commas(list.empty() ? std::string(network::kDefaultBackend) : list)) {
+    out.push_back(&network::find_backend(name, "--backend"));
+  }
+  return out;
+}
+
+topology::Topology compact_topology(const std::string& topology, const std::string& bandwidth,
+                                    const std::string& latency, const std::string& ring_tie) {
+  const auto bw = core::parse_bandwidth(bandwidth, "--link-bandwidth");
+  const auto lat = core::parse_time(latency, "--link-latency");
+  topology::Topology topo = topology::from_compact(topology, bw, lat, "--topology");
+  topo.set_ring_tie(topology::parse_ring_tie(ring_tie, "--ring-tie"));
+  topology::validate(topo);
+  return topo;
 }
 
 }  // namespace collsim::cli

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "network/backend.hpp"
+#include "topology/topology.hpp"
 
 namespace CLI {
 class App;
@@ -21,6 +22,15 @@ using BackendParamTexts = std::map<std::string, std::string>;
 /// Add one option per backend parameter to `cmd` (a Bool is a flag), grouped by the backends that
 /// take it; what the user gives is stored in `given`.
 void add_backend_options(CLI::App& cmd, BackendParamTexts& given);
+
+/// The backends of --backend: a comma-separated list, empty meaning the default (flow). Throws
+/// core::InputError naming --backend for an unknown name.
+std::vector<const network::BackendInfo*> parse_backends(const std::string& list);
+
+/// A compact --topology with every link at --link-bandwidth / --link-latency and the ring tie
+/// rule of --ring-tie, validated. Throws core::InputError naming the flag.
+topology::Topology compact_topology(const std::string& topology, const std::string& bandwidth,
+                                    const std::string& latency, const std::string& ring_tie);
 
 /// The options of each of `chosen`, in order. A parameter applies to the chosen backends that
 /// take it (the others run without it); if none of them takes it, core::InputError names the

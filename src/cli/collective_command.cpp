@@ -16,16 +16,9 @@ namespace collsim::cli {
 int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, std::ostream& out,
                    std::ostream& err) {
   report::parse_format(out_opt.format, "--format");
-  const auto bw = core::parse_bandwidth(opt.link_bandwidth, "--link-bandwidth");
-  const auto lat = core::parse_time(opt.link_latency, "--link-latency");
-  topology::Topology topo = topology::from_compact(opt.topology, bw, lat, "--topology");
-  topo.set_ring_tie(topology::parse_ring_tie(opt.ring_tie, "--ring-tie"));
-  topology::validate(topo);
-  std::vector<const network::BackendInfo*> backends;
-  for (const std::string& name :
-       split_commas(opt.backend.empty() ? std::string(network::kDefaultBackend) : opt.backend)) {
-    backends.push_back(&network::find_backend(name, "--backend"));
-  }
+  const topology::Topology topo =
+      compact_topology(opt.topology, opt.link_bandwidth, opt.link_latency, opt.ring_tie);
+  const auto backends = parse_backends(opt.backend);
   const std::vector<network::BackendOptions> options =
       backend_options(backends, opt.backend_params);
 

@@ -16,9 +16,9 @@ struct OutputOptions {
   std::string trace;             ///< Chrome/Perfetto trace file; empty for none
   std::string activity;          ///< per-dimension activity time-series CSV; empty for none
   std::string activity_window = "100 us";  ///< its window (Themis Fig. 9)
-  bool quiet = false;            ///< no progress line, no notes
-  bool progress = false;         ///< a progress line even when standard error is not a terminal
-  bool no_layers = false;        ///< training tables: totals only, no per-layer lines
+  bool quiet = false;                      ///< no progress line, no notes
+  bool progress = false;   ///< a progress line even when standard error is not a terminal
+  bool no_layers = false;  ///< training tables: totals only, no per-layer lines
 };
 
 /// `collsim run SCENARIO.yaml`
@@ -33,9 +33,9 @@ struct CollectiveOptions {
   std::string algorithms = "all";
   std::string sizes = "32KiB:64MiB";  // MultiTree Sec. V-B sweep
   std::uint32_t chunks = 1;
-  std::string group = "all";  ///< communicators (collective/communicator.hpp forms)
+  std::string group = "all";        ///< communicators (collective/communicator.hpp forms)
   std::string ring_tie = "parity";  ///< topology::RingTie
-  std::string backend;  ///< empty: network::kDefaultBackend
+  std::string backend;              ///< empty: network::kDefaultBackend
   std::uint32_t busiest_links = 3;
   /// Backend parameters as given (key -> text), from the schemas (cli/backend_flags.hpp).
   std::map<std::string, std::string> backend_params;
@@ -50,6 +50,7 @@ struct TrainOptions {
   std::string topology;
   std::string link_bandwidth = "16 GB/s";  // MultiTree Table III
   std::string link_latency = "150 ns";     // MultiTree Table III
+  std::string ring_tie = "parity";         ///< topology::RingTie
   std::string algorithms = "ring";
   std::uint32_t chunks = 1;
   std::string overlap = "layer";  ///< comma-separated: none, layer

@@ -5,11 +5,11 @@
 #include "cli/commands.hpp"
 #include "collective/algorithm.hpp"
 #include "endpoint/endpoint.hpp"
-#include "workload/model_zoo.hpp"
 #include "network/backend.hpp"
 #include "network/params.hpp"
 #include "topology/dim_kind.hpp"
 #include "topology/forms.hpp"
+#include "workload/model_zoo.hpp"
 
 namespace collsim::cli {
 

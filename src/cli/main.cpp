@@ -110,8 +110,9 @@ int main(int argc, char** argv) {
       ->required();
   verify->add_option("--collective,-c", vo.collective, "collective")->capture_default_str();
   verify->add_option("--chunks", vo.chunks, "pipelined chunks")->capture_default_str();
-  verify->add_option("--group,-g", vo.group,
-                     "verify on each communicator of the group (forms as for `collective`)")
+  verify
+      ->add_option("--group,-g", vo.group,
+                   "verify on each communicator of the group (forms as for `collective`)")
       ->capture_default_str();
 
   cli::TrainOptions tr;
@@ -119,48 +120,62 @@ int main(int argc, char** argv) {
       "train",
       "run training iterations of a workload: compute, communication, exposed communication per "
       "layer and in total, for each algorithm x backend x overlap policy");
-  train->add_option("--workload,-w", tr.workload,
-                    "a model of the zoo (alexnet, resnet50, vgg16, ...: `collsim list`), trained "
-                    "data parallel; or a workload file: .yaml (collsim's layer list: per-layer "
-                    "compute times and collectives) or an ASTRA-sim text workload (DATA, MODEL, "
-                    "HYBRID_*, MICRO)")
+  train
+      ->add_option("--workload,-w", tr.workload,
+                   "a model of the zoo (alexnet, resnet50, vgg16, ...: `collsim list`), trained "
+                   "data parallel; or a workload file: .yaml (collsim's layer list: per-layer "
+                   "compute times and collectives) or an ASTRA-sim text workload (DATA, MODEL, "
+                   "HYBRID_*, MICRO)")
       ->required();
   train->add_option("--topology,-t", tr.topology, cli::topology_help())->required();
   train->add_option("--link-bandwidth", tr.link_bandwidth, "every link's bandwidth")
       ->capture_default_str();
   train->add_option("--link-latency", tr.link_latency, "every link's latency")
       ->capture_default_str();
-  train->add_option("--algorithms,-a", tr.algorithms,
-                    "collective algorithms to compare, comma-separated (first is the speedup "
-                    "baseline), e.g. ring,direct or hierarchical:schedule=themis:intra=scf; ideal: every "
-                    "collective at 100% bandwidth utilization (Themis Table 3)")
+  train
+      ->add_option("--ring-tie", tr.ring_tie,
+                   "which way a message goes round a ring dimension when both ways are equally "
+                   "short: parity or plus (as for `collective`)")
       ->capture_default_str();
-  train->add_option("--chunks", tr.chunks,
-                    "chunks per collective (hierarchical collectives: Themis uses 64)")
+  train
+      ->add_option(
+          "--algorithms,-a", tr.algorithms,
+          "collective algorithms to compare, comma-separated (first is the speedup "
+          "baseline), e.g. ring,direct or hierarchical:schedule=themis:intra=scf; ideal: every "
+          "collective at 100% bandwidth utilization (Themis Table 3)")
       ->capture_default_str();
-  train->add_option("--overlap", tr.overlap,
-                    "layer (each weight-gradient collective as soon as its gradient is computed, "
-                    "MultiTree Fig. 11b) or none (all after back-propagation, Fig. 11a); both: "
-                    "none,layer")
+  train
+      ->add_option("--chunks", tr.chunks,
+                   "chunks per collective (hierarchical collectives: Themis uses 64)")
       ->capture_default_str();
-  train->add_option("--order", tr.order,
-                    "which waiting collective of a communicator runs next: fifo (issue order) or "
-                    "lifo (the latest first: the first layers' gradients, as ACE does)")
+  train
+      ->add_option("--overlap", tr.overlap,
+                   "layer (each weight-gradient collective as soon as its gradient is computed, "
+                   "MultiTree Fig. 11b) or none (all after back-propagation, Fig. 11a); both: "
+                   "none,layer")
+      ->capture_default_str();
+  train
+      ->add_option("--order", tr.order,
+                   "which waiting collective of a communicator runs next: fifo (issue order) or "
+                   "lifo (the latest first: the first layers' gradients, as ACE does)")
       ->capture_default_str();
   train->add_option("--iterations", tr.iterations, "training iterations")->capture_default_str();
   train->add_option("--backend,-b", tr.backend, cli::backend_help());
   cli::add_backend_options(*train, tr.backend_params);
   train->add_option("--batch", tr.batch, "zoo models: samples per NPU (MultiTree: 16)")
       ->capture_default_str();
-  train->add_option("--compute", tr.compute,
-                    "zoo models: systolic[:rows=R,cols=C,arrays=A,clock=F] (default MultiTree's "
-                    "16 x 32x32 at 1 GHz) or roofline[:peak=TFLOPS,memory=BW] (default A100 FP16)")
+  train
+      ->add_option("--compute", tr.compute,
+                   "zoo models: systolic[:rows=R,cols=C,arrays=A,clock=F] (default MultiTree's "
+                   "16 x 32x32 at 1 GHz) or roofline[:peak=TFLOPS,memory=BW] (default A100 FP16)")
       ->capture_default_str();
-  train->add_option("--precision", tr.precision,
-                    "zoo models: bytes per gradient element (MultiTree: 4; Themis: 2)")
+  train
+      ->add_option("--precision", tr.precision,
+                   "zoo models: bytes per gradient element (MultiTree: 4; Themis: 2)")
       ->capture_default_str();
-  train->add_option("--astra-clock", tr.astra_clock,
-                    "ASTRA-sim text workloads give compute in cycles of this clock")
+  train
+      ->add_option("--astra-clock", tr.astra_clock,
+                   "ASTRA-sim text workloads give compute in cycles of this clock")
       ->capture_default_str();
   train->add_option("--max-time", tr.max_time,
                     "stop a run that has not finished after this much simulated time");

@@ -5,12 +5,12 @@
 #include <ostream>
 
 #include "cli/backend_flags.hpp"
-#include "compute/compute.hpp"
 #include "cli/commands.hpp"
 #include "cli/output.hpp"
+#include "cli/train_runs.hpp"
+#include "compute/compute.hpp"
 #include "core/error.hpp"
 #include "core/parse.hpp"
-#include "cli/train_runs.hpp"
 #include "topology/builders.hpp"
 
 namespace collsim::cli {
@@ -18,15 +18,9 @@ namespace collsim::cli {
 int run_train(const TrainOptions& opt, const OutputOptions& out_opt, std::ostream& out,
               std::ostream& err) {
   report::parse_format(out_opt.format, "--format");
-  const auto bw = core::parse_bandwidth(opt.link_bandwidth, "--link-bandwidth");
-  const auto lat = core::parse_time(opt.link_latency, "--link-latency");
-  const topology::Topology topo = topology::from_compact(opt.topology, bw, lat, "--topology");
-  topology::validate(topo);
-  std::vector<const network::BackendInfo*> backends;
-  for (const std::string& name :
-       split_commas(opt.backend.empty() ? std::string(network::kDefaultBackend) : opt.backend)) {
-    backends.push_back(&network::find_backend(name, "--backend"));
-  }
+  const topology::Topology topo =
+      compact_topology(opt.topology, opt.link_bandwidth, opt.link_latency, opt.ring_tie);
+  const auto backends = parse_backends(opt.backend);
   const auto backend_opts = backend_options(backends, opt.backend_params);
   config::TrainingSpec spec;
   spec.workload = opt.workload;
@@ -56,8 +50,8 @@ int run_train(const TrainOptions& opt, const OutputOptions& out_opt, std::ostrea
   }
   std::vector<TrainingWork> work;
   for (std::size_t b = 0; b < backends.size(); ++b) {
-    work.push_back(
-        TrainingWork{topo.name(), &topo, backends[b], backend_opts[b], spec, max_time, "--workload"});
+    work.push_back(TrainingWork{topo.name(), &topo, backends[b], backend_opts[b], spec, max_time,
+                                "--workload"});
   }
   return run_training_work(work, out_opt, out, err);
 }

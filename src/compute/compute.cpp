@@ -35,7 +35,8 @@ std::uint32_t positive(const std::string& v, const std::string& key, std::string
   std::uint32_t x = 0;
   const auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
   if (ec != std::errc() || p != v.data() + v.size() || x == 0) {
-    throw core::InputError(fmt::format("{}: {}: \"{}\" must be a whole number >= 1", field, key, v));
+    throw core::InputError(
+        fmt::format("{}: {}: \"{}\" must be a whole number >= 1", field, key, v));
   }
   return x;
 }
@@ -51,12 +52,19 @@ std::unique_ptr<ComputeModel> make_compute_model(std::string_view spec, std::str
     SystolicParams p;
     for (const auto& [k, v] : kv) {
       const std::string f = fmt::format("{}: {}", field, k);
-      if (k == "rows") p.rows = positive(v, k, field);
-      else if (k == "cols") p.cols = positive(v, k, field);
-      else if (k == "arrays") p.arrays = positive(v, k, field);
-      else if (k == "clock") p.clock_hz = core::parse_frequency(v, f);
-      else throw core::InputError(fmt::format("{}: systolic has no parameter \"{}\"; valid: rows, "
-                                              "cols, arrays, clock", field, k));
+      if (k == "rows")
+        p.rows = positive(v, k, field);
+      else if (k == "cols")
+        p.cols = positive(v, k, field);
+      else if (k == "arrays")
+        p.arrays = positive(v, k, field);
+      else if (k == "clock")
+        p.clock_hz = core::parse_frequency(v, f);
+      else
+        throw core::InputError(
+            fmt::format("{}: systolic has no parameter \"{}\"; valid: rows, "
+                        "cols, arrays, clock",
+                        field, k));
     }
     return std::make_unique<Systolic>(p);
   }

@@ -37,7 +37,8 @@ class ComputeModel {
 
 /// A compute model from text (CLI --compute, scenario `compute:`):
 ///   systolic[:rows=R,cols=C,arrays=A,clock=F]   defaults MultiTree's 16 x 32x32 at 1 GHz;
-///                                               ACE: systolic:rows=256,cols=256,arrays=1,clock=700MHz
+///                                               ACE:
+///                                               systolic:rows=256,cols=256,arrays=1,clock=700MHz
 ///   roofline[:peak=P,memory=B]                  P in TFLOPS, B a bandwidth; defaults A100 FP16
 /// Throws core::InputError naming `field`, the key and the reason.
 std::unique_ptr<ComputeModel> make_compute_model(std::string_view spec, std::string_view field);

@@ -20,8 +20,7 @@ core::Time Roofline::time(const PassWork& work) const {
 }
 
 std::string Roofline::describe() const {
-  return fmt::format("roofline {:g} TFLOP/s, {}", p_.peak_flops / 1e12,
-                     core::to_string(p_.memory));
+  return fmt::format("roofline {:g} TFLOP/s, {}", p_.peak_flops / 1e12, core::to_string(p_.memory));
 }
 
 }  // namespace collsim::compute

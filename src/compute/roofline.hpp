@@ -8,8 +8,8 @@
 namespace collsim::compute {
 
 struct RooflineParams {
-  double peak_flops = 312e12;                 ///< FLOP/s
-  core::Bandwidth memory{2039e9};             ///< bytes/s
+  double peak_flops = 312e12;      ///< FLOP/s
+  core::Bandwidth memory{2039e9};  ///< bytes/s
 };
 
 class Roofline final : public ComputeModel {

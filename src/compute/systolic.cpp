@@ -25,7 +25,8 @@ std::uint64_t Systolic::cycles(const Gemm& g) const {
 core::Time Systolic::time(const PassWork& work) const {
   std::uint64_t c = 0;
   for (const Gemm& g : work.gemms) c += cycles(g);
-  return core::Time{static_cast<std::int64_t>(std::llround(static_cast<double>(c) * 1e12 / p_.clock_hz))};
+  return core::Time{
+      static_cast<std::int64_t>(std::llround(static_cast<double>(c) * 1e12 / p_.clock_hz))};
 }
 
 std::string Systolic::describe() const {

@@ -16,10 +16,10 @@
 namespace collsim::compute {
 
 struct SystolicParams {
-  std::uint32_t rows = 32;      ///< R (MultiTree Table III: 32 x 32 MAC array)
-  std::uint32_t cols = 32;      ///< C
-  std::uint32_t arrays = 16;    ///< MultiTree Table III: 16 PEs
-  double clock_hz = 1e9;        ///< MultiTree Table III: 1 GHz
+  std::uint32_t rows = 32;    ///< R (MultiTree Table III: 32 x 32 MAC array)
+  std::uint32_t cols = 32;    ///< C
+  std::uint32_t arrays = 16;  ///< MultiTree Table III: 16 PEs
+  double clock_hz = 1e9;      ///< MultiTree Table III: 1 GHz
 };
 
 class Systolic final : public ComputeModel {

@@ -10,9 +10,9 @@
 #include <map>
 #include <sstream>
 
-#include "core/error.hpp"
 #include "compute/compute.hpp"
 #include "config/yaml_reader.hpp"
+#include "core/error.hpp"
 #include "core/parse.hpp"
 #include "network/options.hpp"
 #include "topology/builders.hpp"
@@ -190,7 +190,8 @@ class Reader : public YamlReader {
     if (t["precision"]) s.bytes_per_element = uint(t["precision"], path + ".precision", 1);
     if (t["compute"]) {
       s.compute = scalar(t["compute"], path + ".compute");
-      with_line(t["compute"], [&] { return compute::make_compute_model(s.compute, path + ".compute"); });
+      with_line(t["compute"],
+                [&] { return compute::make_compute_model(s.compute, path + ".compute"); });
     }
     if (t["astra_clock"]) {
       s.astra_clock_hz = with_line(t["astra_clock"], [&] {

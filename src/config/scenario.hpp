@@ -62,7 +62,7 @@ struct TrainingSpec {
   workload::IssueOrder order = workload::IssueOrder::Fifo;
   std::uint32_t iterations = 1;
   double astra_clock_hz = 1e9;
-  std::string compute = "systolic";     ///< zoo models (workload/load.hpp)
+  std::string compute = "systolic";  ///< zoo models (workload/load.hpp)
   std::uint32_t batch = 16;
   std::uint32_t bytes_per_element = 4;
 };

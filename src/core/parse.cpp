@@ -377,9 +377,9 @@ double parse_frequency(std::string_view text, std::string_view field) {
       return v * scale;
     }
   }
-  throw InputError(fmt::format(
-      "{}: \"{}\" is not a frequency; write e.g. \"700 MHz\" (units Hz, kHz, MHz, GHz)", field,
-      text));
+  throw InputError(
+      fmt::format("{}: \"{}\" is not a frequency; write e.g. \"700 MHz\" (units Hz, kHz, MHz, GHz)",
+                  field, text));
 }
 
 std::vector<Bytes> parse_size_list(std::string_view text, std::string_view field) {

@@ -2,9 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 namespace collsim::report {
 namespace {
@@ -36,9 +35,9 @@ std::string render_training_csv(const std::vector<TrainingRow>& rows) {
       "workload,platform,npus,backend,algorithm,overlap,order,iterations,layer,compute_ns,"
       "comm_ns,exposed_ns,iteration_ns,forward_compute_ns,exposed_weight_gradient_ns\n";
   for (const TrainingRow& r : rows) {
-    const std::string head = fmt::format(
-        "{},{},{},{},{},{},{},{}", csv_field(r.workload), csv_field(r.platform), r.npus,
-        csv_field(r.backend), csv_field(r.algorithm), r.overlap, r.order, r.iterations);
+    const std::string head =
+        fmt::format("{},{},{},{},{},{},{},{}", csv_field(r.workload), csv_field(r.platform), r.npus,
+                    csv_field(r.backend), csv_field(r.algorithm), r.overlap, r.order, r.iterations);
     const double n = r.iterations;
     for (const auto& l : r.result.layers) {
       out += fmt::format("{},{},{:.3f},{:.3f},{:.3f},,,\n", head, csv_field(l.name),
@@ -58,23 +57,23 @@ std::string render_training_table(const std::vector<TrainingRow>& rows, bool lay
   for (const TrainingRow& r : rows) {
     const auto& t = r.result;
     const core::Time iter{t.total.ps / r.iterations};
-    out += fmt::format(
-        "{} on {} ({} NPUs), {} backend, {}, overlap {}, order {}, {} iteration{}\n", r.workload,
-        r.platform, r.npus, r.backend, r.algorithm, r.overlap, r.order, r.iterations,
-        r.iterations == 1 ? "" : "s");
+    out += fmt::format("{} on {} ({} NPUs), {} backend, {}, overlap {}, order {}, {} iteration{}\n",
+                       r.workload, r.platform, r.npus, r.backend, r.algorithm, r.overlap, r.order,
+                       r.iterations, r.iterations == 1 ? "" : "s");
     auto per = [&](core::Time x) { return core::to_string(core::Time{x.ps / r.iterations}); };
-    out += fmt::format("  iteration        {:>12}  = compute {} + exposed communication {} ({})\n",
-                       core::to_string(iter), per(t.compute), per(t.exposed),
-                       pct(t.exposed, t.total));
+    out +=
+        fmt::format("  iteration        {:>12}  = compute {} + exposed communication {} ({})\n",
+                    core::to_string(iter), per(t.compute), per(t.exposed), pct(t.exposed, t.total));
     out += fmt::format("  compute          forward {}, back-propagation and updates {}\n",
                        per(t.compute_forward), per(t.compute - t.compute_forward));
-    out += fmt::format("  exposed          waiting for weight gradients (data parallel) {}, for "
-                       "activations and input gradients (model parallel) {}\n",
-                       per(t.exposed_weight_gradient), per(t.exposed - t.exposed_weight_gradient));
+    out += fmt::format(
+        "  exposed          waiting for weight gradients (data parallel) {}, for "
+        "activations and input gradients (model parallel) {}\n",
+        per(t.exposed_weight_gradient), per(t.exposed - t.exposed_weight_gradient));
     out += fmt::format(
         "  communication    {:>12}  running ({} of the time), {} collectives, {} messages\n",
-        core::to_string(core::Time{t.comm.ps / r.iterations}), pct(t.comm, t.total),
-        t.collectives, t.messages);
+        core::to_string(core::Time{t.comm.ps / r.iterations}), pct(t.comm, t.total), t.collectives,
+        t.messages);
     if (!layers) {
       out += '\n';
       continue;

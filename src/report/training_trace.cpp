@@ -38,11 +38,11 @@ std::string render_training_trace(const std::vector<TrainingRow>& rows,
     for (const auto& s : row.result.timeline) {
       if (s.kind == TimelineSlice::Kind::Collective) colls.push_back(&s);
     }
-    std::stable_sort(colls.begin(), colls.end(),
-                     [](const TimelineSlice* a, const TimelineSlice* b) { return a->begin < b->begin; });
+    std::stable_sort(
+        colls.begin(), colls.end(),
+        [](const TimelineSlice* a, const TimelineSlice* b) { return a->begin < b->begin; });
     std::vector<core::Time> track_free;
-    auto slice = [&](int tid, const std::string& name, const TimelineSlice& s,
-                     ordered_json args) {
+    auto slice = [&](int tid, const std::string& name, const TimelineSlice& s, ordered_json args) {
       events.push_back({{"ph", "X"},
                         {"pid", pid},
                         {"tid", tid},

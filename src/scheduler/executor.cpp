@@ -21,7 +21,12 @@ class Executor::Run final : public collective::Progress::Hooks, public network::
  public:
   Run(Executor& ex, CollectiveId id, const collective::Program& p, DoneCallback done,
       std::string label)
-      : ex_(ex), id_(id), p_(p), done_(std::move(done)), label_(std::move(label)), progress_(p, *this) {
+      : ex_(ex),
+        id_(id),
+        p_(p),
+        done_(std::move(done)),
+        label_(std::move(label)),
+        progress_(p, *this) {
     stats_.start = stats_.end = ex.sim_.now();
   }
 
@@ -168,9 +173,7 @@ void Executor::Reaper::on_event(std::uint64_t) {
   ex.released_.clear();
 }
 
-bool Executor::finished(CollectiveId id) const {
-  return !runs_.at(id) || runs_[id]->finished();
-}
+bool Executor::finished(CollectiveId id) const { return !runs_.at(id) || runs_[id]->finished(); }
 const CollectiveStats& Executor::stats(CollectiveId id) const {
   return runs_.at(id) ? runs_[id]->stats() : stats_[id];
 }
@@ -209,15 +212,14 @@ void run_until_finished(core::Simulation& sim, Executor& executor, const network
   const std::string what =
       executor.size() == 1 ? executor.label(0) : fmt::format("{} collectives", executor.size());
   if (!run.drained) {
-    throw core::SimulationError(fmt::format("{}: not finished within the time bound of {}; {}", what,
-                                            core::to_string(*options.max_time),
+    throw core::SimulationError(fmt::format("{}: not finished within the time bound of {}; {}",
+                                            what, core::to_string(*options.max_time),
                                             executor.describe_stuck()));
   }
   const std::string blocked = backend.describe_blocked();
-  throw core::SimulationError(fmt::format("{}: deadlock at {}; {}{}", what,
-                                          core::to_string(sim.now() - start),
-                                          executor.describe_stuck(),
-                                          blocked.empty() ? "" : "; network: " + blocked));
+  throw core::SimulationError(
+      fmt::format("{}: deadlock at {}; {}{}", what, core::to_string(sim.now() - start),
+                  executor.describe_stuck(), blocked.empty() ? "" : "; network: " + blocked));
 }
 
 ExecutionResult execute(const collective::Program& program, network::Backend& backend,
@@ -229,7 +231,8 @@ ExecutionResult execute(const collective::Program& program, network::Backend& ba
   const CollectiveId id = ex.start(program, {}, program.algorithm);
   run_until_finished(sim, ex, backend, start, options);
   const CollectiveStats& s = ex.stats(id);
-  return ExecutionResult{s.end - start, s.messages, s.bytes, sim.events_processed() - events_before};
+  return ExecutionResult{s.end - start, s.messages, s.bytes,
+                         sim.events_processed() - events_before};
 }
 
 }  // namespace collsim::scheduler

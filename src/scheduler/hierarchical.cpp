@@ -158,10 +158,10 @@ void prepare(const topology::Topology& topo, HierarchicalSpec& spec) {
   if (spec.active_chunks == 0) throw core::InputError("active_chunks: must be >= 1, got 0");
   if (spec.chunks == 0) throw core::InputError("chunks: must be >= 1, got 0");
   if (spec.dim_algorithms.size() > dims.size()) {
-    throw core::InputError(fmt::format(
-        "algorithm hierarchical: dim{} is set but {} has {} dimension{} (dim0..dim{})",
-        spec.dim_algorithms.size() - 1, topo.name(), dims.size(), dims.size() == 1 ? "" : "s",
-        dims.size() - 1));
+    throw core::InputError(
+        fmt::format("algorithm hierarchical: dim{} is set but {} has {} dimension{} (dim0..dim{})",
+                    spec.dim_algorithms.size() - 1, topo.name(), dims.size(),
+                    dims.size() == 1 ? "" : "s", dims.size() - 1));
   }
   spec.dim_algorithms.resize(dims.size());
   for (std::uint32_t d = 0; d < dims.size(); ++d) {
@@ -170,8 +170,10 @@ void prepare(const topology::Topology& topo, HierarchicalSpec& spec) {
     // The stages this collective needs, tried on the dimension's first group.
     const collective::Communicator g{dims[d].groups.front(), ""};
     std::vector<Collective> stages;
-    if (spec.collective == Collective::AllToAll) stages.push_back(Collective::AllToAll);
-    else if (spec.collective != Collective::AllGather) stages.push_back(Collective::ReduceScatter);
+    if (spec.collective == Collective::AllToAll)
+      stages.push_back(Collective::AllToAll);
+    else if (spec.collective != Collective::AllGather)
+      stages.push_back(Collective::ReduceScatter);
     if (spec.schedule == InterDimPolicy::PerDimAllReduce &&
         spec.collective == Collective::AllReduce) {
       stages.push_back(Collective::AllReduce);
@@ -271,8 +273,7 @@ HierarchicalCollective::HierarchicalCollective(const topology::Topology& topo, E
   prepare(topo, spec_);
   const auto& dims = topo.dimensions();
   plan_ = plan_chunks(dim_models(topo, spec_.collective, spec_.dim_algorithms, spec_.dims),
-                      spec_.collective,
-                      spec_.size, spec_.chunks, spec_.schedule);
+                      spec_.collective, spec_.size, spec_.chunks, spec_.schedule);
   if (!shared) {
     own_queues_ = std::make_unique<DimensionQueues>(dims.size(), spec_.intra, spec_.active_chunks);
   }
@@ -311,10 +312,9 @@ void HierarchicalCollective::enqueue(std::uint32_t c) {
   const Chunk& ch = chunks_[c];
   const std::uint32_t dim = cp.dims[ch.stage];
   // A stage's size: the larger of its input and output per NPU.
-  const double size =
-      cp.ops[ch.stage] == Collective::AllGather
-          ? ch.bytes * static_cast<double>(topo_.dimensions()[dim].spec.size)
-          : ch.bytes;
+  const double size = cp.ops[ch.stage] == Collective::AllGather
+                          ? ch.bytes * static_cast<double>(topo_.dimensions()[dim].spec.size)
+                          : ch.bytes;
   queues_->push(dim, DimensionQueues::Entry{this, c, size, ch.stage + 1 == cp.dims.size()});
 }
 
@@ -335,9 +335,8 @@ void HierarchicalCollective::launch(std::uint32_t dim, std::uint32_t c, std::uin
   r->remaining = static_cast<std::uint32_t>(d.groups.size());
   const auto& algo = spec_.dim_algorithms[dim];
   for (std::size_t g = 0; g < d.groups.size(); ++g) {
-    r->programs.push_back(
-        collective::build_program(algo, topo_, collective::Communicator{d.groups[g], ""},
-                                  op, size, 1));
+    r->programs.push_back(collective::build_program(
+        algo, topo_, collective::Communicator{d.groups[g], ""}, op, size, 1));
   }
   for (std::size_t g = 0; g < d.groups.size(); ++g) {
     ex_.start(

@@ -37,9 +37,9 @@ void compose_all_to_all(const topology::Topology& topo, const HierarchicalSpec& 
     }
     for (std::uint32_t d : plan.chunks[c].dims) {
       for (const auto& g : dims[d].groups) {
-        const collective::Program sp = collective::build_program(
-            spec.dim_algorithms[d], topo, collective::Communicator{g, ""}, Collective::AllToAll,
-            core::Bytes{g.size()}, 1);
+        const collective::Program sp =
+            collective::build_program(spec.dim_algorithms[d], topo, collective::Communicator{g, ""},
+                                      Collective::AllToAll, core::Bytes{g.size()}, 1);
         const auto k = static_cast<std::uint32_t>(g.size());
         std::vector<Items> bucket(k * k);  // [j k + j']
         for (std::uint32_t j = 0; j < k; ++j) {
@@ -51,9 +51,9 @@ void compose_all_to_all(const topology::Topology& topo, const HierarchicalSpec& 
           for (std::uint32_t i = 0; i < sp.num_ops(j); ++i) {
             const Op o = sp.op(j, i);
             if (o.kind == Op::Kind::Barrier) {
-              throw core::InputError(fmt::format(
-                  "compose: dim{}'s algorithm {} uses barriers across its group", d,
-                  spec.dim_algorithms[d].label));
+              throw core::InputError(
+                  fmt::format("compose: dim{}'s algorithm {} uses barriers across its group", d,
+                              spec.dim_algorithms[d].label));
             }
             if (o.is_wait()) {
               out.ops[g[j]].push_back(o);
@@ -84,8 +84,9 @@ void compose_all_to_all(const topology::Topology& topo, const HierarchicalSpec& 
 
 collective::Program compose_program(const topology::Topology& topo, HierarchicalSpec spec) {
   if (!spec.dims.empty()) {
-    throw core::InputError("compose: a collective over some dimensions only is not composed; "
-                           "verify it on the sub-platform");
+    throw core::InputError(
+        "compose: a collective over some dimensions only is not composed; "
+        "verify it on the sub-platform");
   }
   prepare(topo, spec);
   const Plan plan = plan_chunks(dim_models(topo, spec.collective, spec.dim_algorithms),
@@ -93,9 +94,8 @@ collective::Program compose_program(const topology::Topology& topo, Hierarchical
   const std::uint32_t n = topo.num_npus();
   const auto& dims = topo.dimensions();
   if (spec.collective == Collective::AllToAll) {
-    collective::Program out = collective::make_program("hierarchical (composed)",
-                                                       Collective::AllToAll, n, spec.size,
-                                                       spec.chunks);
+    collective::Program out = collective::make_program(
+        "hierarchical (composed)", Collective::AllToAll, n, spec.size, spec.chunks);
     compose_all_to_all(topo, spec, plan, out);
     return out;
   }
@@ -104,16 +104,16 @@ collective::Program compose_program(const topology::Topology& topo, Hierarchical
   std::uint32_t refine = 1;
   for (std::uint32_t d = 0; d < dims.size(); ++d) {
     const auto& g = dims[d].groups.front();
-    const Collective op =
-        spec.collective == Collective::AllGather ? Collective::AllGather : Collective::ReduceScatter;
-    const auto sp = collective::build_program(spec.dim_algorithms[d], topo,
-                                              collective::Communicator{g, ""}, op,
-                                              core::Bytes{g.size()}, 1);
+    const Collective op = spec.collective == Collective::AllGather ? Collective::AllGather
+                                                                   : Collective::ReduceScatter;
+    const auto sp =
+        collective::build_program(spec.dim_algorithms[d], topo, collective::Communicator{g, ""}, op,
+                                  core::Bytes{g.size()}, 1);
     refine *= sp.num_pieces / static_cast<std::uint32_t>(g.size());
   }
   const std::uint32_t per_chunk = n * refine;  // logical pieces of a chunk
-  collective::Program out = collective::make_program(
-      "hierarchical (composed)", spec.collective, n, spec.size, spec.chunks * refine);
+  collective::Program out = collective::make_program("hierarchical (composed)", spec.collective, n,
+                                                     spec.size, spec.chunks * refine);
   using Part = std::vector<std::uint32_t>;  // logical pieces an NPU holds, in stage order
   for (std::uint32_t c = 0; c < spec.chunks; ++c) {
     const ChunkPlan& cp = plan.chunks[c];
@@ -124,13 +124,13 @@ collective::Program compose_program(const topology::Topology& topo, Hierarchical
     // A stage on `d` (ops == nullptr: only follow the parts).
     auto stage = [&](std::uint32_t d, Collective op, std::vector<std::vector<Op>>* ops) {
       for (const auto& g : dims[d].groups) {
-        const collective::Program sp = collective::build_program(
-            spec.dim_algorithms[d], topo, collective::Communicator{g, ""}, op, core::Bytes{g.size()},
-            1);
+        const collective::Program sp =
+            collective::build_program(spec.dim_algorithms[d], topo, collective::Communicator{g, ""},
+                                      op, core::Bytes{g.size()}, 1);
         if (sp.streams != 1) {
           throw core::InputError(fmt::format(
-              "compose: dim{}'s algorithm {} runs {} streams per rank; verify its stages alone",
-              d, spec.dim_algorithms[d].label, sp.streams));
+              "compose: dim{}'s algorithm {} runs {} streams per rank; verify its stages alone", d,
+              spec.dim_algorithms[d].label, sp.streams));
         }
         const auto k = static_cast<std::uint32_t>(g.size());
         // What the group works on: the NPUs' part (RS, AR) or its union before the RS (AG).
@@ -147,8 +147,8 @@ collective::Program compose_program(const topology::Topology& topo, Hierarchical
         auto owned = [&](std::uint32_t j) {  // the logical pieces rank j owns in the stage
           Part p;
           for (std::uint32_t i = 0; i < m; ++i) {
-            if (sp.piece_owner(i) == j) p.insert(p.end(), whole.begin() + i * each,
-                                                 whole.begin() + (i + 1) * each);
+            if (sp.piece_owner(i) == j)
+              p.insert(p.end(), whole.begin() + i * each, whole.begin() + (i + 1) * each);
           }
           return p;
         };

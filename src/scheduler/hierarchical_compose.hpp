@@ -10,8 +10,8 @@
 // are relabelled per chunk so that the collective.hpp conventions hold (reduce-scatter: NPU r
 // ends with piece c N + r; all-gather: starts with it). All-to-all: chunk c owns pieces
 // [c N^2, (c + 1) N^2), piece (c N + src) N + dst; each stage forwards every item to the group
-// member sharing its destination's coordinate in that dimension. Ops are emitted one piece each. The
-// result is for verification at small sizes, not for simulation.
+// member sharing its destination's coordinate in that dimension. Ops are emitted one piece each.
+// The result is for verification at small sizes, not for simulation.
 #include "collective/ir/program.hpp"
 #include "scheduler/hierarchical.hpp"
 #include "topology/topology.hpp"

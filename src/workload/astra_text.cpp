@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <optional>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "core/error.hpp"
@@ -96,8 +96,7 @@ std::pair<Scope, Scope> scopes(Kind k) {
 }  // namespace
 
 Workload parse_astra_text(std::string_view text, const std::string& path,
-                          const std::vector<std::uint32_t>& dims,
-                          const AstraTextOptions& options) {
+                          const std::vector<std::uint32_t>& dims, const AstraTextOptions& options) {
   Parser ps{path};
   std::vector<std::string_view> lines;
   for (std::size_t start = 0; start <= text.size();) {
@@ -127,8 +126,7 @@ Workload parse_astra_text(std::string_view text, const std::string& path,
   w.name = std::filesystem::path(path).stem().string();
   w.source = fmt::format("ASTRA-sim text workload {} ({})", path, head[0]);
   w.model_parallel_npus = 1;
-  if (kind == Kind::HybridDataModel || kind == Kind::HybridModelData ||
-      kind == Kind::Customized) {
+  if (kind == Kind::HybridDataModel || kind == Kind::HybridModelData || kind == Kind::Customized) {
     w.model_parallel_npus = p0;
   }
   // key: value pairs after the kind.
@@ -170,9 +168,9 @@ Workload parse_astra_text(std::string_view text, const std::string& path,
     const std::size_t want = kind == Kind::Customized ? 13 : 12;
     if (f.size() < want) {
       static constexpr const char* kNames[] = {
-          "name", "reserved", "fwd_compute", "fwd_comm_type", "fwd_comm_size", "ig_compute",
-          "ig_comm_type", "ig_comm_size", "wg_compute", "wg_comm_type", "wg_comm_size",
-          "wg_update_time", "parallelism"};
+          "name",         "reserved",       "fwd_compute",  "fwd_comm_type", "fwd_comm_size",
+          "ig_compute",   "ig_comm_type",   "ig_comm_size", "wg_compute",    "wg_comm_type",
+          "wg_comm_size", "wg_update_time", "parallelism"};
       ps.fail(fmt::format("layer {}: missing field {} ({} fields, {} expected)", f[0],
                           kNames[f.size()], f.size(), want));
     }
@@ -211,9 +209,10 @@ Workload parse_astra_text(std::string_view text, const std::string& path,
     }
   }
   if (npus % w.model_parallel_npus != 0) {
-    throw core::InputError(fmt::format("{}: model-parallel group of {} NPUs does not divide the "
-                                       "platform's {} NPUs",
-                                       path, w.model_parallel_npus, npus));
+    throw core::InputError(
+        fmt::format("{}: model-parallel group of {} NPUs does not divide the "
+                    "platform's {} NPUs",
+                    path, w.model_parallel_npus, npus));
   }
   return w;
 }

@@ -11,7 +11,7 @@
 namespace collsim::workload {
 
 struct LoadOptions {
-  double astra_clock_hz = 1e9;  ///< ASTRA-sim compute times are cycles of this clock
+  double astra_clock_hz = 1e9;          ///< ASTRA-sim compute times are cycles of this clock
   std::string compute = "systolic";     ///< zoo models: compute::make_compute_model text
   std::uint32_t batch = 16;             ///< zoo models: samples per NPU (MultiTree Sec. V)
   std::uint32_t bytes_per_element = 4;  ///< zoo models: gradient precision (MultiTree: 32 bits)

@@ -54,7 +54,8 @@ Model parse_model(const std::string& text, const std::string& source) {
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    throw core::InputError(fmt::format("{}:{}: not valid YAML: {}", source, e.mark.line + 1, e.msg));
+    throw core::InputError(
+        fmt::format("{}:{}: not valid YAML: {}", source, e.mark.line + 1, e.msg));
   }
   r.unique_keys(root, "");
   r.check_keys(root, "", {"name", "description", "source", "params", "columns", "layers"});
@@ -67,7 +68,8 @@ Model parse_model(const std::string& text, const std::string& source) {
   if (root["source"]) m.source = r.scalar(root["source"], "source");
   m.params = number(r, root["params"], "params");
   const YAML::Node layers = root["layers"];
-  if (!layers.IsSequence() || layers.size() == 0) r.fail(layers, "layers", "must be a non-empty list");
+  if (!layers.IsSequence() || layers.size() == 0)
+    r.fail(layers, "layers", "must be a non-empty list");
   std::uint64_t total = 0;
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const std::string path = fmt::format("layers[{}]", i);
@@ -89,7 +91,8 @@ Model parse_model(const std::string& text, const std::string& source) {
       std::uint64_t d = 0;
       const auto [p, ec] = std::from_chars(shape.data() + start, shape.data() + x, d);
       if (ec != std::errc() || p != shape.data() + x || d == 0) {
-        r.fail(row[5], path + ".shape", fmt::format("\"{}\" is not DxDx... of whole numbers", shape));
+        r.fail(row[5], path + ".shape",
+               fmt::format("\"{}\" is not DxDx... of whole numbers", shape));
       }
       mr.shape.push_back(d);
       start = x + 1;
@@ -201,9 +204,10 @@ Workload data_parallel(const Model& m, const compute::ComputeModel& compute,
   if (o.bytes_per_element == 0) throw core::InputError("precision: must be >= 1 byte");
   Workload w;
   w.name = m.name;
-  w.source = fmt::format("model zoo: {} ({}), data parallel, batch {} per NPU, {}-byte "
-                         "gradients, {}",
-                         m.name, m.source, o.batch, o.bytes_per_element, compute.describe());
+  w.source = fmt::format(
+      "model zoo: {} ({}), data parallel, batch {} per NPU, {}-byte "
+      "gradients, {}",
+      m.name, m.source, o.batch, o.bytes_per_element, compute.describe());
   w.model_parallel_npus = 1;
   for (const LayerWork& lw : layer_work(m, o)) {
     Layer l;
@@ -218,15 +222,15 @@ Workload data_parallel(const Model& m, const compute::ComputeModel& compute,
   return w;
 }
 
-Workload hybrid_dlrm(const Model& m, const compute::ComputeModel& compute,
-                     const BuildOptions& o) {
+Workload hybrid_dlrm(const Model& m, const compute::ComputeModel& compute, const BuildOptions& o) {
   Model tables, rest;
   tables.name = rest.name = m.name;
   for (const ModelRow& r : m.rows) (r.type == "embedding_bag" ? tables : rest).rows.push_back(r);
   if (tables.rows.empty()) {
-    throw core::InputError(fmt::format("model {}: no embedding tables (embedding_bag rows) for "
-                                       "DLRM's hybrid parallelism",
-                                       m.name));
+    throw core::InputError(
+        fmt::format("model {}: no embedding tables (embedding_bag rows) for "
+                    "DLRM's hybrid parallelism",
+                    m.name));
   }
   if (o.batch == 0) throw core::InputError("batch: must be >= 1, got 0");
   // The MLPs and the interaction, data parallel, in the order bottom MLP, interaction, top.
@@ -234,9 +238,10 @@ Workload hybrid_dlrm(const Model& m, const compute::ComputeModel& compute,
                         [](const ModelRow& r) { return r.name.rfind("bot", 0) == 0; });
   Workload w = data_parallel(rest, compute, o);
   w.name = m.name;
-  w.source = fmt::format("model zoo: {} ({}), embedding tables model parallel, MLPs data "
-                         "parallel, batch {} per NPU, {}-byte elements, {}",
-                         m.name, m.source, o.batch, o.bytes_per_element, compute.describe());
+  w.source = fmt::format(
+      "model zoo: {} ({}), embedding tables model parallel, MLPs data "
+      "parallel, batch {} per NPU, {}-byte elements, {}",
+      m.name, m.source, o.batch, o.bytes_per_element, compute.describe());
   std::uint64_t pooled = 0;  // output elements of every table per sample
   for (const ModelRow& r : tables.rows) pooled += r.activations;
   Layer emb;

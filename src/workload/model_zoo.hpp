@@ -51,8 +51,9 @@ Model find_model(const std::string& name, const std::string& field);
 std::vector<std::string> model_names();
 
 struct BuildOptions {
-  std::uint32_t batch = 16;          ///< samples per NPU (MultiTree Sec. V: 16)
-  std::uint32_t bytes_per_element = 4;  ///< gradients and activations (MultiTree Table III: 32 bits)
+  std::uint32_t batch = 16;  ///< samples per NPU (MultiTree Sec. V: 16)
+  std::uint32_t bytes_per_element =
+      4;  ///< gradients and activations (MultiTree Table III: 32 bits)
 };
 
 /// The work of each pass of each workload layer (indexed like the layers of data_parallel()).

@@ -24,10 +24,10 @@ const char* to_string(IssueOrder o) { return o == IssueOrder::Lifo ? "lifo" : "f
 Overlap parse_overlap(std::string_view text, std::string_view field) {
   if (text == "none") return Overlap::None;
   if (text == "layer") return Overlap::Layer;
-  throw core::InputError(fmt::format(
-      "{}: unknown overlap \"{}\"; valid: none (weight-gradient collectives after "
-      "back-propagation), layer (each as soon as its layer's gradient is computed)",
-      field, text));
+  throw core::InputError(
+      fmt::format("{}: unknown overlap \"{}\"; valid: none (weight-gradient collectives after "
+                  "back-propagation), layer (each as soon as its layer's gradient is computed)",
+                  field, text));
 }
 
 IssueOrder parse_issue_order(std::string_view text, std::string_view field) {
@@ -45,8 +45,8 @@ struct Action {
   enum class Kind { Compute, Issue, Wait, IssueDeferred, EndIteration } kind;
   std::uint32_t layer = 0;
   Pass pass = Pass::Forward;
-  core::Time time;           // Compute
-  bool previous = false;     // Wait: for the previous iteration's collective; Compute: an update
+  core::Time time;        // Compute
+  bool previous = false;  // Wait: for the previous iteration's collective; Compute: an update
 };
 
 std::vector<Action> iteration_actions(const Workload& w, Overlap overlap, bool first) {
@@ -88,7 +88,8 @@ std::vector<Action> iteration_actions(const Workload& w, Overlap overlap, bool f
     compute(j, l.compute[1], Pass::InputGradient);
     comm(j, Pass::InputGradient, true);
   }
-  if (overlap == Overlap::None) a.push_back({Action::Kind::IssueDeferred, 0, Pass::Forward, {}, false});
+  if (overlap == Overlap::None)
+    a.push_back({Action::Kind::IssueDeferred, 0, Pass::Forward, {}, false});
   a.push_back({Action::Kind::EndIteration, 0, Pass::Forward, {}, false});
   return a;
 }
@@ -103,7 +104,8 @@ std::vector<Action> final_actions(const Workload& w) {
     }
     if (!l.comm[2].collective) continue;
     a.push_back({Action::Kind::Wait, i, Pass::WeightGradient, {}, true});
-    if (l.update.ps > 0) a.push_back({Action::Kind::Compute, i, Pass::WeightGradient, l.update, true});
+    if (l.update.ps > 0)
+      a.push_back({Action::Kind::Compute, i, Pass::WeightGradient, l.update, true});
   }
   a.push_back({Action::Kind::EndIteration, 0, Pass::Forward, {}, false});
   return a;
@@ -120,8 +122,8 @@ class Trainer final : public core::EventHandler {
     result_.layers.resize(w.layers.size());
     for (std::size_t i = 0; i < w.layers.size(); ++i) result_.layers[i].name = w.layers[i].name;
     if (!o.ideal && o.algorithm.info->staged) {
-      const auto s = scheduler::spec_from_choice(o.algorithm, Collective::AllReduce,
-                                                 core::Bytes{1}, o.chunks);
+      const auto s =
+          scheduler::spec_from_choice(o.algorithm, Collective::AllReduce, core::Bytes{1}, o.chunks);
       queues_ = std::make_unique<scheduler::DimensionQueues>(topo.dimensions().size(), s.intra,
                                                              s.active_chunks);
     }
@@ -256,7 +258,8 @@ class Trainer final : public core::EventHandler {
 
   // Themis Table 3's ideal: the size over one NPU's bandwidth in the dimensions it spans.
   core::Time ideal_time(const Comm& c) const {
-    const std::vector<std::uint32_t> dims = scope_dims(c.scope).value_or(std::vector<std::uint32_t>{});
+    const std::vector<std::uint32_t> dims =
+        scope_dims(c.scope).value_or(std::vector<std::uint32_t>{});
     double bw = 0;
     for (topology::LinkId l : topo_.out_links(0)) {
       const auto& link = topo_.links()[l];
@@ -321,11 +324,11 @@ class Trainer final : public core::EventHandler {
     if (it != cache_.end()) return it->second;
     std::vector<collective::Program> ps;
     for (const auto& g : groups(c.scope)) {
-      ps.push_back(g.is_identity(topo_.num_npus())
-                       ? collective::build_program(o_.algorithm, topo_, *c.collective, c.size,
-                                                   o_.chunks)
-                       : collective::build_program(o_.algorithm, topo_, g, *c.collective, c.size,
-                                                   o_.chunks));
+      ps.push_back(
+          g.is_identity(topo_.num_npus())
+              ? collective::build_program(o_.algorithm, topo_, *c.collective, c.size, o_.chunks)
+              : collective::build_program(o_.algorithm, topo_, g, *c.collective, c.size,
+                                          o_.chunks));
     }
     return cache_.emplace(key, std::move(ps)).first->second;
   }
@@ -425,8 +428,8 @@ class Trainer final : public core::EventHandler {
       if (in.pass == Pass::WeightGradient) result_.exposed_weight_gradient += stalled;
       result_.layers[in.layer].exposed += stalled;
       if (o_.timeline) {
-        result_.timeline.push_back({TimelineSlice::Kind::Wait, in.layer, in.pass, false,
-                                    Scope::All, wait_since_, now});
+        result_.timeline.push_back(
+            {TimelineSlice::Kind::Wait, in.layer, in.pass, false, Scope::All, wait_since_, now});
       }
       ++next_;
       step();

@@ -49,13 +49,13 @@ struct TrainingOptions {
   /// Themis Table 3 "Ideal" (100% bandwidth utilization): every collective takes its size over
   /// one NPU's total bandwidth in the dimensions it spans, with no network.
   bool ideal = false;
-  std::uint32_t chunks = 1;               ///< chunks per collective (hierarchical: Themis uses 64)
+  std::uint32_t chunks = 1;  ///< chunks per collective (hierarchical: Themis uses 64)
   Overlap overlap = Overlap::Layer;
   IssueOrder order = IssueOrder::Fifo;
   std::uint32_t iterations = 1;
   network::BackendOptions backend_options;
   std::optional<core::Time> max_time;  ///< stop with core::SimulationError past this
-  bool timeline = false;  ///< record TrainingResult::timeline (for --trace)
+  bool timeline = false;               ///< record TrainingResult::timeline (for --trace)
 };
 
 /// One slice of the timeline: a compute step, a wait of the compute timeline for a collective,
@@ -78,14 +78,14 @@ struct LayerTimes {
 };
 
 struct TrainingResult {
-  core::Time total;      ///< end of the last iteration (all collectives done, all updates)
-  core::Time compute;    ///< sum of every compute step
-  core::Time compute_forward;   ///< of which the forward passes (Themis Fig. 12 blue)
-  core::Time exposed;    ///< time the compute timeline waited for collectives
+  core::Time total;            ///< end of the last iteration (all collectives done, all updates)
+  core::Time compute;          ///< sum of every compute step
+  core::Time compute_forward;  ///< of which the forward passes (Themis Fig. 12 blue)
+  core::Time exposed;          ///< time the compute timeline waited for collectives
   /// Of which waiting for weight-gradient collectives (data-parallel, Fig. 12 red) and for
   /// forward / input-gradient ones (model-parallel, green).
   core::Time exposed_weight_gradient;
-  core::Time comm;       ///< time at least one collective was running
+  core::Time comm;                        ///< time at least one collective was running
   std::vector<core::Time> iteration_end;  ///< when each iteration ended
   std::vector<LayerTimes> layers;
   std::uint64_t collectives = 0, messages = 0, bytes = 0;

@@ -56,8 +56,8 @@ void validate(const Workload& w, std::uint32_t npus) {
       }
       const Comm& c = l.comm[p];
       if (c.collective && c.size.count == 0) {
-        throw core::InputError(fmt::format("workload {}, layer {}: {} collective of 0 bytes",
-                                           w.name, l.name, pass));
+        throw core::InputError(
+            fmt::format("workload {}, layer {}: {} collective of 0 bytes", w.name, l.name, pass));
       }
     }
     if (l.update.ps < 0) {

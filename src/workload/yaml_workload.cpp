@@ -14,7 +14,8 @@ Scope parse_scope(const config::YamlReader& r, const YAML::Node& n, const std::s
   for (Scope c : {Scope::All, Scope::DataParallel, Scope::ModelParallel}) {
     if (s == to_string(c)) return c;
   }
-  r.fail(n, path, fmt::format("unknown scope \"{}\"; valid: all, data-parallel, model-parallel", s));
+  r.fail(n, path,
+         fmt::format("unknown scope \"{}\"; valid: all, data-parallel, model-parallel", s));
 }
 
 }  // namespace
@@ -25,7 +26,8 @@ Workload parse_yaml_workload(std::string_view text, const std::string& source) {
   try {
     root = YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
-    throw core::InputError(fmt::format("{}:{}: not valid YAML: {}", source, e.mark.line + 1, e.msg));
+    throw core::InputError(
+        fmt::format("{}:{}: not valid YAML: {}", source, e.mark.line + 1, e.msg));
   }
   r.unique_keys(root, "");
   r.check_keys(root, "", {"name", "model_parallel_npus", "layers"});

@@ -3,10 +3,10 @@
 // It is composed at run time by the scheduler (scheduler/hierarchical.hpp) from per-dimension
 // stage programs, so it has no build function here; this entry gives it a name, parameters and a
 // place in `collsim list`.
+#include <string>
+
 #include "collective/algorithm.hpp"
 #include "collective/algorithms/algorithms.hpp"
-
-#include <string>
 
 namespace collsim::collective {
 
@@ -44,7 +44,10 @@ AlgorithmInfo hierarchical_info() {
   // dimension); dimensions past dim3 always take the default.
   for (int d = 0; d < 4; ++d) {
     a.params.push_back(ParamSpec{
-        "dim" + std::to_string(d), 0, 0, 5,
+        "dim" + std::to_string(d),
+        0,
+        0,
+        5,
         "dimension " + std::to_string(d) +
             "'s algorithm: default (Table 1 by kind), ring, ring-both (ring both ways), direct, "
             "halving-doubling, recursive-doubling",
