@@ -13,6 +13,15 @@ using collective::Op;
 
 namespace {
 
+// A barrier would synchronise a whole group across chunks: the flat composition cannot map it.
+void refuse_barrier(const Op& o, std::uint32_t d, const HierarchicalSpec& spec) {
+  if (o.kind == Op::Kind::Barrier) {
+    throw core::InputError(
+        fmt::format("compose: dim{}'s algorithm {} uses barriers across its group", d,
+                    spec.dim_algorithms[d].label));
+  }
+}
+
 // All-to-all: every NPU always holds N items (source, destination) of a chunk, starting with its
 // own (r, *). A stage on dimension d hands each item to the group member that shares the
 // destination's coordinate in d, so after the last stage every item is at its destination. The
@@ -50,11 +59,7 @@ void compose_all_to_all(const topology::Topology& topo, const HierarchicalSpec& 
         for (std::uint32_t j = 0; j < k; ++j) {
           for (std::uint32_t i = 0; i < sp.num_ops(j); ++i) {
             const Op o = sp.op(j, i);
-            if (o.kind == Op::Kind::Barrier) {
-              throw core::InputError(
-                  fmt::format("compose: dim{}'s algorithm {} uses barriers across its group", d,
-                              spec.dim_algorithms[d].label));
-            }
+            refuse_barrier(o, d, spec);
             if (o.is_wait()) {
               out.ops[g[j]].push_back(o);
               continue;
@@ -159,11 +164,7 @@ collective::Program compose_program(const topology::Topology& topo, Hierarchical
           }
           for (std::uint32_t i = 0; i < sp.num_ops(j); ++i) {
             const Op o = sp.op(j, i);
-            if (o.kind == Op::Kind::Barrier) {
-              throw core::InputError(
-                  fmt::format("compose: dim{}'s algorithm {} uses barriers across its group", d,
-                              spec.dim_algorithms[d].label));
-            }
+            refuse_barrier(o, d, spec);
             if (o.is_wait()) {  // a fence orders this NPU's own ops only
               (*ops)[g[j]].push_back(o);
               continue;
