@@ -68,6 +68,10 @@ reproduce: build
 	  ./$(BUILD)/collsim run $$f --format csv --output results/$$(basename $$f .yaml).csv \
 	    --activity results/$$(basename $$f .yaml)-activity.csv || exit 1; \
 	done
+	@for f in examples/training/multitree-fig11.yaml; do \
+	  echo "collsim: $$f"; \
+	  ./$(BUILD)/collsim run $$f --format csv --output results/$$(basename $$f .yaml).csv || exit 1; \
+	done
 
 # Plots in docs/img from the CSVs of `make reproduce` (installs matplotlib and pandas if missing).
 figures:
@@ -87,6 +91,9 @@ figures:
 	$(PYTHON) tools/plot.py bars results/fig8-table2-flow.csv docs/img/themis-fig8-time.png \
 	  --x size_MB --y time_ms --facet platform --ylabel "time (ms)" \
 	  --title "Themis Fig. 8: all-reduce time on the Table 2 platforms (flow, 4 chunk-stages per dimension)"
+	$(PYTHON) tools/plot.py stacked results/multitree-fig11.csv docs/img/multitree-fig11-training.png \
+	  --x workload --y compute_ms,exposed_ms --hue run --filter layer=total --ylabel "ms per iteration" \
+	  --title "MultiTree Fig. 11 setting: one data-parallel iteration on the 8x8 torus (flow)"
 	$(PYTHON) tools/plot.py lines results/fig10-chunks.csv,results/fig10-chunks-flow.csv docs/img/themis-fig10-chunks.png \
 	  --x chunks --y bw_utilization_pct --facet platform --logx --ylabel "avg BW util. %" \
 	  --filter 'algorithm!=ideal' --title "Themis Fig. 10: 100 MB all-reduce, 4..512 chunks"

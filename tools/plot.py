@@ -3,12 +3,15 @@
 
 Kinds:
   bars      grouped bars: one group per --x value, one bar per --hue value
+  stacked   grouped bars of several --y columns stacked (--y compute_ms,exposed_ms)
   lines     lines with markers: --y against --x, one line per --hue value
   activity  Themis Fig. 9: the --activity CSV of `collsim run/collective`, one panel per
             algorithm, one step line per dimension (share of each window it ran a chunk-stage)
 
 Results CSV (`--format csv`): one row per run; derived columns time_ms, size_MB,
 bw_utilization_pct and label (the algorithm in the Themis paper's names) can be used as --x/--y/--hue.
+Training CSV (`collsim train --format csv`): derived compute_ms, exposed_ms, iteration_ms and run
+(algorithm / overlap); filter layer=total for the totals.
 Activity CSV: platform,backend,algorithm,size_bytes,dim,window_start_ns,window_end_ns,active_share.
 
 Same CSV, same PNG bytes (Agg backend, fixed dpi, no date in the metadata).
@@ -65,6 +68,11 @@ def read_results(paths):
         df["bw_utilization_pct"] = 100 * df["bw_utilization"]
     if "algorithm" in df:
         df["label"] = df["algorithm"].map(short_label)
+    for col in ("compute_ns", "exposed_ns", "iteration_ns", "forward_compute_ns"):
+        if col in df:  # training CSVs (collsim train --format csv)
+            df[col.replace("_ns", "_ms")] = df[col] / 1e6
+    if "overlap" in df and "algorithm" in df:
+        df["run"] = df["algorithm"].astype(str) + " / overlap " + df["overlap"].astype(str)
     return df
 
 
@@ -132,6 +140,43 @@ def bars(df, x, y, hue, out, *, facet=None, title=None, ylabel=None, logy=False)
     save(fig, out, title)
 
 
+def stacked(df, x, ys, hue, out, *, facet=None, title=None, ylabel=None):
+    """Grouped bars of the columns `ys` stacked (compute + exposed communication, MultiTree
+    Fig. 11 and Themis Fig. 12): one group per x value, one bar per hue value (told apart by
+    hatching), one colour per stacked column."""
+    need(df, x, hue, facet, *ys)
+    from matplotlib.patches import Patch
+    fig, parts = panels(df, facet, sharex=False)
+    fig.set_size_inches(10, 3.6 * len(parts))
+    hues = ordered(df[hue])
+    width = 0.8 / len(hues)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    hatches = ["", "//", "..", "xx", "\\\\", "oo", "--", "++"]
+    for name, part, ax in parts:
+        xs = ordered(part[x])
+        for k, h in enumerate(hues):
+            sel = part[part[hue] == h].set_index(x)
+            bottom = [0.0] * len(xs)
+            pos = [i + k * width for i in range(len(xs))]
+            for j, y in enumerate(ys):
+                vals = [float(sel[y].get(v, float("nan"))) for v in xs]
+                ax.bar(pos, vals, width, bottom=bottom, color=colors[j % len(colors)],
+                       hatch=hatches[k % len(hatches)], edgecolor="black", linewidth=0.4)
+                bottom = [b + v for b, v in zip(bottom, vals)]
+        ax.set_xticks([i + width * (len(hues) - 1) / 2 for i in range(len(xs))],
+                      [str(v) for v in xs])
+        ax.set_ylabel(ylabel or " + ".join(ys))
+        if name is not None:
+            ax.set_title(str(name), fontsize=10)
+        ax.grid(axis="y", alpha=0.3)
+    handles = [Patch(facecolor=colors[j % len(colors)], edgecolor="black", label=y)
+               for j, y in enumerate(ys)]
+    handles += [Patch(facecolor="white", edgecolor="black", hatch=hatches[k % len(hatches)],
+                      label=str(h)) for k, h in enumerate(hues)]
+    parts[0][2].legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    save(fig, out, title)
+
+
 def lines(df, x, y, hue, out, *, facet=None, title=None, ylabel=None, logx=False, logy=False):
     """y against x with markers, one line per hue value, one panel per facet."""
     need(df, x, y, hue, facet)
@@ -177,7 +222,7 @@ def activity(df, out, *, facet="label", title=None):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("kind", choices=["bars", "lines", "activity"])
+    ap.add_argument("kind", choices=["bars", "stacked", "lines", "activity"])
     ap.add_argument("csv", help="CSV file(s), comma-separated")
     ap.add_argument("out", help="PNG to write")
     ap.add_argument("--x", default="size_MB")
@@ -193,7 +238,10 @@ def main(argv=None):
     a = ap.parse_args(argv)
     try:
         df = select(read_results(a.csv.split(",")), a.filter)
-        if a.kind == "bars":
+        if a.kind == "stacked":
+            stacked(df, a.x, a.y.split(","), a.hue, a.out, facet=a.facet, title=a.title,
+                    ylabel=a.ylabel)
+        elif a.kind == "bars":
             bars(df, a.x, a.y, a.hue, a.out, facet=a.facet, title=a.title, ylabel=a.ylabel,
                  logy=a.logy)
         elif a.kind == "lines":
