@@ -22,7 +22,10 @@ TEST(ModelZoo, ParameterTotalsMatchThePublishedOnes) {
   // GoogLeNet: the paper's Table 1 sums to 6.8 M from rounded entries (its conv1 lists 2.7 K
   // where 7 x 7 x 3 x 64 = 9.4 K); the structure has 7.0 M, 3% above.
   EXPECT_NEAR(static_cast<double>(find_model("googlenet", "t").params), 6.8e6, 0.03 * 6.8e6);
-  EXPECT_GE(model_names().size(), 10u);
+  // NCF: its embeddings (138,493 users and 26,744 items, 64 + 128 wide) and MLP, summed by hand.
+  EXPECT_EQ(find_model("ncf", "t").params,
+            (138493u + 26744u) * (64 + 128) + 65792 + 32896 + 8256 + 129);
+  EXPECT_GE(model_names().size(), 11u);
 }
 
 TEST(ModelZoo, MatrixProductsOfAConvolutionAndALinearLayer) {
