@@ -55,6 +55,9 @@ TEST(TrainCli, BadInputIsExitTwoNamingTheFieldAndWritesNothing) {
   bad = collsim("train -w examples/training/toy.yaml -t fc:4 --overlap sometimes");
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("--overlap: unknown overlap \"sometimes\""), std::string::npos);
+  bad = collsim("train -w examples/training/toy.yaml -t fc:4 --activity x.csv");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--activity: training runs have no activity series"), std::string::npos);
   bad = collsim("train -w examples/training/toy.yaml -t fc:4 --iterations 0");
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("--iterations"), std::string::npos);

@@ -4,6 +4,7 @@
 
 #include <ostream>
 
+#include "core/error.hpp"
 #include "report/training_trace.hpp"
 #include "workload/load.hpp"
 
@@ -12,6 +13,10 @@ namespace collsim::cli {
 int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions& opt,
                       std::ostream& out, std::ostream& err) {
   const report::Format format = report::parse_format(opt.format, "--format");
+  if (!opt.activity.empty()) {
+    throw core::InputError(
+        "--activity: training runs have no activity series; use --trace for their timeline");
+  }
   // Load everything first: a bad workload is reported before hours of simulation.
   std::vector<workload::Workload> workloads;
   std::size_t total = 0;
