@@ -17,7 +17,7 @@ const core::Time kLat = core::Time::from_ns(150);
 
 TEST(TopologyForms, EntriesAreCompleteAndUnique) {
   std::set<std::string_view> names;
-  ASSERT_EQ(topology_forms().size(), 7u);
+  ASSERT_EQ(topology_forms().size(), 8u);
   for (const TopologyForm& f : topology_forms()) {
     SCOPED_TRACE(std::string(f.name));
     EXPECT_TRUE(names.insert(f.name).second);
@@ -36,11 +36,11 @@ TEST(TopologyForms, EntriesAreCompleteAndUnique) {
 }
 
 TEST(TopologyForms, BuildsFromParsedArguments) {
-  const Topology t = find_topology_form("torus")->build({{4, 2}, {}}, kBw, kLat);
+  const Topology t = find_topology_form("torus")->build({{4, 2}, {}, {}}, kBw, kLat);
   EXPECT_EQ(t.name(), "torus:4x2");
   EXPECT_EQ(t.num_npus(), 8u);
   const Topology h = find_topology_form("hier")->build(
-      {{4, 3}, {DimKind::UniRing, DimKind::FullyConnected}}, kBw, kLat);
+      {{4, 3}, {DimKind::UniRing, DimKind::FullyConnected}, {}}, kBw, kLat);
   EXPECT_EQ(h.name(), "hier:uring4xfc3");
   EXPECT_EQ(h.dimensions()[1].spec.kind, DimKind::FullyConnected);
 }
@@ -48,7 +48,7 @@ TEST(TopologyForms, BuildsFromParsedArguments) {
 TEST(TopologyForms, ErrorsListEveryRegisteredSyntax) {
   EXPECT_EQ(topology_syntaxes(),
             "ring:N, bidir-ring:N, fc:N, switch:N, torus:AxB[xC...], mesh:AxB[xC...], "
-            "hier:<kind><size>x... (kinds ring, uring, line, fc, sw)");
+            "hier:<kind><size>x... (kinds ring, uring, line, fc, sw), optical-ring:N");
   try {
     from_compact("tree:8", kBw, kLat, "--topology");
     FAIL() << "expected an error";
@@ -57,6 +57,43 @@ TEST(TopologyForms, ErrorsListEveryRegisteredSyntax) {
     for (const TopologyForm& f : topology_forms()) {
       EXPECT_NE(msg.find(f.syntax), std::string::npos) << f.syntax << ": " << msg;
     }
+  }
+}
+
+// The optical ring: a bidirectional ring whose links carry every wavelength of a waveguide.
+TEST(TopologyForms, OpticalRingCarriesItsWavelengths) {
+  const Topology d = from_compact("optical-ring:8", kBw, core::Time::from_ns(5));
+  ASSERT_NE(d.optical(), nullptr);
+  EXPECT_EQ(d.optical()->wavelengths, 64u);
+  EXPECT_DOUBLE_EQ(d.optical()->wavelength_bandwidth.bytes_per_s, 25e9 / 8);
+  // 64 x 25 Gb/s = 200 GB/s per direction, whatever --link-bandwidth says.
+  EXPECT_EQ(d.links().size(), 16u);
+  EXPECT_DOUBLE_EQ(d.links()[0].bandwidth.bytes_per_s, 200e9);
+  EXPECT_EQ(d.links()[0].latency, core::Time::from_ns(5));
+  EXPECT_EQ(d.hops(0, 4), 4u);
+  EXPECT_EQ(d.hops(0, 7), 1u);
+
+  const Topology t = from_compact("optical-ring:16", kBw, kLat, "--topology",
+                                  topology::OpticalSpec{4, core::Bandwidth{1e9}});
+  EXPECT_EQ(t.optical()->wavelengths, 4u);
+  EXPECT_DOUBLE_EQ(t.links()[0].bandwidth.bytes_per_s, 4e9);
+  EXPECT_EQ(from_compact("torus:4x4", kBw, kLat).optical(), nullptr);
+}
+
+TEST(TopologyForms, WavelengthsOnlyForOpticalForms) {
+  try {
+    from_compact("torus:4x4", kBw, kLat, "--topology", topology::OpticalSpec{}, "--wavelengths");
+    FAIL() << "expected an error";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--wavelengths: only optical topologies (optical-ring:N) have wavelengths, not "
+              "\"torus:4x4\"");
+  }
+  try {
+    from_compact("optical-ring:8", kBw, kLat, "--topology", topology::OpticalSpec{0, kBw});
+    FAIL() << "expected an error";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(std::string(e.what()), "wavelengths: must be 1..4096, got 0");
   }
 }
 

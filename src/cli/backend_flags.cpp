@@ -4,9 +4,11 @@
 #include <fmt/ranges.h>
 
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <stdexcept>
 
 #include "cli/output.hpp"
+#include "core/error.hpp"
 #include "core/parse.hpp"
 #include "network/options.hpp"
 #include "topology/builders.hpp"
@@ -97,12 +99,55 @@ std::vector<const network::BackendInfo*> parse_backends(const std::string& list)
   return out;
 }
 
-topology::Topology compact_topology(const std::string& topology, const std::string& bandwidth,
-                                    const std::string& latency, const std::string& ring_tie) {
-  const auto bw = core::parse_bandwidth(bandwidth, "--link-bandwidth");
-  const auto lat = core::parse_time(latency, "--link-latency");
-  topology::Topology topo = topology::from_compact(topology, bw, lat, "--topology");
-  topo.set_ring_tie(topology::parse_ring_tie(ring_tie, "--ring-tie"));
+void add_topology_options(CLI::App& cmd, TopologyFlags& f) {
+  cmd.add_option("--topology,-t", f.topology, topology_help())->required();
+  cmd.add_option("--link-bandwidth", f.link_bandwidth,
+                 "every link's bandwidth: GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s, GiB/s")
+      ->capture_default_str();
+  cmd.add_option("--link-latency", f.link_latency,
+                 "every link's latency, e.g. 150 ns, 1.5us (optical rings: propagation per hop)")
+      ->capture_default_str();
+  cmd.add_option("--ring-tie", f.ring_tie,
+                 "which way a message goes round a ring dimension when both ways are equally "
+                 "short: parity (even source coordinates +1, odd -1: both directions share the "
+                 "load, as BookSim's per-packet coin flip does) or plus (always +1)")
+      ->capture_default_str();
+  const topology::OpticalSpec def;
+  cmd.add_option(
+      "--wavelengths", f.wavelengths,
+      fmt::format("optical-ring only: wavelengths per waveguide (default {})", def.wavelengths));
+  cmd.add_option("--wavelength-bandwidth", f.wavelength_bandwidth,
+                 fmt::format("optical-ring only: bandwidth of one wavelength (default {})",
+                             core::to_string(def.wavelength_bandwidth)));
+}
+
+topology::Topology compact_topology(const TopologyFlags& f) {
+  const auto bw = core::parse_bandwidth(f.link_bandwidth, "--link-bandwidth");
+  const auto lat = core::parse_time(f.link_latency, "--link-latency");
+  std::optional<topology::OpticalSpec> optical;
+  std::string_view optical_flag = "--wavelengths";
+  if (!f.wavelengths.empty() || !f.wavelength_bandwidth.empty()) {
+    optical.emplace();
+    if (!f.wavelengths.empty()) {
+      unsigned w = 0;
+      const char* end = f.wavelengths.data() + f.wavelengths.size();
+      const auto [ptr, ec] = std::from_chars(f.wavelengths.data(), end, w);
+      if (ec != std::errc() || ptr != end || w < 1 || w > 4096) {
+        throw core::InputError(fmt::format(
+            "--wavelengths: must be a whole number 1..4096, got \"{}\"", f.wavelengths));
+      }
+      optical->wavelengths = w;
+    } else {
+      optical_flag = "--wavelength-bandwidth";
+    }
+    if (!f.wavelength_bandwidth.empty()) {
+      optical->wavelength_bandwidth =
+          core::parse_bandwidth(f.wavelength_bandwidth, "--wavelength-bandwidth");
+    }
+  }
+  topology::Topology topo =
+      topology::from_compact(f.topology, bw, lat, "--topology", optical, optical_flag);
+  topo.set_ring_tie(topology::parse_ring_tie(f.ring_tie, "--ring-tie"));
   topology::validate(topo);
   return topo;
 }

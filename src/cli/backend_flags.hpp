@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/commands.hpp"
 #include "network/backend.hpp"
 #include "topology/topology.hpp"
 
@@ -27,10 +28,14 @@ void add_backend_options(CLI::App& cmd, BackendParamTexts& given);
 /// core::InputError naming --backend for an unknown name.
 std::vector<const network::BackendInfo*> parse_backends(const std::string& list);
 
-/// A compact --topology with every link at --link-bandwidth / --link-latency and the ring tie
-/// rule of --ring-tie, validated. Throws core::InputError naming the flag.
-topology::Topology compact_topology(const std::string& topology, const std::string& bandwidth,
-                                    const std::string& latency, const std::string& ring_tie);
+/// The options of TopologyFlags on `cmd`: --topology (required), --link-bandwidth,
+/// --link-latency, --ring-tie, --wavelengths, --wavelength-bandwidth.
+void add_topology_options(CLI::App& cmd, TopologyFlags& flags);
+
+/// A compact --topology with every link at --link-bandwidth / --link-latency, the ring tie
+/// rule of --ring-tie and, for an optical ring, --wavelengths of --wavelength-bandwidth,
+/// validated. Throws core::InputError naming the flag.
+topology::Topology compact_topology(const TopologyFlags& flags);
 
 /// The options of each of `chosen`, in order. A parameter applies to the chosen backends that
 /// take it (the others run without it); if none of them takes it, core::InputError names the

@@ -17,7 +17,7 @@ int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, s
                    std::ostream& err) {
   report::parse_format(out_opt.format, "--format");
   const topology::Topology topo =
-      compact_topology(opt.topology, opt.link_bandwidth, opt.link_latency, opt.ring_tie);
+      compact_topology(opt.platform);
   const auto backends = parse_backends(opt.backend);
   const std::vector<network::BackendOptions> options =
       backend_options(backends, opt.backend_params);

@@ -25,17 +25,24 @@ struct OutputOptions {
 int run_scenario(const std::string& path, const OutputOptions& out_opt, std::ostream& out,
                  std::ostream& err);
 
-struct CollectiveOptions {
+/// The platform flags of `collective` and `train`: a compact topology and what its links take.
+struct TopologyFlags {
   std::string topology;
   std::string link_bandwidth = "16 GB/s";  // MultiTree Table III
   std::string link_latency = "150 ns";     // MultiTree Table III
+  std::string ring_tie = "parity";         ///< topology::RingTie
+  std::string wavelengths;                 ///< optical rings; empty: topology::OpticalSpec{}
+  std::string wavelength_bandwidth;        ///< optical rings; empty: topology::OpticalSpec{}
+};
+
+struct CollectiveOptions {
+  TopologyFlags platform;
   std::string collective = "all-reduce";
   std::string algorithms = "all";
   std::string sizes = "32KiB:64MiB";  // MultiTree Sec. V-B sweep
   std::uint32_t chunks = 1;
-  std::string group = "all";        ///< communicators (collective/communicator.hpp forms)
-  std::string ring_tie = "parity";  ///< topology::RingTie
-  std::string backend;              ///< empty: network::kDefaultBackend
+  std::string group = "all";  ///< communicators (collective/communicator.hpp forms)
+  std::string backend;        ///< empty: network::kDefaultBackend
   std::uint32_t busiest_links = 3;
   /// Backend parameters as given (key -> text), from the schemas (cli/backend_flags.hpp).
   std::map<std::string, std::string> backend_params;
@@ -47,10 +54,7 @@ int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, s
 
 struct TrainOptions {
   std::string workload;  ///< a workload file or a model-zoo name (workload/load.hpp)
-  std::string topology;
-  std::string link_bandwidth = "16 GB/s";  // MultiTree Table III
-  std::string link_latency = "150 ns";     // MultiTree Table III
-  std::string ring_tie = "parity";         ///< topology::RingTie
+  TopologyFlags platform;
   std::string algorithms = "ring";
   std::uint32_t chunks = 1;
   std::string overlap = "layer";  ///< comma-separated: none, layer

@@ -63,12 +63,7 @@ int main(int argc, char** argv) {
 
   cli::CollectiveOptions co;
   auto* coll = app.add_subcommand("collective", "sweep one collective over sizes and algorithms");
-  coll->add_option("--topology,-t", co.topology, cli::topology_help())->required();
-  coll->add_option("--link-bandwidth", co.link_bandwidth,
-                   "every link's bandwidth: GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s, GiB/s")
-      ->capture_default_str();
-  coll->add_option("--link-latency", co.link_latency, "every link's latency, e.g. 150 ns, 1.5us")
-      ->capture_default_str();
+  cli::add_topology_options(*coll, co.platform);
   coll->add_option("--collective,-c", co.collective,
                    "all-reduce, reduce-scatter, all-gather, all-to-all")
       ->capture_default_str();
@@ -85,11 +80,6 @@ int main(int argc, char** argv) {
                    "the communicators: all (every NPU); dim:K (every group of dimension K at once, "
                    "K = 0 innermost: the X rings of a torus for dim:0); npus:0,4,8,12 or "
                    "npus:0-3;4-7 (explicit NPUs in rank order, ';' between communicators)")
-      ->capture_default_str();
-  coll->add_option("--ring-tie", co.ring_tie,
-                   "which way a message goes round a ring dimension when both ways are equally "
-                   "short: parity (even source coordinates +1, odd -1: both directions share the "
-                   "load, as BookSim's per-packet coin flip does) or plus (always +1)")
       ->capture_default_str();
   coll->add_option("--backend,-b", co.backend, cli::backend_help());
   coll->add_option("--busiest-links", co.busiest_links,
@@ -127,16 +117,7 @@ int main(int argc, char** argv) {
                    "compute times and collectives) or an ASTRA-sim text workload (DATA, MODEL, "
                    "HYBRID_*, MICRO)")
       ->required();
-  train->add_option("--topology,-t", tr.topology, cli::topology_help())->required();
-  train->add_option("--link-bandwidth", tr.link_bandwidth, "every link's bandwidth")
-      ->capture_default_str();
-  train->add_option("--link-latency", tr.link_latency, "every link's latency")
-      ->capture_default_str();
-  train
-      ->add_option("--ring-tie", tr.ring_tie,
-                   "which way a message goes round a ring dimension when both ways are equally "
-                   "short: parity or plus (as for `collective`)")
-      ->capture_default_str();
+  cli::add_topology_options(*train, tr.platform);
   train
       ->add_option(
           "--algorithms,-a", tr.algorithms,

@@ -19,7 +19,7 @@ int run_train(const TrainOptions& opt, const OutputOptions& out_opt, std::ostrea
               std::ostream& err) {
   report::parse_format(out_opt.format, "--format");
   const topology::Topology topo =
-      compact_topology(opt.topology, opt.link_bandwidth, opt.link_latency, opt.ring_tie);
+      compact_topology(opt.platform);
   const auto backends = parse_backends(opt.backend);
   const auto backend_opts = backend_options(backends, opt.backend_params);
   config::TrainingSpec spec;

@@ -37,7 +37,9 @@ class Reader : public YamlReader {
   }
 
   Platform platform(const YAML::Node& n, const std::string& path) const {
-    check_keys(n, path, {"name", "topology", "link_bandwidth", "link_latency", "ring_tie"});
+    check_keys(n, path,
+               {"name", "topology", "link_bandwidth", "link_latency", "ring_tie", "wavelengths",
+                "wavelength_bandwidth"});
     if (!n["topology"]) fail(n, path, "missing key \"topology\"");
     const YAML::Node topo = n["topology"];
     const std::string tpath = path + ".topology";
@@ -53,10 +55,29 @@ class Reader : public YamlReader {
         return core::parse_time(scalar(n["link_latency"], path + ".link_latency"),
                                 path + ".link_latency");
       });
-      built = with_line(
-          topo, [&] { return topology::from_compact(topo.as<std::string>(), bw, lat, tpath); });
+      std::optional<topology::OpticalSpec> optical;
+      std::string optical_key = path + ".wavelengths";
+      if (n["wavelengths"] || n["wavelength_bandwidth"]) {
+        optical.emplace();
+        if (n["wavelengths"]) {
+          optical->wavelengths = uint(n["wavelengths"], path + ".wavelengths", 1);
+        } else {
+          optical_key = path + ".wavelength_bandwidth";
+        }
+        if (n["wavelength_bandwidth"]) {
+          optical->wavelength_bandwidth = with_line(n["wavelength_bandwidth"], [&] {
+            return core::parse_bandwidth(
+                scalar(n["wavelength_bandwidth"], path + ".wavelength_bandwidth"),
+                path + ".wavelength_bandwidth");
+          });
+        }
+      }
+      built = with_line(topo, [&] {
+        return topology::from_compact(topo.as<std::string>(), bw, lat, tpath, optical, optical_key);
+      });
     } else {
-      for (const char* k : {"link_bandwidth", "link_latency"}) {
+      for (const char* k :
+           {"link_bandwidth", "link_latency", "wavelengths", "wavelength_bandwidth"}) {
         if (n[k])
           fail(n[k], path + "." + k, "not used with a dims topology; give each dimension its own");
       }

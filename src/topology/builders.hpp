@@ -3,6 +3,7 @@
 // mesh.cpp, hierarchical.cpp), and the compact command-line form (compact.cpp).
 // All throw core::InputError naming the field for bad arguments.
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -12,6 +13,12 @@ namespace collsim::topology {
 
 /// N NPUs on a ring; each directed link has `bw` and `lat`. Name "ring:N" or "bidir-ring:N".
 Topology ring(std::uint32_t n, core::Bandwidth bw, core::Time lat, bool bidirectional);
+/// N nodes on an optical WDM ring (WRHT (PPoPP'23) Sec. 2): a bidirectional ring whose two
+/// directed links between neighbours are segments of the two counter-propagating waveguides,
+/// each carrying `optical.wavelengths` x `optical.wavelength_bandwidth` (so an electrical
+/// backend on it sees the same per-node bandwidth); `hop_latency` is the propagation delay per
+/// segment. Name "optical-ring:N". Throws core::InputError if wavelengths is 0 or > 4096.
+Topology optical_ring(std::uint32_t n, const OpticalSpec& optical, core::Time hop_latency);
 /// A direct link between every ordered pair of the N NPUs. Name "fc:N".
 Topology fully_connected(std::uint32_t n, core::Bandwidth bw, core::Time lat);
 /// N NPUs on one switch; NPU->switch and switch->NPU links each have `bw` and `lat` (so an
@@ -30,7 +37,11 @@ Topology hierarchical(const std::vector<DimSpec>& dims);
 ///   ring:16  bidir-ring:16  fc:8  switch:1024  torus:8x8  mesh:4x4x4
 ///   hier:ring4xfc8xsw32   (dimension kinds of dim_kind.hpp; sizes after the kind)
 /// Throws core::InputError naming `field` and listing the valid forms.
+/// `optical` sets the wavelengths of an optical form (default OpticalSpec{}); giving it for
+/// another form throws core::InputError naming `optical_field`.
 Topology from_compact(std::string_view spec, core::Bandwidth bw, core::Time lat,
-                      std::string_view field = "topology");
+                      std::string_view field = "topology",
+                      const std::optional<OpticalSpec>& optical = std::nullopt,
+                      std::string_view optical_field = "wavelengths");
 
 }  // namespace collsim::topology

@@ -70,7 +70,8 @@ class Parser {
 }  // namespace
 
 Topology from_compact(std::string_view spec, core::Bandwidth bw, core::Time lat,
-                      std::string_view field) {
+                      std::string_view field, const std::optional<OpticalSpec>& optical,
+                      std::string_view optical_field) {
   const std::string valid = topology_syntaxes();
   const Parser p(spec, field, valid);
   if (spec.empty()) p.fail("is empty");
@@ -111,6 +112,14 @@ Topology from_compact(std::string_view spec, core::Bandwidth bw, core::Time lat,
       break;
   }
   p.check_total(args.sizes);
+  if (optical) {
+    if (!form->optical) {
+      throw core::InputError(fmt::format(
+          "{}: only optical topologies (optical-ring:N) have wavelengths, not \"{}\"",
+          optical_field, spec));
+    }
+    args.optical = *optical;
+  }
   return form->build(args, bw, lat);
 }
 

@@ -1,8 +1,8 @@
 #pragma once
-// The topology registry (docs/design.md "Habits"): every compact form (`torus:8x8`) is declared once,
-// next to its builder (ring.cpp, torus.cpp, ...), with its syntax, description and paper source,
-// and listed in registry.cpp. from_compact() dispatches through the list and `collsim list` prints
-// it. Adding a form: a *_form() function in the builder's file, declared here, listed there.
+// The topology registry (docs/design.md "Habits"): every compact form (`torus:8x8`) is declared
+// once, next to its builder (ring.cpp, torus.cpp, ...), with its syntax, description and paper
+// source, and listed in registry.cpp. from_compact() dispatches through the list and `collsim list`
+// prints it. Adding a form: a *_form() function in the builder's file, declared here, listed there.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -23,6 +23,7 @@ enum class FormArgs {
 struct CompactArgs {
   std::vector<std::uint32_t> sizes;  ///< one per dimension (Size: one)
   std::vector<DimKind> kinds;        ///< Dims only: each dimension's kind
+  OpticalSpec optical;               ///< optical forms only: the wavelengths
 };
 
 struct TopologyForm {
@@ -32,6 +33,7 @@ struct TopologyForm {
   std::string_view description = {};  ///< for `collsim list`
   std::string_view source = {};       ///< paper and section it comes from
   FormArgs args = FormArgs::Size;
+  bool optical = false;  ///< takes wavelengths (CompactArgs::optical)
   /// Build it with every link (or physical link) at `bw` and `lat`.
   Topology (*build)(const CompactArgs& args, core::Bandwidth bw, core::Time lat) = nullptr;
 };
@@ -52,5 +54,6 @@ TopologyForm switch_form();
 TopologyForm torus_form();
 TopologyForm mesh_form();
 TopologyForm hierarchical_form();
+TopologyForm optical_ring_form();
 
 }  // namespace collsim::topology

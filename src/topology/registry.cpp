@@ -7,7 +7,7 @@ namespace collsim::topology {
 const std::vector<TopologyForm>& topology_forms() {
   static const std::vector<TopologyForm> all = {
       ring_form(),  bidir_ring_form(), fully_connected_form(), switch_form(),
-      torus_form(), mesh_form(),       hierarchical_form()};
+      torus_form(), mesh_form(),       hierarchical_form(), optical_ring_form()};
   return all;
 }
 

@@ -10,6 +10,7 @@
 // toward the lower link id.
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -68,6 +69,16 @@ const char* to_string(RingTie t);
 /// "parity" or "plus"; throws core::InputError naming `field`.
 RingTie parse_ring_tie(std::string_view text, std::string_view field);
 
+/// The WDM resources of an optical ring (WRHT (PPoPP'23) Sec. 2, on TeraRack's micro-ring
+/// architecture): each of the ring's two counter-propagating waveguides carries `wavelengths`
+/// channels of `wavelength_bandwidth` each. A lightpath holds one wavelength along its arc.
+/// Defaults: 64 wavelengths of 25 Gb/s, a DWDM micro-ring comb at the NRZ line rate of
+/// 25G-class transceivers; the poster gives neither number (docs/wrht.md says why these).
+struct OpticalSpec {
+  std::uint32_t wavelengths = 64;
+  core::Bandwidth wavelength_bandwidth{25e9 / 8};
+};
+
 class Topology {
  public:
   /// Build a product topology. Throws core::InputError naming the dimension and field
@@ -92,6 +103,10 @@ class Topology {
   /// The halfway tie rule of ring dimensions (RingTie::Parity unless set).
   RingTie ring_tie() const { return ring_tie_; }
   void set_ring_tie(RingTie t) { ring_tie_ = t; }
+  /// The wavelengths of an optical ring (builders.hpp optical_ring); nullptr for electrical
+  /// topologies.
+  const OpticalSpec* optical() const { return optical_ ? &*optical_ : nullptr; }
+  void set_optical(const OpticalSpec& spec) { optical_ = spec; }
 
   /// Coordinates of an NPU in a product topology (dimension 0 first); empty for a general graph.
   std::vector<std::uint32_t> coords(NodeId npu) const;
@@ -140,6 +155,7 @@ class Topology {
   std::vector<NodeId> ring_order_;
   bool ring_is_cycle_ = false;
   RingTie ring_tie_ = RingTie::Parity;
+  std::optional<OpticalSpec> optical_;
 
   // General-graph routing (also used for switch endpoints of a product).
   void route_graph(NodeId src, NodeId dst, std::vector<LinkId>& out) const;
