@@ -119,7 +119,7 @@ TEST(Algorithms, UnsupportedCollectiveAndBadParametersAreRefused) {
   } catch (const core::InputError& e) {
     EXPECT_EQ(std::string(e.what()),
               "--algorithms: unknown algorithm \"rign\"; valid: ring, direct, halving-doubling, "
-              "recursive-doubling, hierarchical");
+              "recursive-doubling, hierarchical, wrht");
   }
 }
 

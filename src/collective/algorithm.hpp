@@ -31,7 +31,7 @@ struct BuildRequest {
   const topology::Topology& topology;
   const Communicator& communicator;  ///< the ranks: rank r runs on communicator.npus[r]
   Collective collective = Collective::AllReduce;
-  core::Bytes size;                            ///< collective size (collective.hpp conventions)
+  core::Bytes size;  ///< collective size (collective.hpp conventions)
   std::uint32_t ranks() const { return communicator.size(); }
   std::uint32_t chunks = 1;                    ///< pipelined chunks, >= 1
   std::map<std::string, std::int64_t> params;  ///< validated against the schema, defaults filled
@@ -48,6 +48,9 @@ struct AlgorithmInfo {
   Program (*build)(const BuildRequest&) = nullptr;
   /// Runs as stages composed by the scheduler (scheduler/hierarchical.hpp), not as one Program.
   bool staged = false;
+  /// Made for optical rings: "all" includes it only on a topology with wavelengths (named, it
+  /// runs anywhere).
+  bool optical = false;
 
   bool supports(Collective c) const;
 };

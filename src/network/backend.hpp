@@ -50,9 +50,9 @@ struct MessageAttributes {
 /// A resource a backend models besides the topology's links (its LinkStats come after the
 /// links'): e.g. an NPU's injection or ejection cap on the flow backend.
 struct Resource {
-  std::string kind;           ///< "npu-injection", "npu-ejection"
-  topology::NodeId npu = 0;   ///< the NPU it belongs to
-  core::Bandwidth capacity;   ///< bytes/s
+  std::string kind;          ///< "npu-injection", "npu-ejection"
+  topology::NodeId npu = 0;  ///< the NPU it belongs to
+  core::Bandwidth capacity;  ///< bytes/s
 };
 
 class LinkObserver {
@@ -149,6 +149,20 @@ struct PacketOptions {
   std::optional<std::uint32_t> ejection_queue_flits;
 };
 
+/// How the optical backend picks a lightpath's wavelength (WRHT (PPoPP'23) Sec. 2, refs. 7-8).
+enum class WavelengthAssignment { FirstFit, BestFit };
+
+/// Options of the optical backend (optical.hpp). The wavelengths themselves belong to the
+/// topology (topology::OpticalSpec).
+struct OpticalOptions {
+  WavelengthAssignment assignment = WavelengthAssignment::FirstFit;
+  /// Per-lightpath set-up: micro-ring tuning and O-E-O at the ends. The poster gives no value; 1 us
+  /// is the order of thermally tuned micro-rings (docs/wrht.md sweeps it).
+  core::Time setup = core::Time::from_ns(1000);
+  std::optional<std::uint32_t> transmitters;  ///< lightpaths a node sources at once; unset: any
+  std::optional<std::uint32_t> receivers;     ///< lightpaths a node sinks at once; unset: any
+};
+
 /// Options of the backends, typed and parsed once. Each backend declares the ones it takes as its
 /// parameter schema (params.hpp); the member initializers are the defaults.
 struct BackendOptions {
@@ -156,7 +170,8 @@ struct BackendOptions {
   /// than the sum of its links (ACE's NPU-NIC bus, MultiTree's NI). Unset: no cap.
   std::optional<core::Bandwidth> npu_injection_bandwidth;
   std::optional<core::Bandwidth> npu_ejection_bandwidth;
-  PacketOptions packet;  ///< used by the packet backend only
+  PacketOptions packet;    ///< used by the packet backend only
+  OpticalOptions optical;  ///< used by the optical backend only
 };
 
 struct BackendInfo {

@@ -9,5 +9,6 @@ BackendInfo analytical_info();
 BackendInfo queue_info();
 BackendInfo flow_info();
 BackendInfo packet_info();
+BackendInfo optical_info();
 
 }  // namespace collsim::network

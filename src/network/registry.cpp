@@ -13,7 +13,7 @@ namespace collsim::network {
 
 const std::vector<BackendInfo>& backends() {
   static const std::vector<BackendInfo> all = {analytical_info(), queue_info(), flow_info(),
-                                               packet_info()};
+                                               packet_info(), optical_info()};
   return all;
 }
 

@@ -200,7 +200,7 @@ std::vector<collective::AlgorithmChoice> expand_all_algorithms(const topology::T
   std::vector<collective::AlgorithmChoice> out;
   for (const collective::AlgorithmInfo& info : collective::algorithms()) {
     auto choice = collective::make_choice(info, {}, info.name, "algorithms");
-    if (!info.supports(c)) continue;
+    if (!info.supports(c) || (info.optical && topo.optical() == nullptr)) continue;
     try {
       // Building on a tiny size is cheap and runs the algorithm's own applicability checks.
       const Launch l = make_launch(choice, topo, {comms.front()}, c, core::Bytes{1}, chunks, "");

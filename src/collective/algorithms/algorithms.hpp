@@ -9,5 +9,6 @@ AlgorithmInfo direct_info();              // algorithms/direct.cpp
 AlgorithmInfo halving_doubling_info();    // algorithms/halving_doubling.cpp
 AlgorithmInfo recursive_doubling_info();  // algorithms/recursive_doubling.cpp
 AlgorithmInfo hierarchical_info();        // algorithms/hierarchical.cpp (staged)
+AlgorithmInfo wrht_info();                // algorithms/wrht.cpp
 
 }  // namespace collsim::collective

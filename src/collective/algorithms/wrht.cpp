@@ -1,0 +1,148 @@
+// WRHT all-reduce (WRHT (PPoPP'23) Sec. 2; the plan is in wrht.hpp). Ranks are taken in
+// communicator order as positions along the ring. Every transfer carries the whole buffer (each
+// chunk's N pieces), so on the optical backend a step costs set-up + propagation + S / B when
+// its wavelengths suffice:
+//   reduce stage     members -> their group's middle node (RecvReduce), L - 1 levels;
+//   top              all-to-all among the m* representatives (RecvReduce), or one more
+//                    reduce level and its broadcast when the all-to-all does not fit in w;
+//   broadcast stage  representative -> its members (Recv), the reduce levels in reverse.
+#include "collective/algorithms/wrht.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "collective/algorithm.hpp"
+#include "collective/algorithms/algorithms.hpp"
+#include "core/error.hpp"
+
+namespace collsim::collective {
+
+WrhtPlan wrht_plan(std::uint32_t n, std::uint32_t m, std::uint32_t w) {
+  WrhtPlan p;
+  p.m = m > n ? n : m;
+  // L = ceil(log_m N): the smallest L with m^L >= N; m^(L-1) kept for m*.
+  std::uint64_t below = 1;  // m^(L-1)
+  p.levels = 1;
+  while (below * p.m < n) {
+    below *= p.m;
+    ++p.levels;
+  }
+  p.top_nodes = static_cast<std::uint32_t>((n + below - 1) / below);
+  p.group_wavelengths = p.levels > 1 ? p.m / 2 : 0;
+  const std::uint64_t a2a = (std::uint64_t{p.top_nodes} * p.top_nodes + 7) / 8;
+  p.all_to_all = a2a <= w;
+  p.top_wavelengths = p.all_to_all ? static_cast<std::uint32_t>(a2a) : p.top_nodes / 2;
+  p.steps = 2 * p.levels - (p.all_to_all ? 1 : 0);
+  return p;
+}
+
+std::uint32_t wrht_default_m(std::uint32_t n, std::uint32_t w) {
+  const std::uint64_t hi = std::min<std::uint64_t>(n, 2 * std::uint64_t{w} + 1);
+  std::uint32_t best = 2;
+  std::uint32_t best_steps = wrht_plan(n, 2, w).steps;
+  for (std::uint32_t m = 3; m <= hi; ++m) {
+    const std::uint32_t s = wrht_plan(n, m, w).steps;
+    if (s < best_steps) {
+      best_steps = s;
+      best = m;
+    }
+  }
+  return best;
+}
+
+namespace {
+
+// The representative of group [first, first + len) of `nodes`: its middle node.
+std::uint32_t middle(std::uint32_t first, std::uint32_t len) { return first + len / 2; }
+
+Program build(const BuildRequest& req) {
+  const std::uint32_t n = req.ranks();
+  std::uint32_t w = static_cast<std::uint32_t>(req.params.at("wavelengths"));
+  if (w == 0) {
+    // An electrical topology has no wavelengths: plan as for the default optical ring.
+    const topology::OpticalSpec* o = req.topology.optical();
+    w = o != nullptr ? o->wavelengths : topology::OpticalSpec{}.wavelengths;
+  }
+  std::uint32_t m = static_cast<std::uint32_t>(req.params.at("m"));
+  if (m == 1) throw core::InputError("algorithm wrht: m must be 0 (choose) or >= 2, got 1");
+  if (m == 0) m = wrht_default_m(n, w);
+  const WrhtPlan plan = wrht_plan(n, m, w);
+
+  Program p = make_program("wrht", req.collective, n, req.size, req.chunks);
+  std::vector<Transfer> step;
+  auto whole = [&](Rank from, Rank to, std::uint32_t c) { return Transfer{from, to, c * n, n}; };
+  // levels[k]: the nodes active at reduce level k, and each one's representative.
+  std::vector<Rank> active(n);
+  for (Rank r = 0; r < n; ++r) active[r] = r;
+  struct Level {
+    std::vector<Rank> nodes;
+    std::vector<Rank> rep;  // rep[i] of nodes[i]
+  };
+  std::vector<Level> levels;
+  const std::uint32_t reduce_levels = plan.levels - 1 + (plan.all_to_all ? 0 : 1);
+  for (std::uint32_t k = 0; k < reduce_levels; ++k) {
+    Level lv{active, std::vector<Rank>(active.size())};
+    std::vector<Rank> next;
+    const std::uint32_t size = k + 1 == plan.levels ? plan.top_nodes : plan.m;
+    for (std::uint32_t g = 0; g < active.size(); g += size) {
+      const auto len = std::min<std::uint32_t>(size, static_cast<std::uint32_t>(active.size()) - g);
+      const Rank rep = active[middle(g, len)];
+      for (std::uint32_t i = g; i < g + len; ++i) lv.rep[i] = rep;
+      next.push_back(rep);
+    }
+    step.clear();
+    for (std::uint32_t c = 0; c < req.chunks; ++c) {
+      for (std::size_t i = 0; i < lv.nodes.size(); ++i) {
+        if (lv.nodes[i] != lv.rep[i]) step.push_back(whole(lv.nodes[i], lv.rep[i], c));
+      }
+    }
+    add_step(p, step, true);
+    levels.push_back(std::move(lv));
+    active = std::move(next);
+  }
+  if (plan.all_to_all && active.size() > 1) {
+    step.clear();
+    for (std::uint32_t c = 0; c < req.chunks; ++c) {
+      for (Rank a : active) {
+        for (Rank b : active) {
+          if (a != b) step.push_back(whole(a, b, c));
+        }
+      }
+    }
+    add_step(p, step, true);
+  }
+  for (auto lv = levels.rbegin(); lv != levels.rend(); ++lv) {
+    step.clear();
+    for (std::uint32_t c = 0; c < req.chunks; ++c) {
+      for (std::size_t i = 0; i < lv->nodes.size(); ++i) {
+        if (lv->nodes[i] != lv->rep[i]) step.push_back(whole(lv->rep[i], lv->nodes[i], c));
+      }
+    }
+    add_step(p, step, false);
+  }
+  return p;
+}
+
+}  // namespace
+
+AlgorithmInfo wrht_info() {
+  return AlgorithmInfo{
+      "wrht",
+      "WRHT: hierarchical tree over groups of m ring neighbours, members send the whole buffer "
+      "to the group's middle node on floor(m/2) wavelengths, all-to-all at the top when "
+      "ceil(m*^2/8) wavelengths fit, then broadcast back; 2 ceil(log_m N) - 1 or 2 ceil(log_m N) "
+      "steps",
+      "WRHT (PPoPP'23) Sec. 2",
+      {Collective::AllReduce},
+      {{"m", 0, 0, 1 << 20,
+        "group size, >= 2; 0: the fewest steps that fit the wavelengths (smallest such m)"},
+       {"wavelengths", 0, 0, 4096,
+        "wavelength budget that decides m and the top all-to-all; 0: the optical ring's (on "
+        "other topologies 64)"}},
+      &build,
+      /*staged=*/false,
+      /*optical=*/true};
+}
+
+}  // namespace collsim::collective
