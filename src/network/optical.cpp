@@ -117,6 +117,24 @@ int OpticalBackend::choose_wavelength(const std::vector<topology::LinkId>& arc,
   return best;
 }
 
+void OpticalBackend::choose_tie_direction(std::vector<topology::LinkId>& arc) {
+  // Halfway round both arcs are shortest: take the less loaded one (the most lightpaths on one
+  // of its segments), so that ties split between the waveguides as the all-to-all bound of
+  // WRHT's ref. 9 assumes; on equal load keep the topology's tie rule.
+  const auto& links = topo_.links();
+  alt_arc_.clear();
+  for (topology::LinkId o : topo_.out_links(links[arc.front()].src)) {
+    if (o != arc.front()) alt_arc_.push_back(o);
+  }
+  while (alt_arc_.size() < arc.size()) alt_arc_.push_back(next_[alt_arc_.back()]);
+  auto load = [&](const std::vector<topology::LinkId>& a) {
+    std::uint32_t m = 0;
+    for (topology::LinkId l : a) m = std::max(m, active_[l]);
+    return m;
+  };
+  if (load(alt_arc_) < load(arc)) arc.swap(alt_arc_);
+}
+
 void OpticalBackend::transmit(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
                               const MessageAttributes& attrs, DeliveryHandler& handler,
                               std::uint64_t tag) {
@@ -137,6 +155,9 @@ void OpticalBackend::transmit(topology::NodeId src, topology::NodeId dst, core::
   s.requested = sim_.now();
   s.arc.clear();
   topo_.route(src, dst, s.arc);
+  if (2 * s.arc.size() == topo_.links().size() / 2 && next_[s.arc.front()] != kNone) {
+    choose_tie_direction(s.arc);
+  }
   if (!try_start(slot)) {
     waiting_.push_back(slot);
     ++waits_;

@@ -7,8 +7,10 @@
 // waveguides, each a ring of N segments (directed links) carrying OpticalSpec::wavelengths
 // channels of OpticalSpec::wavelength_bandwidth B.
 //   * A message is one lightpath: one wavelength along the shortest arc from source to
-//     destination in one direction (the topology's ring routing: the shorter way round, a tie by
-//     its ring-tie rule), held for the whole transfer and never converted.
+//     destination in one direction, held for the whole transfer and never converted. Halfway
+//     round (both arcs shortest) it takes the arc whose busiest segment carries fewer lightpaths
+//     when it is sent, else the topology's ring-tie rule: least-loaded routing, so that ties
+//     split between the two waveguides.
 //   * Two lightpaths may share a wavelength on one waveguide only if their arcs share no segment.
 //     Assignment: first-fit (the lowest wavelength free on every segment of the arc) or best-fit
 //     (the free wavelength whose free gap around the arc is shortest, so long free gaps stay for
@@ -73,6 +75,8 @@ class OpticalBackend final : public Backend, private core::EventHandler {
                 const MessageAttributes& attrs, DeliveryHandler& handler,
                 std::uint64_t tag) override;
   void on_event(std::uint64_t event) override;
+  // `arc` goes halfway round: replace it by the other direction's if that one is less loaded.
+  void choose_tie_direction(std::vector<topology::LinkId>& arc);
   // Start the message in `slot` now if its wavelength and transceivers are free.
   bool try_start(std::uint32_t slot);
   // The wavelength to use on `arc`, or -1 when none is free.
@@ -109,7 +113,8 @@ class OpticalBackend final : public Backend, private core::EventHandler {
   std::vector<topology::LinkId> next_, prev_;  // the neighbouring segment on the waveguide
   std::vector<std::uint32_t> tx_, rx_;         // transceivers in use per node
   core::SlotPool<Slot> slots_;
-  std::vector<std::uint32_t> waiting_;  // slots, in arrival order
+  std::vector<std::uint32_t> waiting_;     // slots, in arrival order
+  std::vector<topology::LinkId> alt_arc_;  // scratch for choose_tie_direction
   std::vector<LinkStats> link_stats_;
   LightpathObserver* lightpath_observer_ = nullptr;
   // Summary figures.
