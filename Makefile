@@ -68,6 +68,10 @@ reproduce: build
 	  ./$(BUILD)/collsim run $$f --format csv --output results/$$(basename $$f .yaml).csv \
 	    --activity results/$$(basename $$f .yaml)-activity.csv || exit 1; \
 	done
+	@for f in examples/wrht/*.yaml; do \
+	  echo "collsim: $$f"; \
+	  ./$(BUILD)/collsim run $$f --format csv --output results/$$(basename $$f .yaml).csv || exit 1; \
+	done
 	@for f in examples/training/multitree-fig11.yaml; do \
 	  echo "collsim: $$f"; \
 	  ./$(BUILD)/collsim run $$f --format csv --output results/$$(basename $$f .yaml).csv || exit 1; \
@@ -97,6 +101,12 @@ figures:
 	$(PYTHON) tools/plot.py lines results/fig10-chunks.csv,results/fig10-chunks-flow.csv docs/img/themis-fig10-chunks.png \
 	  --x chunks --y bw_utilization_pct --facet platform --logx --ylabel "avg BW util. %" \
 	  --filter 'algorithm!=ideal' --title "Themis Fig. 10: 100 MB all-reduce, 4..512 chunks"
+	$(PYTHON) tools/plot.py lines results/fig2-optical.csv,results/fig2-electrical.csv docs/img/wrht-fig2.png \
+	  --x npus --y time_ms --hue series --facet size_MB --logx --logy --ylabel "all-reduce time (ms)" \
+	  --title "WRHT Fig. 2: gradient all-reduce (panels: MB) vs nodes"
+	$(PYTHON) tools/plot.py lines results/fig2-wavelengths.csv,results/fig2-wavelengths-electrical.csv docs/img/wrht-wavelengths.png \
+	  --x wavelengths --y time_ms --hue series --facet size_MB --logx --logy --ylabel "all-reduce time (ms)" \
+	  --title "WRHT: 1024 nodes vs wavelengths (panels: MB)"
 
 bench: build
 	./$(BUILD)/collsim_bench

@@ -106,3 +106,30 @@ TEST(ScenarioPlatformNames, DefaultNamesCountToo) {
 
 }  // namespace
 }  // namespace collsim::config
+
+namespace collsim::config {
+namespace {
+
+TEST(ScenarioOptical, WavelengthsBelongToOpticalRings) {
+  const Scenario s = parse_scenario(
+      "platform: {topology: optical-ring:8, wavelengths: 4, wavelength_bandwidth: 10 Gb/s, "
+      "link_latency: 5 ns}\n" +
+          kJobs,
+      "s.yaml");
+  ASSERT_NE(s.platforms.at(0).topology.optical(), nullptr);
+  EXPECT_EQ(s.platforms[0].topology.optical()->wavelengths, 4u);
+  EXPECT_DOUBLE_EQ(s.platforms[0].topology.links()[0].bandwidth.bytes_per_s, 4 * 10e9 / 8);
+  EXPECT_EQ(error_of("platform: {topology: optical-ring:8, link_bandwidth: 16 GB/s, "
+                     "link_latency: 5 ns}\n" +
+                     kJobs),
+            "s.yaml:1: platforms[0].link_bandwidth: not used by optical rings: their links carry "
+            "wavelengths x wavelength_bandwidth");
+  EXPECT_EQ(error_of("platform: {topology: ring:8, link_bandwidth: 16 GB/s, link_latency: 5 ns, "
+                     "wavelengths: 4}\n" +
+                     kJobs),
+            "s.yaml:1: platforms[0].wavelengths: only optical topologies (optical-ring:N) have "
+            "wavelengths, not \"ring:8\"");
+}
+
+}  // namespace
+}  // namespace collsim::config

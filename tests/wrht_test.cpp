@@ -80,7 +80,8 @@ TEST(Wrht, DefaultGroupSizeHasTheFewestSteps) {
 TEST(Wrht, ProgramsVerify) {
   for (const char* spec : {"optical-ring:16", "optical-ring:10", "optical-ring:100", "ring:8"}) {
     const auto t = topology::from_compact(spec, core::Bandwidth{1e9}, core::Time{});
-    for (const char* algo : {"wrht", "wrht:m=3", "wrht:m=7:wavelengths=2", "wrht:m=2"}) {
+    for (const char* algo :
+         {"wrht", "wrht:m=3", "wrht:m=7:wavelengths=2", "wrht:m=2", "wrht:stripe=1"}) {
       for (std::uint32_t chunks : {1u, 3u}) {
         const auto p = build_program(parse_algorithm(algo, "a"), t, Collective::AllReduce,
                                      core::Bytes{1 << 20}, chunks);
@@ -118,6 +119,22 @@ TEST(Wrht, TimeOnTheOpticalRingIsStepsTimesSetupPlusSOverB) {
   network::OpticalBackend net2(sim2, t, {});
   EXPECT_EQ(scheduler::execute(ring, net2, sim2).time.ps,
             30 * (1'000'000LL + 100'000'000LL + 5'000LL));
+}
+
+// Striping: N = 4, m = 3 gives groups {0, 1, 2} (representative 1) and {3}, then an all-to-all
+// between 1 and 3 (3 steps); every step needs one wavelength, so with w = 4 each transfer goes as
+// 4 lightpaths of S/4 at once: 3 (1 us + 0.4 ms) + (1 + 2 + 1) x 5 ns for S = 1.6 MB.
+TEST(Wrht, StripingSplitsEachTransferOverTheFreeWavelengths) {
+  EXPECT_EQ(wrht_stripes(wrht_plan(4, 3, 4), 4), 4u);
+  EXPECT_EQ(wrht_stripes(wrht_plan(1024, 47, 64), 64), 1u);  // 61 of 64 in use: no stripes
+  const auto t = topology::optical_ring(4, {4, core::Bandwidth{1e9}}, core::Time::from_ns(5));
+  const auto p = build_program(parse_algorithm("wrht:m=3:stripe=1", "a"), t, Collective::AllReduce,
+                               core::Bytes{1'600'000}, 1);
+  EXPECT_EQ(p.streams, 4u);
+  EXPECT_TRUE(verify(p).ok);
+  core::Simulation sim;
+  network::OpticalBackend net(sim, t, {});
+  EXPECT_EQ(scheduler::execute(p, net, sim).time.ps, 3 * (1'000'000LL + 400'000'000LL) + 20'000);
 }
 
 }  // namespace

@@ -9,7 +9,9 @@ Kinds:
             algorithm, one step line per dimension (share of each window it ran a chunk-stage)
 
 Results CSV (`--format csv`): one row per run; derived columns time_ms, size_MB,
-bw_utilization_pct and label (the algorithm in the Themis paper's names) can be used as --x/--y/--hue.
+bw_utilization_pct, label (the algorithm in the Themis paper's names), series (backend and
+algorithm), wavelengths (platforms named w8, w16, ...) and one column per backend_metrics key
+(e.g. peak_wavelengths_per_segment) can be used as --x/--y/--hue.
 Training CSV (`collsim train --format csv`): derived compute_ms, exposed_ms, iteration_ms and run
 (algorithm / overlap); filter layer=total for the totals.
 Activity CSV: platform,backend,algorithm,size_bytes,dim,window_start_ns,window_end_ns,active_share.
@@ -68,6 +70,18 @@ def read_results(paths):
         df["bw_utilization_pct"] = 100 * df["bw_utilization"]
     if "algorithm" in df:
         df["label"] = df["algorithm"].map(short_label)
+    if "backend" in df and "algorithm" in df:
+        df["series"] = df["backend"].astype(str) + " " + df["algorithm"].astype(str)
+    if "platform" in df:  # sweeps name their platforms w8, w16, ...: the wavelengths
+        w = df["platform"].astype(str).str.extract(r"^w(\d+)$")[0]
+        if w.notna().all():
+            df["wavelengths"] = w.astype(int)
+    if "backend_metrics" in df:  # "key=value;...": one column per key
+        for i, text in df["backend_metrics"].items():
+            if isinstance(text, str):
+                for pair in text.split(";"):
+                    key, _, value = pair.partition("=")
+                    df.loc[i, key] = float(value)
     for col in ("compute_ns", "exposed_ns", "iteration_ns", "forward_compute_ns"):
         if col in df:  # training CSVs (collsim train --format csv)
             df[col.replace("_ns", "_ms")] = df[col] / 1e6

@@ -16,6 +16,7 @@
 #include "core/parse.hpp"
 #include "network/options.hpp"
 #include "topology/builders.hpp"
+#include "topology/forms.hpp"
 
 namespace collsim::config {
 namespace {
@@ -45,9 +46,20 @@ class Reader : public YamlReader {
     const std::string tpath = path + ".topology";
     std::optional<topology::Topology> built;
     if (topo.IsScalar()) {
-      if (!n["link_bandwidth"]) fail(n, path, "missing key \"link_bandwidth\" (e.g. 16 GB/s)");
+      // An optical ring's links carry its wavelengths: it takes no link_bandwidth.
+      const std::string spec = scalar(topo, tpath);
+      const topology::TopologyForm* form =
+          topology::find_topology_form(std::string_view(spec).substr(0, spec.find(':')));
+      const bool optical_form = form != nullptr && form->optical;
+      if (optical_form && n["link_bandwidth"]) {
+        fail(n["link_bandwidth"], path + ".link_bandwidth",
+             "not used by optical rings: their links carry wavelengths x wavelength_bandwidth");
+      }
+      if (!optical_form && !n["link_bandwidth"]) {
+        fail(n, path, "missing key \"link_bandwidth\" (e.g. 16 GB/s)");
+      }
       if (!n["link_latency"]) fail(n, path, "missing key \"link_latency\" (e.g. 150 ns)");
-      const auto bw = with_line(n["link_bandwidth"], [&] {
+      const auto bw = optical_form ? core::Bandwidth{1} : with_line(n["link_bandwidth"], [&] {
         return core::parse_bandwidth(scalar(n["link_bandwidth"], path + ".link_bandwidth"),
                                      path + ".link_bandwidth");
       });

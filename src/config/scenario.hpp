@@ -14,6 +14,10 @@
 //       topology: torus:8x8          compact form, every link at link_bandwidth/link_latency
 //       link_bandwidth: 16 GB/s
 //       link_latency: 150 ns
+//     - topology: optical-ring:64    an optical ring (no link_bandwidth; link_latency is the
+//       wavelengths: 64              propagation per hop), optional wavelengths per waveguide
+//       wavelength_bandwidth: 25 Gb/s  and bandwidth of each (topology::OpticalSpec)
+//       link_latency: 5 ns
 //     - topology:                    or a map: hierarchical dimensions, each with its own links
 //         dims:
 //           - {kind: ring|uring|line|fc|sw, size: 4, bandwidth: 1000 Gb/s, latency: 20 ns,

@@ -61,19 +61,19 @@ std::string concurrent_block(const std::vector<ResultRow>& rows, std::size_t fir
                                   rows[i].algorithm.size());
     group_w = std::max(group_w, rows[i].group.size());
   }
-  std::string out = fmt::format("{} ({}, {} NPUs) {}: {} collectives at once on the {} backend\n",
-                                h.platform, h.topology, h.npus, h.concurrent, last - first + 1,
-                                h.backend);
+  std::string out =
+      fmt::format("{} ({}, {} NPUs) {}: {} collectives at once on the {} backend\n", h.platform,
+                  h.topology, h.npus, h.concurrent, last - first + 1, h.backend);
   out += fmt::format("  {:<{}}  {:<{}}  {:>11}  {:>11}  {:>11}  {:>8}  {:>10}  {:>9}\n",
                      "collective", what_w, "group", group_w, "size", "time", "alone", "slowdown",
                      "busbw GB/s", "max link");
   for (std::size_t i = first; i <= last; ++i) {
     const ResultRow& r = rows[i];
-    out += fmt::format("  {:<{}}  {:<{}}  {:>11}  {:>11}  {:>11}  {:>7.2f}x  {:>10.3f}  {:>8.0f}%\n",
-                       std::string(collective::to_string(r.collective)) + " " + r.algorithm,
-                       what_w, r.group, group_w, core::to_string(r.size), core::to_string(r.time),
-                       core::to_string(r.alone_time), r.slowdown, r.busbw_GBps,
-                       100 * r.max_link_utilization);
+    out += fmt::format(
+        "  {:<{}}  {:<{}}  {:>11}  {:>11}  {:>11}  {:>7.2f}x  {:>10.3f}  {:>8.0f}%\n",
+        std::string(collective::to_string(r.collective)) + " " + r.algorithm, what_w, r.group,
+        group_w, core::to_string(r.size), core::to_string(r.time), core::to_string(r.alone_time),
+        r.slowdown, r.busbw_GBps, 100 * r.max_link_utilization);
   }
   return out;
 }
@@ -193,7 +193,8 @@ std::string describe_dims(const std::vector<topology::DimSpec>& dims) {
 std::string csv_header() {
   return "platform,topology,npus,backend,collective,algorithm,chunks,size_bytes,time_ns,algbw_GBps,"
          "busbw_GBps,speedup,messages,bytes_sent,max_link_utilization,dim_utilization,group,"
-         "groups,ranks,concurrent,alone_time_ns,slowdown,dims,dim_activity,bw_utilization\n";
+         "groups,ranks,concurrent,alone_time_ns,slowdown,dims,dim_activity,bw_utilization,"
+         "backend_metrics\n";
 }
 
 std::string csv_row(const ResultRow& r) {
@@ -201,15 +202,21 @@ std::string csv_row(const ResultRow& r) {
   for (double u : r.dim_utilization) dims += fmt::format("{}{:.6f}", dims.empty() ? "" : ";", u);
   std::string active;
   for (double a : r.dim_activity) active += fmt::format("{}{:.6f}", active.empty() ? "" : ";", a);
+  std::string metrics;  // the backend's summary, key=value;... (optical: peak wavelengths, waits)
+  for (const auto& [key, value] : r.backend_metrics) {
+    metrics += fmt::format("{}{}={:g}", metrics.empty() ? "" : ";", key, value);
+  }
   return fmt::format(
-      "{},{},{},{},{},{},{},{},{:.3f},{:.6f},{:.6f},{:.6f},{},{},{:.6f},{},{},{},{},{},{:.3f},{:.6f},"
-      "{},{},{}\n",
+      "{},{},{},{},{},{},{},{},{:.3f},{:.6f},{:.6f},{:.6f},{},{},{:.6f},{},{},{},{},{},{:.3f},{:."
+      "6f},"
+      "{},{},{},{}\n",
       csv_field(r.platform), csv_field(r.topology), r.npus, csv_field(r.backend),
       csv_field(collective::to_string(r.collective)), csv_field(r.algorithm), r.chunks,
       r.size.count, r.time.ns(), r.algbw_GBps, r.busbw_GBps, r.speedup, r.messages, r.bytes_sent,
       r.max_link_utilization, dims, csv_field(r.group), r.groups, r.ranks, csv_field(r.concurrent),
       r.alone_time.ns(), r.slowdown, csv_field(describe_dims(r.dims)), active,
-      r.bw_utilization >= 0 ? fmt::format("{:.6f}", r.bw_utilization) : std::string());
+      r.bw_utilization >= 0 ? fmt::format("{:.6f}", r.bw_utilization) : std::string(),
+      csv_field(metrics));
 }
 
 std::string render_activity_csv(const std::vector<ResultRow>& rows, core::Time window) {
@@ -222,8 +229,8 @@ std::string render_activity_csv(const std::vector<ResultRow>& rows, core::Time w
         const core::Time from = window * static_cast<std::int64_t>(k);
         const core::Time to = std::min(r.time, from + window);
         out += fmt::format("{},{},{},{},{},{:.3f},{:.3f},{:.6f}\n", csv_field(r.platform),
-                           csv_field(r.backend), csv_field(r.algorithm), r.size.count, d,
-                           from.ns(), to.ns(), series[d][k]);
+                           csv_field(r.backend), csv_field(r.algorithm), r.size.count, d, from.ns(),
+                           to.ns(), series[d][k]);
       }
     }
   }

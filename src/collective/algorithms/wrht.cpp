@@ -51,6 +51,26 @@ std::uint32_t wrht_default_m(std::uint32_t n, std::uint32_t w) {
   return best;
 }
 
+std::uint32_t wrht_stripes(const WrhtPlan& plan, std::uint32_t w) {
+  const std::uint32_t need = std::max(1u, plan.wavelengths());
+  return std::max(1u, w / need);
+}
+
+std::uint32_t wrht_striped_m(std::uint32_t n, std::uint32_t w) {
+  const std::uint64_t hi = std::min<std::uint64_t>(n, 2 * std::uint64_t{w} + 1);
+  std::uint32_t best = 2;
+  double best_cost = 1e300;
+  for (std::uint32_t m = 2; m <= hi; ++m) {
+    const WrhtPlan p = wrht_plan(n, m, w);
+    const double cost = double(p.steps) / wrht_stripes(p, w);
+    if (cost < best_cost * (1 - 1e-12)) {
+      best_cost = cost;
+      best = m;
+    }
+  }
+  return best;
+}
+
 namespace {
 
 // The representative of group [first, first + len) of `nodes`: its middle node.
@@ -66,10 +86,25 @@ Program build(const BuildRequest& req) {
   }
   std::uint32_t m = static_cast<std::uint32_t>(req.params.at("m"));
   if (m == 1) throw core::InputError("algorithm wrht: m must be 0 (choose) or >= 2, got 1");
-  if (m == 0) m = wrht_default_m(n, w);
+  const bool stripe = req.params.at("stripe") != 0;
+  if (m == 0) m = stripe ? wrht_striped_m(n, w) : wrht_default_m(n, w);
   const WrhtPlan plan = wrht_plan(n, m, w);
+  // Stripes are chunks on streams of their own (program.hpp), so that a rank's transfers of one
+  // step go at once, each on its own lightpath; chunk c runs on stream c % stripes.
+  const std::uint32_t stripes = stripe ? wrht_stripes(plan, w) : 1;
+  const std::uint32_t chunks = req.chunks * stripes;
 
-  Program p = make_program("wrht", req.collective, n, req.size, req.chunks);
+  Program p = make_program("wrht", req.collective, n, req.size, chunks);
+  p.streams = stripes;
+  p.ops.resize(p.num_lanes());
+  auto add_step = [&](const std::vector<Transfer>& st, bool reduce) {
+    auto lane = [&](Rank r, const Transfer& t) { return p.lane(r, t.first / n % stripes); };
+    for (const Transfer& t : st) {
+      p.ops[lane(t.from, t)].push_back(Op{Op::Kind::Send, t.to, t.first, t.count, reduce});
+    }
+    const Op::Kind k = reduce ? Op::Kind::RecvReduce : Op::Kind::Recv;
+    for (const Transfer& t : st) p.ops[lane(t.to, t)].push_back(Op{k, t.from, t.first, t.count});
+  };
   std::vector<Transfer> step;
   auto whole = [&](Rank from, Rank to, std::uint32_t c) { return Transfer{from, to, c * n, n}; };
   // levels[k]: the nodes active at reduce level k, and each one's representative.
@@ -92,34 +127,34 @@ Program build(const BuildRequest& req) {
       next.push_back(rep);
     }
     step.clear();
-    for (std::uint32_t c = 0; c < req.chunks; ++c) {
+    for (std::uint32_t c = 0; c < chunks; ++c) {
       for (std::size_t i = 0; i < lv.nodes.size(); ++i) {
         if (lv.nodes[i] != lv.rep[i]) step.push_back(whole(lv.nodes[i], lv.rep[i], c));
       }
     }
-    add_step(p, step, true);
+    add_step(step, true);
     levels.push_back(std::move(lv));
     active = std::move(next);
   }
   if (plan.all_to_all && active.size() > 1) {
     step.clear();
-    for (std::uint32_t c = 0; c < req.chunks; ++c) {
+    for (std::uint32_t c = 0; c < chunks; ++c) {
       for (Rank a : active) {
         for (Rank b : active) {
           if (a != b) step.push_back(whole(a, b, c));
         }
       }
     }
-    add_step(p, step, true);
+    add_step(step, true);
   }
   for (auto lv = levels.rbegin(); lv != levels.rend(); ++lv) {
     step.clear();
-    for (std::uint32_t c = 0; c < req.chunks; ++c) {
+    for (std::uint32_t c = 0; c < chunks; ++c) {
       for (std::size_t i = 0; i < lv->nodes.size(); ++i) {
         if (lv->nodes[i] != lv->rep[i]) step.push_back(whole(lv->rep[i], lv->nodes[i], c));
       }
     }
-    add_step(p, step, false);
+    add_step(step, false);
   }
   return p;
 }
@@ -139,7 +174,11 @@ AlgorithmInfo wrht_info() {
         "group size, >= 2; 0: the fewest steps that fit the wavelengths (smallest such m)"},
        {"wavelengths", 0, 0, 4096,
         "wavelength budget that decides m and the top all-to-all; 0: the optical ring's (on "
-        "other topologies 64)"}},
+        "other topologies 64)"},
+       {"stripe", 0, 0, 1,
+        "1: split every transfer over the wavelengths a step leaves free, floor(w / needed) "
+        "lightpaths of a slice each (collsim's option, not in the poster); m then minimizes "
+        "steps per stripe"}},
       &build,
       /*staged=*/false,
       /*optical=*/true};

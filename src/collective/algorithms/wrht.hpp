@@ -36,4 +36,13 @@ WrhtPlan wrht_plan(std::uint32_t n, std::uint32_t m, std::uint32_t w);
 /// wavelengths, shorter arcs).
 std::uint32_t wrht_default_m(std::uint32_t n, std::uint32_t w);
 
+/// Striping (collsim's option `wrht:stripe=1`, not in the poster): a step needs only
+/// plan.wavelengths() of the w wavelengths, so each transfer can be split into
+/// floor(w / plan.wavelengths()) (>= 1) parallel lightpaths of a slice each.
+std::uint32_t wrht_stripes(const WrhtPlan& plan, std::uint32_t w);
+
+/// The group size for striping: the fewest steps per stripe (steps / wrht_stripes, the
+/// bandwidth term of the time) among m = 2 .. min(N, 2w + 1), the smallest such m on a tie.
+std::uint32_t wrht_striped_m(std::uint32_t n, std::uint32_t w);
+
 }  // namespace collsim::collective
