@@ -16,8 +16,7 @@ namespace collsim::cli {
 int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, std::ostream& out,
                    std::ostream& err) {
   report::parse_format(out_opt.format, "--format");
-  const topology::Topology topo =
-      compact_topology(opt.platform);
+  const topology::Topology topo = compact_topology(opt.platform);
   const auto backends = parse_backends(opt.backend);
   const std::vector<network::BackendOptions> options =
       backend_options(backends, opt.backend_params);

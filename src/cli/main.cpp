@@ -27,6 +27,9 @@ void add_output_options(CLI::App* cmd, collsim::cli::OutputOptions& o) {
   cmd->add_option("--activity-window", o.activity_window,
                   "the window of --activity, e.g. 100 us (Themis Fig. 9)")
       ->capture_default_str();
+  cmd->add_option("--lightpaths", o.lightpaths,
+                  "optical backend: write every lightpath (nodes, direction, hops, wavelength, "
+                  "requested, begin and end time) to FILE.csv (all or nothing)");
   cmd->add_flag("--quiet,-q", o.quiet, "no progress line and no notes on standard error");
   cmd->add_flag("--progress", o.progress,
                 "show the progress line even when standard error is not a terminal");

@@ -13,6 +13,7 @@
 #include "cli/progress.hpp"
 #include "core/error.hpp"
 #include "core/parse.hpp"
+#include "report/lightpath_log.hpp"
 #include "report/trace.hpp"
 #include "report/writers.hpp"
 
@@ -89,6 +90,11 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
     trace = std::make_unique<report::TraceWriter>(opt.trace);
     monitors.add(trace.get());
   }
+  std::unique_ptr<report::LightpathLog> lightpaths;
+  if (!opt.lightpaths.empty()) {
+    lightpaths = std::make_unique<report::LightpathLog>();
+    monitors.add(lightpaths.get());
+  }
   std::vector<report::ResultRow> rows;
   try {
     for (const Work& w : work) {
@@ -118,6 +124,7 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
   if (!opt.activity.empty()) {
     report::write_file_atomically(opt.activity, report::render_activity_csv(rows, activity_window));
   }
+  if (lightpaths) report::write_file_atomically(opt.lightpaths, lightpaths->csv());
   if (csv) {
     csv->finish();
   } else {

@@ -18,8 +18,7 @@ namespace collsim::cli {
 int run_train(const TrainOptions& opt, const OutputOptions& out_opt, std::ostream& out,
               std::ostream& err) {
   report::parse_format(out_opt.format, "--format");
-  const topology::Topology topo =
-      compact_topology(opt.platform);
+  const topology::Topology topo = compact_topology(opt.platform);
   const auto backends = parse_backends(opt.backend);
   const auto backend_opts = backend_options(backends, opt.backend_params);
   config::TrainingSpec spec;

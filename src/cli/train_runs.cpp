@@ -17,6 +17,11 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
     throw core::InputError(
         "--activity: training runs have no activity series; use --trace for their timeline");
   }
+  if (!opt.lightpaths.empty()) {
+    throw core::InputError(
+        "--lightpaths: training runs do not log lightpaths; run the collectives with "
+        "`collsim collective` or `collsim run`");
+  }
   // Load everything first: a bad workload is reported before hours of simulation.
   std::vector<workload::Workload> workloads;
   std::size_t total = 0;

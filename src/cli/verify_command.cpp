@@ -35,8 +35,8 @@ int verify_algorithm(const VerifyOptions& opt, std::ostream& out) {
     const std::string where =
         comms.size() == 1 && comm.label == "all" ? topo.name() : topo.name() + " " + comm.label;
     if (!v.ok) {
-      out << fmt::format("FAILED: {} {} on {}: {}\n", choice.label, collective::to_string(c),
-                         where, v.reason);
+      out << fmt::format("FAILED: {} {} on {}: {}\n", choice.label, collective::to_string(c), where,
+                         v.reason);
       return 1;
     }
     out << fmt::format("ok: {} {} on {} ({} ranks, {} chunk{}): {} ops, {} messages verified\n",
