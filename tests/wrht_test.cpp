@@ -75,6 +75,14 @@ TEST(Wrht, DefaultGroupSizeHasTheFewestSteps) {
   EXPECT_EQ(wrht_default_m(64, 64), 64u);
   // One wavelength: m <= 3; the all-to-all of 2 needs 1.
   EXPECT_EQ(wrht_default_m(64, 1), 3u);
+  // 4 receivers per node: m <= 5, and an all-to-all of m* nodes needs m* - 1 <= 4. 1024 nodes:
+  // m = 5 gives L = 5 (5^4 = 625 < 1024), m* = ceil(1024/625) = 2: 9 steps; m = 4 gives L = 5,
+  // m* = 4: 9 steps too, and is smaller.
+  EXPECT_EQ(wrht_default_m(1024, 64, 4), 4u);
+  EXPECT_EQ(wrht_plan(1024, 4, 64, 4).steps, 9u);
+  // 16 nodes in one all-to-all needs 15 receivers; with 14 it is reduce-and-broadcast.
+  EXPECT_TRUE(wrht_plan(16, 16, 64, 15).all_to_all);
+  EXPECT_FALSE(wrht_plan(16, 16, 64, 14).all_to_all);
 }
 
 TEST(Wrht, ProgramsVerify) {

@@ -18,7 +18,7 @@
 
 namespace collsim::collective {
 
-WrhtPlan wrht_plan(std::uint32_t n, std::uint32_t m, std::uint32_t w) {
+WrhtPlan wrht_plan(std::uint32_t n, std::uint32_t m, std::uint32_t w, std::uint32_t receivers) {
   WrhtPlan p;
   p.m = m > n ? n : m;
   // L = ceil(log_m N): the smallest L with m^L >= N; m^(L-1) kept for m*.
@@ -31,18 +31,27 @@ WrhtPlan wrht_plan(std::uint32_t n, std::uint32_t m, std::uint32_t w) {
   p.top_nodes = static_cast<std::uint32_t>((n + below - 1) / below);
   p.group_wavelengths = p.levels > 1 ? p.m / 2 : 0;
   const std::uint64_t a2a = (std::uint64_t{p.top_nodes} * p.top_nodes + 7) / 8;
-  p.all_to_all = a2a <= w;
+  p.all_to_all = a2a <= w && (receivers == 0 || p.top_nodes - 1 <= receivers);
   p.top_wavelengths = p.all_to_all ? static_cast<std::uint32_t>(a2a) : p.top_nodes / 2;
   p.steps = 2 * p.levels - (p.all_to_all ? 1 : 0);
   return p;
 }
 
-std::uint32_t wrht_default_m(std::uint32_t n, std::uint32_t w) {
-  const std::uint64_t hi = std::min<std::uint64_t>(n, 2 * std::uint64_t{w} + 1);
+namespace {
+// The largest group size a plan may use.
+std::uint64_t max_m(std::uint32_t n, std::uint32_t w, std::uint32_t receivers) {
+  std::uint64_t hi = std::min<std::uint64_t>(n, 2 * std::uint64_t{w} + 1);
+  if (receivers > 0) hi = std::min<std::uint64_t>(hi, std::uint64_t{receivers} + 1);
+  return std::max<std::uint64_t>(hi, 2);
+}
+}  // namespace
+
+std::uint32_t wrht_default_m(std::uint32_t n, std::uint32_t w, std::uint32_t receivers) {
+  const std::uint64_t hi = max_m(n, w, receivers);
   std::uint32_t best = 2;
-  std::uint32_t best_steps = wrht_plan(n, 2, w).steps;
+  std::uint32_t best_steps = wrht_plan(n, 2, w, receivers).steps;
   for (std::uint32_t m = 3; m <= hi; ++m) {
-    const std::uint32_t s = wrht_plan(n, m, w).steps;
+    const std::uint32_t s = wrht_plan(n, m, w, receivers).steps;
     if (s < best_steps) {
       best_steps = s;
       best = m;
@@ -56,12 +65,12 @@ std::uint32_t wrht_stripes(const WrhtPlan& plan, std::uint32_t w) {
   return std::max(1u, w / need);
 }
 
-std::uint32_t wrht_striped_m(std::uint32_t n, std::uint32_t w) {
-  const std::uint64_t hi = std::min<std::uint64_t>(n, 2 * std::uint64_t{w} + 1);
+std::uint32_t wrht_striped_m(std::uint32_t n, std::uint32_t w, std::uint32_t receivers) {
+  const std::uint64_t hi = max_m(n, w, receivers);
   std::uint32_t best = 2;
   double best_cost = 1e300;
   for (std::uint32_t m = 2; m <= hi; ++m) {
-    const WrhtPlan p = wrht_plan(n, m, w);
+    const WrhtPlan p = wrht_plan(n, m, w, receivers);
     const double cost = double(p.steps) / wrht_stripes(p, w);
     if (cost < best_cost * (1 - 1e-12)) {
       best_cost = cost;
@@ -87,8 +96,9 @@ Program build(const BuildRequest& req) {
   std::uint32_t m = static_cast<std::uint32_t>(req.params.at("m"));
   if (m == 1) throw core::InputError("algorithm wrht: m must be 0 (choose) or >= 2, got 1");
   const bool stripe = req.params.at("stripe") != 0;
-  if (m == 0) m = stripe ? wrht_striped_m(n, w) : wrht_default_m(n, w);
-  const WrhtPlan plan = wrht_plan(n, m, w);
+  const auto rx = static_cast<std::uint32_t>(req.params.at("receivers"));
+  if (m == 0) m = stripe ? wrht_striped_m(n, w, rx) : wrht_default_m(n, w, rx);
+  const WrhtPlan plan = wrht_plan(n, m, w, rx);
   // Stripes are chunks on streams of their own (program.hpp), so that a rank's transfers of one
   // step go at once, each on its own lightpath; chunk c runs on stream c % stripes.
   const std::uint32_t stripes = stripe ? wrht_stripes(plan, w) : 1;
@@ -175,6 +185,9 @@ AlgorithmInfo wrht_info() {
        {"wavelengths", 0, 0, 4096,
         "wavelength budget that decides m and the top all-to-all; 0: the optical ring's (on "
         "other topologies 64)"},
+       {"receivers", 0, 0, 1 << 20,
+        "lightpaths a node can sink at once (the optical backend's --receivers), which bounds m "
+        "and the top all-to-all; 0: no bound"},
        {"stripe", 0, 0, 1,
         "1: split every transfer over the wavelengths a step leaves free, floor(w / needed) "
         "lightpaths of a slice each (collsim's option, not in the poster); m then minimizes "

@@ -28,13 +28,15 @@ struct WrhtPlan {
 };
 
 /// The plan for N >= 2 nodes, group size 2 <= m, and w >= 1 wavelengths per waveguide (which
-/// decides whether the top step is an all-to-all). m > N acts as m = N.
-WrhtPlan wrht_plan(std::uint32_t n, std::uint32_t m, std::uint32_t w);
+/// decides whether the top step is an all-to-all, as do `receivers` > 0: a node of the
+/// all-to-all sinks m* - 1 lightpaths at once). m > N acts as m = N.
+WrhtPlan wrht_plan(std::uint32_t n, std::uint32_t m, std::uint32_t w, std::uint32_t receivers = 0);
 
 /// The default group size: the one with the fewest steps among m = 2 .. min(N, 2w + 1) (a group's
-/// floor(m/2) lightpaths per side must fit in w), the smallest such m on a tie (fewer
+/// floor(m/2) lightpaths per side must fit in w) and, with `receivers` > 0, m <= receivers + 1
+/// (a representative sinks m - 1 lightpaths at once); the smallest such m on a tie (fewer
 /// wavelengths, shorter arcs).
-std::uint32_t wrht_default_m(std::uint32_t n, std::uint32_t w);
+std::uint32_t wrht_default_m(std::uint32_t n, std::uint32_t w, std::uint32_t receivers = 0);
 
 /// Striping (collsim's option `wrht:stripe=1`, not in the poster): a step needs only
 /// plan.wavelengths() of the w wavelengths, so each transfer can be split into
@@ -43,6 +45,6 @@ std::uint32_t wrht_stripes(const WrhtPlan& plan, std::uint32_t w);
 
 /// The group size for striping: the fewest steps per stripe (steps / wrht_stripes, the
 /// bandwidth term of the time) among m = 2 .. min(N, 2w + 1), the smallest such m on a tie.
-std::uint32_t wrht_striped_m(std::uint32_t n, std::uint32_t w);
+std::uint32_t wrht_striped_m(std::uint32_t n, std::uint32_t w, std::uint32_t receivers = 0);
 
 }  // namespace collsim::collective
