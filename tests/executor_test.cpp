@@ -49,8 +49,7 @@ TEST(Executor, RowsAndColumnsOfATorusDoNotSlowEachOtherDown) {
   job.name = "xy";
   job.members = {member(Collective::AllReduce, "dim:0", "ring", 1 << 20),
                  member(Collective::AllToAll, "dim:1", "direct", 1 << 18)};
-  const auto rows =
-      scheduler::run_concurrent_job("t", t, network::find_backend("flow", "b"), job);
+  const auto rows = scheduler::run_concurrent_job("t", t, network::find_backend("flow", "b"), job);
   ASSERT_EQ(rows.size(), 2u);
   for (const auto& r : rows) {
     EXPECT_EQ(r.time, r.alone_time) << r.algorithm;
@@ -73,8 +72,7 @@ TEST(Executor, TwoAllReducesOnOneRingShareItsBandwidth) {
   job.name = "twice";
   job.members = {member(Collective::AllReduce, "dim:0", "ring", 1 << 20),
                  member(Collective::AllReduce, "dim:0", "ring", 1 << 20)};
-  const auto rows =
-      scheduler::run_concurrent_job("t", t, network::find_backend("flow", "b"), job);
+  const auto rows = scheduler::run_concurrent_job("t", t, network::find_backend("flow", "b"), job);
   ASSERT_EQ(rows.size(), 2u);
   const double alone = 6 * (150e-9 + (1 << 20) / 4.0 / 16e9);
   const double shared = 6 * (150e-9 + 2 * (1 << 20) / 4.0 / 16e9);
@@ -175,7 +173,8 @@ TEST(Executor, ObserversSeeEveryMessageAndEveryBusyInterval) {
 
 // An endpoint that holds arrivals: each NPU reduces one arrived message at a time, taking
 // `reduce_time` each, before the executor sees it delivered (receiver-side admission).
-class SerialReducer final : public endpoint::Endpoint, network::DeliveryHandler,
+class SerialReducer final : public endpoint::Endpoint,
+                            network::DeliveryHandler,
                             core::EventHandler {
  public:
   SerialReducer(core::Simulation& sim, network::Backend& net, core::Time reduce_time,
@@ -225,6 +224,7 @@ TEST(Executor, EndpointCanHoldArrivals) {
 TEST(Executor, DeadlockNamesTheCollectiveAndItsRanks) {
   const auto t = topology::from_compact("fc:3", kBw, kLat);
   auto p = build(t, "direct", "all", Collective::AllGather, 3000);
+  collective::store_ops(p);
   p.ops[2].erase(p.ops[2].begin());  // rank 2 never sends to rank 0
   core::Simulation sim;
   network::AnalyticalBackend net(sim, t);
@@ -254,7 +254,8 @@ TEST(Backends, EveryBackendRefusesASendToItselfTheSameWay) {
       net->send(1, 1, core::Bytes{100}, rec, 0);
       FAIL() << backend;
     } catch (const std::invalid_argument& e) {
-      EXPECT_EQ(std::string(e.what()), std::string(backend) + " backend: send from NPU 1 to itself");
+      EXPECT_EQ(std::string(e.what()),
+                std::string(backend) + " backend: send from NPU 1 to itself");
     }
     EXPECT_THROW(net->send(0, 4, core::Bytes{100}, rec, 0), std::invalid_argument) << backend;
     EXPECT_EQ(sim.pending(), 0u) << backend << ": nothing was scheduled";

@@ -4,45 +4,62 @@
 //   all-to-all: each rank sends every peer its S/N block.
 // On a fully connected topology T(all-reduce) = 2(alpha + S/(N B)) (Themis Table 1 "Direct").
 // Rank r visits its peers in the order r+1, r+2, ... so that no rank is everyone's first target.
+// The ops are generated, not stored (DirectGenerator).
 #include "collective/algorithm.hpp"
 #include "collective/algorithms/algorithms.hpp"
 
 namespace collsim::collective {
 namespace {
 
+// Ops generated on demand (program.hpp OpGenerator): a stored direct program has 2 N (N-1) ops per
+// chunk and phase, 67 M at 4096 NPUs, so it is computed from (rank, index) instead. Rank r's ops in
+// one phase: its sends to r+1, r+2, ... for each chunk, then its receives from every other rank in
+// increasing order for each chunk (what add_step would emit for the step's transfers).
+class DirectGenerator final : public OpGenerator {
+ public:
+  DirectGenerator(Collective c, std::uint32_t n, std::uint32_t chunks)
+      : c_(c),
+        n_(n),
+        chunks_(chunks),
+        half_(chunks * (n - 1)),
+        phases_(c == Collective::AllReduce ? 2 : 1) {}
+
+  std::uint32_t size(Lane) const override { return phases_ * 2 * half_; }
+
+  Op at(Lane r, std::uint32_t i) const override {
+    const std::uint32_t phase = i / (2 * half_);
+    const std::uint32_t j = i - phase * 2 * half_;
+    const bool reduce =
+        c_ == Collective::ReduceScatter || (c_ == Collective::AllReduce && phase == 0);
+    if (j < half_) {
+      const std::uint32_t c = j / (n_ - 1);
+      const std::uint32_t d = j - c * (n_ - 1) + 1;
+      const Rank peer = r + d < n_ ? r + d : r + d - n_;
+      return Op{Op::Kind::Send, peer, piece(c, r, peer, reduce), 1, reduce};
+    }
+    const std::uint32_t k = j - half_;
+    const std::uint32_t c = k / (n_ - 1);
+    const std::uint32_t idx = k - c * (n_ - 1);
+    const Rank from = idx < r ? idx : idx + 1;
+    return Op{reduce ? Op::Kind::RecvReduce : Op::Kind::Recv, from, piece(c, from, r, reduce), 1};
+  }
+
+ private:
+  // The piece chunk c's message from `from` to `to` carries.
+  std::uint32_t piece(std::uint32_t c, Rank from, Rank to, bool reduce) const {
+    if (c_ == Collective::AllToAll) return (c * n_ + from) * n_ + to;
+    return c * n_ + (reduce ? to : from);
+  }
+
+  Collective c_;
+  std::uint32_t n_, chunks_, half_, phases_;
+};
+
 Program build(const BuildRequest& req) {
   const std::uint32_t n = req.ranks();
   Program p = make_program("direct", req.collective, n, req.size, req.chunks);
-  std::vector<Transfer> step;
-  auto phase = [&](bool reduce) {
-    step.clear();
-    for (std::uint32_t c = 0; c < req.chunks; ++c) {
-      for (Rank r = 0; r < n; ++r) {
-        for (std::uint32_t d = 1; d < n; ++d) {
-          const Rank peer = (r + d) % n;
-          const std::uint32_t piece = req.collective == Collective::AllToAll
-                                          ? (c * n + r) * n + peer
-                                      : reduce ? c * n + peer
-                                               : c * n + r;
-          step.push_back(Transfer{r, peer, piece, 1});
-        }
-      }
-    }
-    add_step(p, step, reduce);
-  };
-  switch (req.collective) {
-    case Collective::AllReduce:
-      phase(true);
-      phase(false);
-      break;
-    case Collective::ReduceScatter:
-      phase(true);
-      break;
-    case Collective::AllGather:
-    case Collective::AllToAll:
-      phase(false);
-      break;
-  }
+  p.ops.clear();
+  p.generator = std::make_shared<DirectGenerator>(req.collective, n, req.chunks);
   return p;
 }
 

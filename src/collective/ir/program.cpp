@@ -35,6 +35,17 @@ std::uint64_t Program::total_ops() const {
   return n;
 }
 
+void store_ops(Program& p) {
+  if (!p.generator) return;
+  p.ops.assign(p.num_lanes(), {});
+  for (Lane l = 0; l < p.num_lanes(); ++l) {
+    p.ops[l].reserve(p.generator->size(l));
+    for (std::uint32_t i = 0; i < p.generator->size(l); ++i)
+      p.ops[l].push_back(p.generator->at(l, i));
+  }
+  p.generator.reset();
+}
+
 Program make_program(std::string algorithm, Collective c, std::uint32_t n, core::Bytes size,
                      std::uint32_t chunks) {
   Program p;

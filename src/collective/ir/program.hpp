@@ -45,8 +45,8 @@ using Lane = std::uint32_t;
 struct Op {
   enum class Kind : std::uint8_t { Send, Recv, RecvReduce, Fence, Barrier };
   Kind kind = Kind::Send;
-  bool reduce = false;      ///< Send: the receiver reduces the message (its Recv is a RecvReduce)
-  std::uint16_t step = 0;   ///< time step, 0 = none (network priority; MultiTree Sec. IV-A)
+  bool reduce = false;     ///< Send: the receiver reduces the message (its Recv is a RecvReduce)
+  std::uint16_t step = 0;  ///< time step, 0 = none (network priority; MultiTree Sec. IV-A)
   Rank peer = 0;
   std::uint32_t first = 0;  ///< first piece
   std::uint32_t count = 1;  ///< number of consecutive pieces
@@ -115,6 +115,10 @@ struct Program {
   core::Bytes bytes(std::uint32_t first, std::uint32_t count) const;
   std::uint64_t total_ops() const;
 };
+
+/// Turn a generated program into a stored one (ops computed once, generator dropped), e.g. to
+/// edit its ops in a test. Memory grows with total_ops().
+void store_ops(Program& p);
 
 /// Build helper used by every algorithm: fills the header fields for (collective, n, size, chunks)
 /// and sizes ops to n ranks of one stream each.
