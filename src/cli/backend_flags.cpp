@@ -99,6 +99,35 @@ std::vector<const network::BackendInfo*> parse_backends(const std::string& list)
   return out;
 }
 
+void add_limit_options(CLI::App& cmd, std::string& max_messages, std::string& max_memory) {
+  const scheduler::RunLimits def;
+  cmd.add_option("--max-messages", max_messages,
+                 fmt::format("refuse a run estimated to send more messages than this (default "
+                             "{:.0e}: a few minutes of simulation)",
+                             static_cast<double>(def.max_messages)));
+  cmd.add_option("--max-memory", max_memory,
+                 fmt::format("refuse a run estimated to need more simulator memory than this "
+                             "(default {})",
+                             core::to_string(core::Bytes{def.max_memory})));
+}
+
+scheduler::RunLimits parse_limits(const std::string& max_messages, const std::string& max_memory) {
+  scheduler::RunLimits l;
+  if (!max_messages.empty()) {
+    double v = 0;
+    const char* end = max_messages.data() + max_messages.size();
+    const auto [ptr, ec] = std::from_chars(max_messages.data(), end, v);
+    if (ec != std::errc() || ptr != end || !(v >= 1) || v > 1e18) {
+      throw core::InputError(
+          fmt::format("--max-messages: must be a number of messages >= 1 (e.g. 2e9), got \"{}\"",
+                      max_messages));
+    }
+    l.max_messages = static_cast<std::uint64_t>(v);
+  }
+  if (!max_memory.empty()) l.max_memory = core::parse_bytes(max_memory, "--max-memory").count;
+  return l;
+}
+
 void add_topology_options(CLI::App& cmd, TopologyFlags& f) {
   cmd.add_option("--topology,-t", f.topology, topology_help())->required();
   cmd.add_option("--link-bandwidth", f.link_bandwidth,

@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "network/backend.hpp"
+#include "scheduler/limits.hpp"
 #include "topology/topology.hpp"
 
 namespace CLI {
@@ -27,6 +28,11 @@ void add_backend_options(CLI::App& cmd, BackendParamTexts& given);
 /// The backends of --backend: a comma-separated list, empty meaning the default (flow). Throws
 /// core::InputError naming --backend for an unknown name.
 std::vector<const network::BackendInfo*> parse_backends(const std::string& list);
+
+/// --max-messages and --max-memory on `cmd`, stored as given.
+void add_limit_options(CLI::App& cmd, std::string& max_messages, std::string& max_memory);
+/// The limits from those texts (empty: the default). Throws core::InputError naming the flag.
+scheduler::RunLimits parse_limits(const std::string& max_messages, const std::string& max_memory);
 
 /// The options of TopologyFlags on `cmd`: --topology (required), --link-bandwidth,
 /// --link-latency, --ring-tie, --wavelengths, --wavelength-bandwidth.

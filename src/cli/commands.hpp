@@ -20,6 +20,9 @@ struct OutputOptions {
   bool quiet = false;                      ///< no progress line, no notes
   bool progress = false;   ///< a progress line even when standard error is not a terminal
   bool no_layers = false;  ///< training tables: totals only, no per-layer lines
+  /// Resource limits of `run` and `collective` (scheduler/limits.hpp); empty: the defaults.
+  std::string max_messages;
+  std::string max_memory;
 };
 
 /// `collsim run SCENARIO.yaml`
@@ -82,6 +85,8 @@ struct VerifyOptions {
   std::string collective = "all-reduce";
   std::uint32_t chunks = 1;
   std::string group = "all";
+  std::string max_messages;  ///< empty: scheduler::RunLimits{}
+  std::string max_memory;
 };
 /// `collsim verify`: 0 when the verifier accepts the program, 1 with the reason when not.
 int verify_algorithm(const VerifyOptions& opt, std::ostream& out);

@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
   auto* run = app.add_subcommand("run", "run a scenario file (YAML): platforms x jobs");
   run->add_option("SCENARIO", scenario, "scenario file, e.g. examples/default.yaml")->required();
   add_output_options(run, out_opt);
+  cli::add_limit_options(*run, out_opt.max_messages, out_opt.max_memory);
   run->add_flag("--no-layers", out_opt.no_layers,
                 "training jobs' table: the totals and the summary only, no per-layer lines");
 
@@ -92,6 +93,7 @@ int main(int argc, char** argv) {
   coll->add_option("--max-time", co.max_time,
                    "stop a run that has not finished after this much simulated time, e.g. 10 s");
   add_output_options(coll, out_opt);
+  cli::add_limit_options(*coll, out_opt.max_messages, out_opt.max_memory);
 
   auto* list = app.add_subcommand("list", "list topologies, collectives, algorithms, backends");
 
@@ -107,6 +109,7 @@ int main(int argc, char** argv) {
       ->add_option("--group,-g", vo.group,
                    "verify on each communicator of the group (forms as for `collective`)")
       ->capture_default_str();
+  cli::add_limit_options(*verify, vo.max_messages, vo.max_memory);
 
   cli::TrainOptions tr;
   auto* train = app.add_subcommand(
@@ -189,6 +192,13 @@ int main(int argc, char** argv) {
     if (*train) return cli::run_train(tr, out_opt, std::cout, std::cerr);
   } catch (const core::InputError& e) {
     std::cerr << "collsim: error: " << e.what() << '\n';
+    return 2;
+  } catch (const core::ResourceError& e) {
+    std::cerr << "collsim: error: " << e.what() << '\n';
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "collsim: error: out of memory; use fewer NPUs, ranks or chunks (runs estimated "
+                 "above --max-memory are refused before they start)\n";
     return 2;
   } catch (const core::SimulationError& e) {
     std::cerr << "collsim: simulation failed: " << e.what() << '\n';

@@ -9,6 +9,7 @@
 #include <memory>
 #include <ostream>
 
+#include "cli/backend_flags.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "core/error.hpp"
@@ -67,11 +68,13 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
   const report::Format format = report::parse_format(opt.format, "--format");
   const core::Time activity_window =
       core::parse_time(opt.activity_window, "--activity-window", core::Zero::Reject);
+  const scheduler::RunLimits limits = parse_limits(opt.max_messages, opt.max_memory);
   std::uint64_t total = 0;
   for (const Work& w : work) {
     total += std::visit([](const auto& j) { return scheduler::count_runs(j); }, w.job);
     // Input errors (an algorithm that cannot run on a group) before anything is simulated.
-    std::visit([&](const auto& j) { scheduler::check_job(*w.topology, j); }, w.job);
+    std::visit([&](const auto& j) { scheduler::check_job(*w.topology, j, limits, w.platform); },
+               w.job);
   }
   scheduler::MonitorList monitors;
   std::unique_ptr<ProgressLine> progress;
@@ -90,6 +93,12 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
     trace = std::make_unique<report::TraceWriter>(opt.trace);
     monitors.add(trace.get());
   }
+  // Every finished row, also of a job an error stops half-way (shown before a resource error).
+  struct Finished final : scheduler::RunMonitor {
+    void on_row(const report::ResultRow& r) override { rows.push_back(r); }
+    std::vector<report::ResultRow> rows;
+  } finished;
+  monitors.add(&finished);
   std::unique_ptr<report::LightpathLog> lightpaths;
   if (!opt.lightpaths.empty()) {
     lightpaths = std::make_unique<report::LightpathLog>();
@@ -108,6 +117,15 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
       rows.insert(rows.end(), std::make_move_iterator(part.begin()),
                   std::make_move_iterator(part.end()));
     }
+  } catch (const core::ResourceError&) {
+    if (progress) progress->clear();
+    // The runs that finished are results: shown before the error (CSV keeps its .partial file).
+    if (!csv && !finished.rows.empty()) emit(finished.rows, opt, out);
+    if (csv && !opt.output.empty() && csv->wrote_rows()) {
+      err << fmt::format("collsim: the rows finished before the error are in {}\n", csv->partial());
+    }
+    if (trace) trace->close();
+    throw;
   } catch (const std::exception& e) {
     if (progress) progress->clear();
     if (csv && !opt.output.empty() && csv->wrote_rows()) {

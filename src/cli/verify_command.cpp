@@ -2,12 +2,14 @@
 
 #include <ostream>
 
+#include "cli/backend_flags.hpp"
 #include "cli/commands.hpp"
 #include "collective/algorithm.hpp"
 #include "collective/ir/verifier.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
 #include "scheduler/hierarchical_compose.hpp"
+#include "scheduler/limits.hpp"
 #include "topology/builders.hpp"
 
 namespace collsim::cli {
@@ -20,17 +22,28 @@ int verify_algorithm(const VerifyOptions& opt, std::ostream& out) {
   const auto c = collective::parse_collective(opt.collective, "--collective");
   if (opt.chunks == 0) throw core::InputError("--chunks: must be >= 1, got 0");
   const auto comms = collective::parse_groups(opt.group, topo, "--group");
+  // The verifier walks every op and holds every posted receive, as a run does: the same limits.
+  const core::Bytes size{1 << 20};
+  scheduler::check_chunks(size, comms.front().size(), opt.chunks, "--chunks (of 1 MiB)");
+  scheduler::WorkEstimate work = scheduler::estimate_work(choice, topo, comms, c, opt.chunks);
+  const std::uint32_t ranks = comms.front().size();
+  work.extra_bytes = scheduler::verifier_bytes(
+      ranks, std::uint64_t{opt.chunks} *
+                 (c == collective::Collective::AllToAll ? std::uint64_t{ranks} * ranks : ranks));
+  scheduler::check_limits(
+      work, parse_limits(opt.max_messages, opt.max_memory),
+      fmt::format("verify {} {} on {} in {} chunk{}", choice.label, collective::to_string(c),
+                  topo.name(), opt.chunks, opt.chunks == 1 ? "" : "s"));
   for (const collective::Communicator& comm : comms) {
     // A staged (hierarchical) collective is verified as the composition of its stages.
     if (choice.info->staged && (comms.size() != 1 || !comm.is_identity(topo.num_npus()))) {
       throw core::InputError(
           fmt::format("algorithm {} runs on the whole platform; use --group all", choice.label));
     }
-    const auto program =
-        choice.info->staged
-            ? scheduler::compose_program(
-                  topo, scheduler::spec_from_choice(choice, c, core::Bytes{1 << 20}, opt.chunks))
-            : collective::build_program(choice, topo, comm, c, core::Bytes{1 << 20}, opt.chunks);
+    const auto program = choice.info->staged
+                             ? scheduler::compose_program(
+                                   topo, scheduler::spec_from_choice(choice, c, size, opt.chunks))
+                             : collective::build_program(choice, topo, comm, c, size, opt.chunks);
     const auto v = collective::verify(program);
     const std::string where =
         comms.size() == 1 && comm.label == "all" ? topo.name() : topo.name() + " " + comm.label;

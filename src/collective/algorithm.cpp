@@ -108,6 +108,16 @@ Program build_program(const AlgorithmChoice& choice, const topology::Topology& t
                                        info.name, to_string(c), valid));
   }
   if (chunks == 0) throw core::InputError("chunks: must be >= 1, got 0");
+  // Piece ids are 32-bit (Op is 16 bytes): all-to-all has N^2 pieces per chunk.
+  const std::uint64_t per_chunk = c == Collective::AllToAll
+                                      ? std::uint64_t{comm.size()} * comm.size()
+                                      : std::uint64_t{comm.size()};
+  if (per_chunk * chunks > 0xffffffffull) {
+    throw core::InputError(fmt::format(
+        "chunks: {} on {} ranks in {} chunk{} has {} pieces; collsim numbers pieces with 32 bits "
+        "(at most 4294967295): use fewer chunks or ranks",
+        to_string(c), comm.size(), chunks, chunks == 1 ? "" : "s", per_chunk * chunks));
+  }
   if (comm.size() < 2) {
     throw core::InputError(fmt::format("group {}: a collective needs at least 2 ranks, got {}",
                                        comm.label, comm.size()));

@@ -12,6 +12,14 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A job too big for the limits or the machine: refused before it runs (with the estimate and the
+/// option that raises the limit) or out of memory while running (naming the run). Exit status 2,
+/// like bad input: the input asked for more than collsim may use.
+class ResourceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// A simulation that could not finish: a deadlocked schedule or a run past its time bound.
 /// The message names the stuck ranks.
 class SimulationError : public std::runtime_error {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <new>
 
 #include "collective/communicator.hpp"
 #include "core/error.hpp"
@@ -101,6 +102,13 @@ Outcome run_together(const topology::Topology& topo, const network::BackendInfo&
   return out;
 }
 
+core::ResourceError out_of_memory(const std::string& what) {
+  return core::ResourceError(fmt::format(
+      "{}: out of memory while simulating; the rows before it are kept. Use fewer NPUs, ranks or "
+      "chunks, or lower --max-memory so that such runs are refused before they start",
+      what));
+}
+
 Launch make_launch(const collective::AlgorithmChoice& choice, const topology::Topology& topo,
                    const std::vector<Communicator>& comms, collective::Collective c,
                    core::Bytes size, std::uint32_t chunks, std::string label) {
@@ -190,6 +198,13 @@ CollectiveStats ideal_stats(const topology::Topology& topo, core::Bytes size) {
 
 }  // namespace
 
+namespace {
+// Staged collectives take the real chunk count (their stages are built lazily); programs one.
+std::uint32_t l_chunks(const collective::AlgorithmChoice& choice, std::uint32_t chunks) {
+  return choice.info->staged ? chunks : 1;
+}
+}  // namespace
+
 std::vector<collective::AlgorithmChoice> expand_all_algorithms(const topology::Topology& topo,
                                                                collective::Collective c,
                                                                std::uint32_t chunks,
@@ -203,7 +218,10 @@ std::vector<collective::AlgorithmChoice> expand_all_algorithms(const topology::T
     if (!info.supports(c) || (info.optical && topo.optical() == nullptr)) continue;
     try {
       // Building on a tiny size is cheap and runs the algorithm's own applicability checks.
-      const Launch l = make_launch(choice, topo, {comms.front()}, c, core::Bytes{1}, chunks, "");
+      // One chunk: applicability does not depend on the chunk count, and a stored program of
+      // many chunks can be large (check_job estimates the real count before anything runs).
+      const Launch l = make_launch(choice, topo, {comms.front()}, c, core::Bytes{1},
+                                   l_chunks(choice, chunks), "");
       if (l.staged) {
         out.push_back(std::move(choice));
         continue;
@@ -227,14 +245,34 @@ std::vector<collective::AlgorithmChoice> expand_all_algorithms(const topology::T
   return out;
 }
 
-void check_job(const topology::Topology& topo, const CollectiveJob& job) {
+void check_job(const topology::Topology& topo, const CollectiveJob& job, const RunLimits& limits,
+               const std::string& platform) {
   const std::vector<Communicator> comms = collective::parse_groups(job.group, topo, "group");
+  for (core::Bytes size : job.sizes) check_chunks(size, comms.front().size(), job.chunks, "chunks");
   for (const collective::AlgorithmChoice& choice : job.algorithms) {
+    // The estimate first: it builds one chunk, the check below every chunk.
+    check_limits(estimate_work(choice, topo, comms, job.collective, job.chunks), limits,
+                 fmt::format("{} {} {} in {} chunk{}", platform.empty() ? topo.name() : platform,
+                             collective::to_string(job.collective), choice.label, job.chunks,
+                             job.chunks == 1 ? "" : "s"));
     make_launch(choice, topo, comms, job.collective, core::Bytes{1}, job.chunks, "");
   }
 }
 
-void check_job(const topology::Topology& topo, const ConcurrentJob& job) {
+void check_job(const topology::Topology& topo, const ConcurrentJob& job, const RunLimits& limits,
+               const std::string& platform) {
+  WorkEstimate all;
+  for (const ConcurrentMember& m : job.members) {
+    const auto comms = collective::parse_groups(m.group, topo, "group");
+    check_chunks(m.size, comms.front().size(), m.chunks, "chunks");
+    const WorkEstimate e = estimate_work(m.algorithm, topo, comms, m.collective, m.chunks);
+    all.messages += e.messages;
+    all.in_flight += e.in_flight;
+    all.stored_ops += e.stored_ops;
+    all.links = e.links;
+  }
+  check_limits(all, limits,
+               fmt::format("{} {}", platform.empty() ? topo.name() : platform, job.name));
   const HierarchicalSpec* first = nullptr;
   std::vector<Launch> launches;
   launches.reserve(job.members.size());
@@ -274,13 +312,17 @@ std::vector<report::ResultRow> run_collective_job(const std::string& platform,
   for (core::Bytes size : job.sizes) {
     const std::size_t first = rows.size();
     for (const collective::AlgorithmChoice& choice : job.algorithms) {
-      std::vector<Launch> launch;
-      launch.push_back(
-          make_launch(choice, topo, comms, job.collective, size, job.chunks, choice.label));
       const std::string what =
           fmt::format("{} {} {} {}", platform, choice.label, core::to_string(size), label);
-      const Outcome o =
-          run_together(topo, backend, job.backend_options, launch, job.max_time, what, monitor);
+      Outcome o;
+      try {
+        std::vector<Launch> launch;
+        launch.push_back(
+            make_launch(choice, topo, comms, job.collective, size, job.chunks, choice.label));
+        o = run_together(topo, backend, job.backend_options, launch, job.max_time, what, monitor);
+      } catch (const std::bad_alloc&) {
+        throw out_of_memory(what);
+      }
       report::ResultRow row = make_row(platform, topo, label, job.collective, choice.label,
                                        job.chunks, size, job.group, comms, o.launches[0]);
       add_network_metrics(row, topo, o, row.time, job.busiest_links);
@@ -321,9 +363,14 @@ std::vector<report::ResultRow> run_concurrent_job(const std::string& platform,
                     fmt::format("{} {} {} on {}", collective::to_string(m.collective),
                                 m.algorithm.label, core::to_string(m.size), m.group)));
   }
-  const Outcome together =
-      run_together(topo, backend, job.backend_options, launches, job.max_time,
-                   fmt::format("{} {} (together) {}", platform, job.name, label), monitor);
+  const std::string what = fmt::format("{} {} (together) {}", platform, job.name, label);
+  Outcome together;
+  try {
+    together =
+        run_together(topo, backend, job.backend_options, launches, job.max_time, what, monitor);
+  } catch (const std::bad_alloc&) {
+    throw out_of_memory(what);
+  }
   core::Time span;
   for (const CollectiveStats& s : together.launches) span = std::max(span, s.end);
 

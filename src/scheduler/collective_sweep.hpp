@@ -12,6 +12,7 @@
 #include "network/backend.hpp"
 #include "report/result.hpp"
 #include "scheduler/executor.hpp"
+#include "scheduler/limits.hpp"
 #include "topology/topology.hpp"
 
 namespace collsim::scheduler {
@@ -21,7 +22,7 @@ struct CollectiveJob {
   std::vector<core::Bytes> sizes;
   std::vector<collective::AlgorithmChoice> algorithms;  ///< the first is the speedup baseline
   std::uint32_t chunks = 1;
-  std::string group = "all";  ///< communicators (collective::parse_groups forms)
+  std::string group = "all";           ///< communicators (collective::parse_groups forms)
   std::optional<core::Time> max_time;  ///< per run; exceeding it is a core::SimulationError
   network::BackendOptions backend_options;
   std::uint32_t busiest_links = 3;  ///< how many of the busiest links each row lists
@@ -119,8 +120,13 @@ std::vector<report::ResultRow> run_concurrent_job(const std::string& platform,
 
 /// Throws core::InputError if some algorithm of the job cannot be built on its groups (so a
 /// driver can refuse a job before simulating anything). Builds each program at 1 byte.
-void check_job(const topology::Topology& topo, const CollectiveJob& job);
-void check_job(const topology::Topology& topo, const ConcurrentJob& job);
+/// Input errors and resource limits (scheduler/limits.hpp) of a job, before anything runs:
+/// chunks against sizes, algorithms against groups, the work and memory estimate against
+/// `limits`. Throws core::InputError or core::ResourceError naming `platform`.
+void check_job(const topology::Topology& topo, const CollectiveJob& job,
+               const RunLimits& limits = {}, const std::string& platform = "");
+void check_job(const topology::Topology& topo, const ConcurrentJob& job,
+               const RunLimits& limits = {}, const std::string& platform = "");
 
 /// How many simulations the job runs (for progress reports).
 std::uint64_t count_runs(const CollectiveJob& job);

@@ -1,0 +1,71 @@
+#pragma once
+// Bounded resources: before a job runs, an estimate of its work and memory from the programs'
+// op counts, refused above the limits with a message that gives the estimate and the option that
+// raises the limit (docs/performance.md "Limits").
+//
+// The estimate builds each algorithm's program for one chunk (cheap: large programs are generated
+// on demand) and scales by the chunk count, as every algorithm repeats its one-chunk schedule:
+//   messages   = sends of all programs (total ops / 2 per program) x chunks
+//   in flight  = min(messages, distinct (lane, peer) channels x chunks): the executor keeps one
+//                message per channel in flight and a lane posts all its receives at once
+//   memory     = kBaseBytes + kBytesPerLink per directed link + 16 B per stored op
+//                + kBytesPerInFlight per message in flight
+// The constants are measured: direct all-reduce on switch:1024 and switch:2048 holds 250 B per
+// in-flight message on the analytical backend and 500-560 B on flow (taken: 600 B); ring on
+// fc:4096 (16.7 M links) peaks at 2.19 GB, 130 B per link with the topology itself.
+// Staged (hierarchical) collectives are not estimated.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "collective/algorithm.hpp"
+#include "collective/communicator.hpp"
+#include "core/units.hpp"
+#include "topology/topology.hpp"
+
+namespace collsim::scheduler {
+
+struct RunLimits {
+  std::uint64_t max_messages = 500'000'000;  ///< about 1-5 minutes of simulation
+  std::uint64_t max_memory = 8ull << 30;     ///< bytes of simulator state
+};
+
+inline constexpr std::uint64_t kBytesPerInFlight = 600;
+inline constexpr std::uint64_t kBytesPerLink = 130;
+inline constexpr std::uint64_t kBaseBytes = 64ull << 20;
+
+struct WorkEstimate {
+  std::uint64_t messages = 0;
+  std::uint64_t in_flight = 0;
+  std::uint64_t stored_ops = 0;
+  std::uint64_t links = 0;
+  std::uint64_t extra_bytes = 0;  ///< other state, e.g. the verifier's
+  /// Bytes of simulator memory, by the formula above.
+  std::uint64_t memory() const {
+    return kBaseBytes + kBytesPerLink * links + 16 * stored_ops + kBytesPerInFlight * in_flight +
+           extra_bytes;
+  }
+};
+
+/// The estimate for one algorithm on `comms` (all at once) with `chunks` chunks. Throws
+/// core::InputError as building the program would.
+WorkEstimate estimate_work(const collective::AlgorithmChoice& choice,
+                           const topology::Topology& topo,
+                           const std::vector<collective::Communicator>& comms,
+                           collective::Collective c, std::uint32_t chunks);
+
+/// Memory of the symbolic verifier's state (collective/ir/verifier.hpp): one bitset of `ranks`
+/// bits per (rank, piece), ranks * pieces * ceil(ranks / 64) words. The verifier reads generated
+/// programs op by op and stores none; this state is what bounds it (8.6 GB for ring on 4096).
+std::uint64_t verifier_bytes(std::uint32_t ranks, std::uint64_t pieces);
+
+/// Throws core::ResourceError if `e` exceeds `limits`, naming `what` (the job and algorithm), the
+/// estimate, the limit and its option (--max-messages / --max-memory).
+void check_limits(const WorkEstimate& e, const RunLimits& limits, const std::string& what);
+
+/// Throws core::InputError naming `field` when chunks > 1 split `size` into chunks of less than
+/// one byte per rank: at most max(1, size / ranks) chunks.
+void check_chunks(core::Bytes size, std::uint32_t ranks, std::uint32_t chunks,
+                  const std::string& field);
+
+}  // namespace collsim::scheduler
