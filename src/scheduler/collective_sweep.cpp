@@ -172,20 +172,6 @@ void add_network_metrics(report::ResultRow& row, const topology::Topology& topo,
 // some pairs: the flow and packet backends then carry N^2 long routes at once.
 constexpr std::uint64_t kSlowChannels = 100000;
 
-std::uint64_t distinct_channels(const Program& p) {
-  std::uint64_t total = 0;
-  std::vector<std::uint32_t> seen(p.num_ranks, UINT32_MAX);
-  for (collective::Lane l = 0; l < p.num_lanes(); ++l) {
-    for (std::uint32_t i = 0; i < p.num_ops(l); ++i) {
-      const collective::Op op = p.op(l, i);
-      if (!op.is_send() || seen[op.peer] == l) continue;
-      seen[op.peer] = l;
-      ++total;
-    }
-  }
-  return total;
-}
-
 // Themis Table 3 "Ideal": collective size / total bandwidth, the total being one NPU's bandwidth
 // summed over every dimension (all its outgoing links).
 CollectiveStats ideal_stats(const topology::Topology& topo, core::Bytes size) {

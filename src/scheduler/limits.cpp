@@ -9,8 +9,18 @@
 namespace collsim::scheduler {
 namespace {
 
-// Distinct (lane, peer) pairs that send: the channels the executor keeps one message on.
-std::uint64_t channels(const collective::Program& p) {
+std::string count(std::uint64_t v) {
+  if (v < 10'000) return std::to_string(v);
+  return fmt::format("{:.3g}", static_cast<double>(v));
+}
+
+std::string gib(std::uint64_t bytes) {
+  return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1ull << 30));
+}
+
+}  // namespace
+
+std::uint64_t distinct_channels(const collective::Program& p) {
   std::uint64_t total = 0;
   std::vector<std::uint32_t> seen(p.num_ranks, UINT32_MAX);
   for (collective::Lane l = 0; l < p.num_lanes(); ++l) {
@@ -23,17 +33,6 @@ std::uint64_t channels(const collective::Program& p) {
   }
   return total;
 }
-
-std::string count(std::uint64_t v) {
-  if (v < 10'000) return std::to_string(v);
-  return fmt::format("{:.3g}", static_cast<double>(v));
-}
-
-std::string gib(std::uint64_t bytes) {
-  return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1ull << 30));
-}
-
-}  // namespace
 
 WorkEstimate estimate_work(const collective::AlgorithmChoice& choice,
                            const topology::Topology& topo,
@@ -51,7 +50,7 @@ WorkEstimate estimate_work(const collective::AlgorithmChoice& choice,
     if (!p.generator) e.stored_ops += ops * chunks;
     // Channels are counted only for jobs that may run (a count visits every op).
     if (e.messages <= 4'000'000'000ull) {
-      e.in_flight += std::min(messages, channels(p) * chunks);
+      e.in_flight += std::min(messages, distinct_channels(p) * chunks);
     } else {
       e.in_flight += messages;
     }

@@ -47,6 +47,10 @@ struct WorkEstimate {
   }
 };
 
+/// Distinct (lane, peer) pairs that send in `p`: the channels the executor keeps one message on.
+/// Visits every op.
+std::uint64_t distinct_channels(const collective::Program& p);
+
 /// The estimate for one algorithm on `comms` (all at once) with `chunks` chunks. Throws
 /// core::InputError as building the program would.
 WorkEstimate estimate_work(const collective::AlgorithmChoice& choice,
