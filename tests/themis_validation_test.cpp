@@ -48,8 +48,8 @@ std::vector<Figures> run(const topology::Topology& t, std::uint64_t bytes, std::
 TEST(ThemisValidation, HomogeneousSwitchesBaselineUnderusesThemisBalances) {
   // 3D-SW_SW_SW_homo with 16 x 2 x 2 NPUs: equal bandwidth per dimension, so the baseline's dim1
   // (which sees the whole chunk) is the bottleneck and the others idle (Sec. 3.3, Fig. 9).
-  const auto t = topology::hierarchical(
-      {sw(16, 200, 4, 700), sw(2, 200, 4, 700), sw(2, 800, 1, 1700)});
+  const auto t =
+      topology::hierarchical({sw(16, 200, 4, 700), sw(2, 200, 4, 700), sw(2, 800, 1, 1700)});
   const auto f = run(t, 256'000'000, 64);
   const Figures &base = f[0], &fifo = f[1], &scf = f[2];
   // Fig. 9: baseline dim1 busy all the time, dim2 and dim3 mostly idle; Themis keeps all busy.
@@ -78,8 +78,8 @@ TEST(ThemisValidation, TodaysPlatformIsAlreadyWellUsedByTheBaseline) {
 TEST(ThemisValidation, MoreChunksLetThemisBalanceBetter) {
   // Fig. 10: on 3D-SW_SW_SW_hetero Themis+SCF's utilization grows from 4 to 64 chunks (paper:
   // 48.58% at 4 to 91.18% at 512 on average over two platforms).
-  const auto t = topology::hierarchical(
-      {sw(16, 200, 8, 700), sw(2, 200, 4, 700), sw(2, 400, 1, 1700)});
+  const auto t =
+      topology::hierarchical({sw(16, 200, 8, 700), sw(2, 200, 4, 700), sw(2, 400, 1, 1700)});
   const auto four = run(t, 100'000'000, 4);
   const auto many = run(t, 100'000'000, 64);
   EXPECT_GT(many[2].utilization, four[2].utilization + 0.1);

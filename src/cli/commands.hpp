@@ -88,6 +88,16 @@ struct VerifyOptions {
   std::string max_messages;  ///< empty: scheduler::RunLimits{}
   std::string max_memory;
 };
+struct MultiTreeOptions {
+  std::string topology;
+  std::string mode = "reference";
+  std::uint32_t kary = 5;
+  std::string format = "table";
+  bool check = false;
+};
+/// `collsim multitree`: T, the trees and the per-NPU schedule tables; 1 if the check fails.
+int show_multitree(const MultiTreeOptions& opt, std::ostream& out);
+
 /// `collsim verify`: 0 when the verifier accepts the program, 1 with the reason when not.
 int verify_algorithm(const VerifyOptions& opt, std::ostream& out);
 

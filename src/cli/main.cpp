@@ -97,6 +97,18 @@ int main(int argc, char** argv) {
 
   auto* list = app.add_subcommand("list", "list topologies, collectives, algorithms, backends");
 
+  cli::MultiTreeOptions mo;
+  auto* mtree = app.add_subcommand(
+      "multitree", "show MultiTree's trees, time steps and schedule tables (MultiTree Fig. 3, 5)");
+  mtree->add_option("--topology,-t", mo.topology, "a direct network, e.g. torus:4x4")->required();
+  mtree->add_option("--mode", mo.mode, "reference (the authors' simulator) or paper (Algorithm 1)")
+      ->capture_default_str();
+  mtree->add_option("--kary", mo.kary, "tree edges an NPU sends and receives per step, plus one")
+      ->capture_default_str();
+  mtree->add_option("--format", mo.format, "table or json")->capture_default_str();
+  mtree->add_flag("--check", mo.check,
+                  "only prove that no directed link carries two tree edges in one time step");
+
   cli::VerifyOptions vo;
   auto* verify = app.add_subcommand(
       "verify", "check an algorithm's program with the symbolic verifier; say why it fails");
@@ -189,6 +201,7 @@ int main(int argc, char** argv) {
     if (*coll) return cli::run_collective(co, out_opt, std::cout, std::cerr);
     if (*list) return cli::list_everything(std::cout);
     if (*verify) return cli::verify_algorithm(vo, std::cout);
+    if (*mtree) return cli::show_multitree(mo, std::cout);
     if (*train) return cli::run_train(tr, out_opt, std::cout, std::cerr);
   } catch (const core::InputError& e) {
     std::cerr << "collsim: error: " << e.what() << '\n';

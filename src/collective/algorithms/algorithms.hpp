@@ -10,5 +10,6 @@ AlgorithmInfo halving_doubling_info();    // algorithms/halving_doubling.cpp
 AlgorithmInfo recursive_doubling_info();  // algorithms/recursive_doubling.cpp
 AlgorithmInfo hierarchical_info();        // algorithms/hierarchical.cpp (staged)
 AlgorithmInfo wrht_info();                // algorithms/wrht.cpp
+AlgorithmInfo multitree_info();           // algorithms/multitree.cpp
 
 }  // namespace collsim::collective

@@ -1,0 +1,107 @@
+// `collsim multitree`: MultiTree's trees and schedule tables (MultiTree (ISCA'21) Fig. 3 and 5).
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "cli/commands.hpp"
+#include "collective/algorithms/multitree_build.hpp"
+#include "core/error.hpp"
+#include "topology/builders.hpp"
+
+namespace collsim::cli {
+
+int show_multitree(const MultiTreeOptions& opt, std::ostream& out) {
+  const topology::Topology topo = topology::from_compact(opt.topology, core::Bandwidth{1e9},
+                                                         core::Time::from_ns(1), "--topology");
+  collective::MultiTreeMode mode;
+  if (opt.mode == "reference") {
+    mode = collective::MultiTreeMode::Reference;
+  } else if (opt.mode == "paper") {
+    mode = collective::MultiTreeMode::Paper;
+  } else {
+    throw core::InputError(fmt::format("--mode: must be reference or paper, got \"{}\"", opt.mode));
+  }
+  if (opt.kary < 2) throw core::InputError(fmt::format("--kary: must be >= 2, got {}", opt.kary));
+  if (opt.format != "table" && opt.format != "json") {
+    throw core::InputError(fmt::format("--format: must be table or json, got \"{}\"", opt.format));
+  }
+  const auto plan = collective::build_multitree(topo, mode, opt.kary);
+  const std::string problem = collective::check_multitree(topo, plan);
+  const std::uint32_t n = topo.num_npus(), T = plan.steps;
+  // Per NPU and tree: its parent and children (all-gather direction) and the edge's step.
+  struct Entry {
+    int parent = -1;
+    std::uint32_t step = 0;
+    std::vector<std::uint32_t> children;
+    std::uint32_t child_step = 0;  // the first child edge's all-gather step
+  };
+  std::vector<std::vector<Entry>> table(n, std::vector<Entry>(n));
+  for (std::uint32_t r = 0; r < n; ++r) {
+    for (const auto& e : plan.trees[r]) {
+      table[e.child][r].parent = static_cast<int>(e.parent);
+      table[e.child][r].step = e.step;
+      Entry& up = table[e.parent][r];
+      if (up.children.empty()) up.child_step = e.step;
+      up.children.push_back(e.child);
+    }
+  }
+  if (opt.format == "json") {
+    nlohmann::json j;
+    j["topology"] = topo.name();
+    j["mode"] = opt.mode;
+    j["kary"] = opt.kary;
+    j["time_steps"] = T;
+    j["check"] = problem.empty() ? "ok" : problem;
+    for (std::uint32_t r = 0; r < n; ++r) {
+      nlohmann::json edges = nlohmann::json::array();
+      for (const auto& e : plan.trees[r]) {
+        edges.push_back({{"child", e.child}, {"parent", e.parent}, {"step", e.step}});
+      }
+      j["trees"].push_back({{"root", r}, {"edges", edges}});
+    }
+    out << j.dump(1) << '\n';
+    return problem.empty() ? 0 : 1;
+  }
+  out << fmt::format("{} ({} NPUs), mode {}, kary {}: T = {} time steps (all-reduce: {})\n",
+                     topo.name(), n, opt.mode, opt.kary, T, 2 * T);
+  if (opt.check) {
+    out << (problem.empty() ? "check: ok, no directed link carries two tree edges in one time "
+                              "step, every tree spans every NPU\n"
+                            : "check: FAILED: " + problem + "\n");
+    return problem.empty() ? 0 : 1;
+  }
+  out << "\ntrees (child <- parent @ all-gather step)\n";
+  for (std::uint32_t r = 0; r < n; ++r) {
+    std::string line = fmt::format("  tree {:>3}:", r);
+    for (const auto& e : plan.trees[r])
+      line += fmt::format(" {}<-{}@{}", e.child, e.parent, e.step);
+    out << line << '\n';
+  }
+  out << "\nschedule tables (Fig. 5; t = the edge's all-gather step): Reduce sends to the parent "
+         "at T - t + 1 (the root's, T + 1, only waits), Gather sends to the children at T + t\n";
+  for (std::uint32_t a = 0; a < n; ++a) {
+    out << fmt::format("  NPU {}\n  {:<7} {:>6} {:>6}  {:<20} {:>4}\n", a, "Op", "FlowID", "Parent",
+                       "Children", "Step");
+    for (std::uint32_t r = 0; r < n; ++r) {  // Reduce: send to the parent once children are in
+      const Entry& e = table[a][r];
+      std::string kids;
+      for (std::uint32_t c : e.children) kids += (kids.empty() ? "" : ",") + std::to_string(c);
+      out << fmt::format("  {:<7} {:>6} {:>6}  {:<20} {:>4}\n", "Reduce", r,
+                         e.parent < 0 ? std::string("nil") : std::to_string(e.parent),
+                         kids.empty() ? "nil" : kids, e.parent < 0 ? T + 1 : T - e.step + 1);
+    }
+    for (std::uint32_t r = 0; r < n; ++r) {  // Gather: forward to the children
+      const Entry& e = table[a][r];
+      if (e.children.empty()) continue;
+      std::string kids;
+      for (std::uint32_t c : e.children) kids += (kids.empty() ? "" : ",") + std::to_string(c);
+      out << fmt::format("  {:<7} {:>6} {:>6}  {:<20} {:>4}\n", "Gather", r,
+                         e.parent < 0 ? std::string("nil") : std::to_string(e.parent), kids,
+                         T + e.child_step);
+    }
+  }
+  return problem.empty() ? 0 : 1;
+}
+
+}  // namespace collsim::cli
