@@ -37,8 +37,6 @@ TEST(Algorithms, VerifierAcceptsEveryAlgorithmOnEveryTopology) {
     const auto topo = topology::from_compact(spec, kBw, kLat);
     for (const AlgorithmInfo& info : algorithms()) {
       if (info.staged) continue;  // composed from these per dimension: hierarchical_test.cpp
-      // MultiTree builds on direct networks only so far (multitree_test.cpp checks the refusal).
-      if (info.name == "multitree" && topo.num_switches() > 0) continue;
       for (Collective c : info.collectives) {
         for (std::uint32_t chunks : {1u, 3u}) {
           std::vector<std::map<std::string, std::int64_t>> variants{{}};

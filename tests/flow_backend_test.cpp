@@ -207,7 +207,6 @@ TEST(FlowBackend, EveryAlgorithmRunsOnEveryTopologyDeterministically) {
       if (info.staged) continue;  // hierarchical_test.cpp
       const bool pow2_only = info.name == "halving-doubling" || info.name == "recursive-doubling";
       if (pow2_only && (n & (n - 1)) != 0) continue;
-      if (info.name == "multitree" && topo.num_switches() > 0) continue;  // direct networks
       for (collective::Collective c : info.collectives) {
         const auto choice = collective::make_choice(info, {}, info.name, "t");
         const auto p = collective::build_program(choice, topo, c, core::Bytes{1 << 20}, 2);

@@ -313,7 +313,6 @@ TEST(PacketBackend, EveryAlgorithmRunsDeadlockFreeOnEveryTopology) {
           (n & (n - 1)) != 0) {
         continue;
       }
-      if (info.name == "multitree" && topo.num_switches() > 0) continue;  // direct networks
       for (collective::Collective c : info.collectives) {
         for (const BackendOptions& o : {BackendOptions{}, tight, worm}) {
           const double t = run(topo, info.name.c_str(), c, 16 << 10, "packet", o);

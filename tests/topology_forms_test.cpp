@@ -17,7 +17,7 @@ const core::Time kLat = core::Time::from_ns(150);
 
 TEST(TopologyForms, EntriesAreCompleteAndUnique) {
   std::set<std::string_view> names;
-  ASSERT_EQ(topology_forms().size(), 8u);
+  ASSERT_EQ(topology_forms().size(), 10u);
   for (const TopologyForm& f : topology_forms()) {
     SCOPED_TRACE(std::string(f.name));
     EXPECT_TRUE(names.insert(f.name).second);
@@ -48,7 +48,8 @@ TEST(TopologyForms, BuildsFromParsedArguments) {
 TEST(TopologyForms, ErrorsListEveryRegisteredSyntax) {
   EXPECT_EQ(topology_syntaxes(),
             "ring:N, bidir-ring:N, fc:N, switch:N, torus:AxB[xC...], mesh:AxB[xC...], "
-            "hier:<kind><size>x... (kinds ring, uring, line, fc, sw), optical-ring:N");
+            "hier:<kind><size>x... (kinds ring, uring, line, fc, sw), optical-ring:N, fattree:KxL, "
+            "bigraph:SxP");
   try {
     from_compact("tree:8", kBw, kLat, "--topology");
     FAIL() << "expected an error";
@@ -95,6 +96,62 @@ TEST(TopologyForms, WavelengthsOnlyForOpticalForms) {
   } catch (const core::InputError& e) {
     EXPECT_EQ(std::string(e.what()), "wavelengths: must be 1..4096, got 0");
   }
+}
+
+}  // namespace
+}  // namespace collsim::topology
+
+namespace collsim::topology {
+namespace {
+
+// Every route of a switched network is a path of links from source to destination, as short as
+// the graph allows.
+void expect_shortest_routes(const Topology& t) {
+  for (NodeId a = 0; a < t.num_npus(); ++a) {
+    for (NodeId b = 0; b < t.num_npus(); ++b) {
+      if (a == b) continue;
+      const auto r = t.route(a, b);
+      ASSERT_FALSE(r.empty());
+      EXPECT_EQ(t.links()[r.front()].src, a);
+      EXPECT_EQ(t.links()[r.back()].dst, b);
+      for (std::size_t i = 1; i < r.size(); ++i) {
+        EXPECT_EQ(t.links()[r[i - 1]].dst, t.links()[r[i]].src);
+      }
+      EXPECT_EQ(r.size(), t.hops(a, b)) << t.name() << " " << a << "->" << b;
+    }
+  }
+}
+
+TEST(TopologyForms, FatTreeWiringAndNcaRouting) {
+  const core::Bandwidth bw{16e9};
+  const Topology t = from_compact("fattree:8x2", bw, kLat);
+  EXPECT_EQ(t.num_npus(), 64u);
+  EXPECT_EQ(t.num_switches(), 16u);             // 8 leaves, 8 spines
+  EXPECT_EQ(t.links().size(), 2u * (64 + 64));  // NPU links, every leaf to every spine
+  expect_shortest_routes(t);
+  // d-mod-k: NPU 0 to the 8 NPUs of leaf 1 goes up through 8 different spines.
+  std::set<NodeId> spines;
+  for (NodeId b = 8; b < 16; ++b) spines.insert(t.links()[t.route(0, b)[1]].dst);
+  EXPECT_EQ(spines.size(), 8u);
+  EXPECT_EQ(t.route(0, 1).size(), 2u);  // same leaf
+  const Topology three = from_compact("fattree:4x3", bw, kLat);
+  EXPECT_EQ(three.num_npus(), 64u);
+  EXPECT_EQ(three.num_switches(), 48u);
+  EXPECT_EQ(three.diameter(), 6u);
+  expect_shortest_routes(three);
+}
+
+TEST(TopologyForms, BiGraphWiringAndRouting) {
+  const Topology t = from_compact("bigraph:4x8", core::Bandwidth{16e9}, kLat);
+  EXPECT_EQ(t.num_npus(), 32u);
+  EXPECT_EQ(t.num_switches(), 4u);
+  EXPECT_EQ(t.links().size(), 2u * (32 + 4));
+  // Inter-layer links carry 8 / 2 = 4 NPU links' bandwidth.
+  EXPECT_DOUBLE_EQ(t.links()[t.link_between(32, 34)].bandwidth.bytes_per_s, 64e9);
+  expect_shortest_routes(t);
+  EXPECT_EQ(t.route(0, 8).size(), 4u);   // upper switch 0 -> lower -> upper switch 1
+  EXPECT_EQ(t.route(0, 16).size(), 3u);  // upper switch 0 -> lower switch 2
+  EXPECT_THROW(from_compact("bigraph:3x8", core::Bandwidth{16e9}, kLat), core::InputError);
 }
 
 }  // namespace

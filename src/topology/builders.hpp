@@ -19,6 +19,12 @@ Topology ring(std::uint32_t n, core::Bandwidth bw, core::Time lat, bool bidirect
 /// backend on it sees the same per-node bandwidth); `hop_latency` is the propagation delay per
 /// segment. Name "optical-ring:N". Throws core::InputError if wavelengths is 0 or > 4096.
 Topology optical_ring(std::uint32_t n, const OpticalSpec& optical, core::Time hop_latency);
+/// k-ary L-level fat tree of switches, k^L NPUs on the leaves (fat_tree.cpp). Name "fattree:KxL".
+Topology fat_tree(std::uint32_t k, std::uint32_t levels, core::Bandwidth bw, core::Time lat);
+/// EFLOPS BiGraph: `switches` (even) in two layers, every upper linked to every lower,
+/// `per_switch` NPUs on each (bigraph.cpp). Name "bigraph:SxP".
+Topology bigraph(std::uint32_t switches, std::uint32_t per_switch, core::Bandwidth bw,
+                 core::Time lat);
 /// A direct link between every ordered pair of the N NPUs. Name "fc:N".
 Topology fully_connected(std::uint32_t n, core::Bandwidth bw, core::Time lat);
 /// N NPUs on one switch; NPU->switch and switch->NPU links each have `bw` and `lat` (so an

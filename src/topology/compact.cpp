@@ -114,9 +114,9 @@ Topology from_compact(std::string_view spec, core::Bandwidth bw, core::Time lat,
   p.check_total(args.sizes);
   if (optical) {
     if (!form->optical) {
-      throw core::InputError(fmt::format(
-          "{}: only optical topologies (optical-ring:N) have wavelengths, not \"{}\"",
-          optical_field, spec));
+      throw core::InputError(
+          fmt::format("{}: only optical topologies (optical-ring:N) have wavelengths, not \"{}\"",
+                      optical_field, spec));
     }
     args.optical = *optical;
   }

@@ -28,8 +28,9 @@ constexpr std::array kTable = {
         .kind = DimKind::Ring,
         .name = "ring",
         .aliases = {},
-        .description = "bidirectional ring: links to both neighbours, the last NPU next to the "
-                       "first; routes take the shorter way (a tie at half way: even sources +1, odd -1)",
+        .description =
+            "bidirectional ring: links to both neighbours, the last NPU next to the "
+            "first; routes take the shorter way (a tie at half way: even sources +1, odd -1)",
         .aggregation = "links_per_npu must be even: half go each way (natural 2)",
         .source = "Themis Table 2 (Ring dimension)",
         .wiring = Wiring::Neighbours,

@@ -55,5 +55,7 @@ TopologyForm torus_form();
 TopologyForm mesh_form();
 TopologyForm hierarchical_form();
 TopologyForm optical_ring_form();
+TopologyForm fat_tree_form();
+TopologyForm bigraph_form();
 
 }  // namespace collsim::topology

@@ -329,10 +329,21 @@ RingTie parse_ring_tie(std::string_view text, std::string_view field) {
                   field, text));
 }
 
+LinkId Topology::link_between(NodeId a, NodeId b) const {
+  for (LinkId l : out_links(a)) {
+    if (links_[l].dst == b) return l;
+  }
+  throw std::out_of_range(fmt::format("topology {}: no link {} -> {}", name_, a, b));
+}
+
 void Topology::route(NodeId src, NodeId dst, std::vector<LinkId>& out) const {
   check_node(*this, src, "route: source");
   check_node(*this, dst, "route: destination");
   if (src == dst) return;
+  if (graph_routing_.route != nullptr && is_npu(src) && is_npu(dst)) {
+    graph_routing_.route(*this, graph_routing_.a, graph_routing_.b, src, dst, out);
+    return;
+  }
   if (dims_.empty() || !is_npu(src) || !is_npu(dst)) {
     route_graph(src, dst, out);
     return;

@@ -79,6 +79,18 @@ struct OpticalSpec {
   core::Bandwidth wavelength_bandwidth{25e9 / 8};
 };
 
+class Topology;
+
+/// A general graph's own shortest-path routing between NPUs, replacing "ties toward the lower
+/// link id" where a network spreads equal-length paths by destination: the fat tree's
+/// nearest-common-ancestor (d-mod-k) up-links, BiGraph's middle switch. `params` are the
+/// builder's (k and levels; switches and NPUs per switch). Must append a shortest path.
+struct GraphRouting {
+  void (*route)(const Topology& topo, std::uint32_t a, std::uint32_t b, std::uint32_t src,
+                std::uint32_t dst, std::vector<std::uint32_t>& out) = nullptr;
+  std::uint32_t a = 0, b = 0;
+};
+
 class Topology {
  public:
   /// Build a product topology. Throws core::InputError naming the dimension and field
@@ -107,6 +119,10 @@ class Topology {
   /// topologies.
   const OpticalSpec* optical() const { return optical_ ? &*optical_ : nullptr; }
   void set_optical(const OpticalSpec& spec) { optical_ = spec; }
+  /// Route NPU-to-NPU messages of a general graph with `r` (builders of switched networks).
+  void set_graph_routing(const GraphRouting& r) { graph_routing_ = r; }
+  /// The link from `a` to `b`; throws std::out_of_range if there is none.
+  LinkId link_between(NodeId a, NodeId b) const;
 
   /// Coordinates of an NPU in a product topology (dimension 0 first); empty for a general graph.
   std::vector<std::uint32_t> coords(NodeId npu) const;
@@ -156,6 +172,7 @@ class Topology {
   bool ring_is_cycle_ = false;
   RingTie ring_tie_ = RingTie::Parity;
   std::optional<OpticalSpec> optical_;
+  GraphRouting graph_routing_;
 
   // General-graph routing (also used for switch endpoints of a product).
   void route_graph(NodeId src, NodeId dst, std::vector<LinkId>& out) const;

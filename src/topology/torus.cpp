@@ -18,15 +18,16 @@ Topology torus(const std::vector<std::uint32_t>& shape, core::Bandwidth bw, core
 }
 
 TopologyForm torus_form() {
-  return {.name = "torus",
-          .syntax = "torus:AxB[xC...]",
-          .example = "torus:8x8",
-          .description = "torus of any number of dimensions: bidirectional rings in every dimension",
-          .source = "MultiTree Table III and Sec. VI-A (4x4 and 8x8 2D torus)",
-          .args = FormArgs::Shape,
-          .build = [](const CompactArgs& a, core::Bandwidth bw, core::Time lat) {
-            return torus(a.sizes, bw, lat);
-          }};
+  return {
+      .name = "torus",
+      .syntax = "torus:AxB[xC...]",
+      .example = "torus:8x8",
+      .description = "torus of any number of dimensions: bidirectional rings in every dimension",
+      .source = "MultiTree Table III and Sec. VI-A (4x4 and 8x8 2D torus)",
+      .args = FormArgs::Shape,
+      .build = [](const CompactArgs& a, core::Bandwidth bw, core::Time lat) {
+        return torus(a.sizes, bw, lat);
+      }};
 }
 
 }  // namespace collsim::topology

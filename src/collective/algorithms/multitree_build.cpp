@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <numeric>
+#include <span>
 
 #include "core/error.hpp"
 
@@ -78,23 +79,56 @@ std::vector<std::int64_t> priorities(const topology::Topology& topo) {
   return pr;
 }
 
+// Tree edges a link may carry per step: a link of c times the slowest NPU link's bandwidth is c
+// parallel links (Sec. VII-B), e.g. BiGraph's aggregated inter-switch links.
+std::vector<std::uint32_t> capacities(const topology::Topology& topo) {
+  double slowest = 0;
+  for (NodeId p = 0; p < topo.num_npus(); ++p) {
+    for (LinkId l : topo.out_links(p)) {
+      const double bw = topo.links()[l].bandwidth.bytes_per_s;
+      slowest = slowest == 0 ? bw : std::min(slowest, bw);
+    }
+  }
+  std::vector<std::uint32_t> c(topo.links().size());
+  for (LinkId l = 0; l < c.size(); ++l) {
+    c[l] = std::max(
+        1u, static_cast<std::uint32_t>(topo.links()[l].bandwidth.bytes_per_s / slowest + 1e-9));
+  }
+  return c;
+}
+
 }  // namespace
 
 MultiTreePlan build_multitree(const topology::Topology& topo, MultiTreeMode mode,
                               std::uint32_t kary) {
-  if (topo.num_switches() != 0) {
-    throw core::InputError(fmt::format(
-        "algorithm multitree: {} has switches; collsim builds MultiTree on direct networks "
-        "(torus, mesh, ring, fully connected) so far",
-        topo.name()));
-  }
   if (kary < 2) throw core::InputError("algorithm multitree: kary must be >= 2");
   const std::uint32_t n = topo.num_npus();
-  const auto nbr = neighbour_links(topo);
+  const bool switched = topo.num_switches() != 0;
+  // Direct networks: each NPU's links to its neighbours. Switched networks (Sec. III-C3): every
+  // other NPU, nearest first (own switch, then farther switches), reached over the network's
+  // route; a tree edge then holds every link of that route for the step.
+  const auto nbr = switched ? std::vector<std::vector<LinkId>>(n) : neighbour_links(topo);
+  std::vector<std::vector<NodeId>> candidates;
+  std::vector<std::vector<std::vector<LinkId>>> routes;
+  if (switched) {
+    candidates.assign(n, {});
+    routes.assign(n, std::vector<std::vector<LinkId>>(n));
+    for (NodeId p = 0; p < n; ++p) {
+      for (NodeId q = 0; q < n; ++q) {
+        if (q == p) continue;
+        candidates[p].push_back(q);
+        topo.route(p, q, routes[p][q]);
+      }
+      std::stable_sort(candidates[p].begin(), candidates[p].end(), [&](NodeId a, NodeId b) {
+        return routes[p][a].size() < routes[p][b].size();
+      });
+    }
+  }
   // The construction's work: N trees x T steps x up to N parents x d links each, T at least
   // N(N-1) over the links of a step and (N-1)/(kary-1). Measured: 1.1e9 (32x32 torus) builds in
   // 2.5 s, 1.7e10 (fc:512) in 3.9 s; above 2e10 it is refused rather than left running.
-  std::uint64_t degree = 0, nlinks = 0;
+  std::uint64_t degree = switched ? n - 1 : 0;
+  std::uint64_t nlinks = switched ? topo.links().size() : 0;
   for (const auto& l : nbr) {
     degree = std::max<std::uint64_t>(degree, l.size());
     nlinks += l.size();
@@ -121,7 +155,8 @@ MultiTreePlan build_multitree(const topology::Topology& topo, MultiTreeMode mode
   std::vector<NodeId> order(n);
   std::iota(order.begin(), order.end(), 0);
   const auto prio = priorities(topo);
-  std::vector<std::uint8_t> free_link(links.size());
+  const std::vector<std::uint32_t> capacity = capacities(topo);
+  std::vector<std::uint32_t> free_link(links.size());
   std::vector<std::uint32_t> send(n), recv(n), before(n);
   std::uint32_t complete = n == 1 ? 1 : 0;
   // Adds one node to tree `r` in step `t`; false when it cannot grow.
@@ -130,10 +165,9 @@ MultiTreePlan build_multitree(const topology::Topology& topo, MultiTreeMode mode
     for (std::uint32_t i = 0; i < before[r]; ++i) {
       const NodeId p = members[r][i];
       if (send[p] == 0) continue;
-      for (LinkId l : nbr[p]) {
-        const NodeId c = links[l].dst;
-        if (!free_link[l] || in_tree[r][c] || recv[c] == 0) continue;
-        free_link[l] = 0;
+      // Child c joins tree r under p over `path` (its links' capacity already checked).
+      auto attach = [&](NodeId c, std::span<const LinkId> path) {
+        for (LinkId l : path) --free_link[l];
         --send[p];
         --recv[c];
         in_tree[r][c] = 1;
@@ -141,6 +175,20 @@ MultiTreePlan build_multitree(const topology::Topology& topo, MultiTreeMode mode
         plan.trees[r].push_back(TreeEdge{c, p, t});
         if (members[r].size() == n) ++complete;
         return true;
+      };
+      if (switched) {
+        for (NodeId c : candidates[p]) {
+          if (in_tree[r][c] || recv[c] == 0) continue;
+          const auto& path = routes[p][c];
+          if (std::all_of(path.begin(), path.end(), [&](LinkId l) { return free_link[l] > 0; })) {
+            return attach(c, path);
+          }
+        }
+        continue;
+      }
+      for (LinkId l : nbr[p]) {
+        const NodeId c = links[l].dst;
+        if (free_link[l] > 0 && !in_tree[r][c] && recv[c] > 0) return attach(c, {&l, 1});
       }
     }
     return false;
@@ -149,7 +197,7 @@ MultiTreePlan build_multitree(const topology::Topology& topo, MultiTreeMode mode
   bool first_round = true;
   while (complete < n) {
     ++t;
-    std::fill(free_link.begin(), free_link.end(), 1);
+    free_link = capacity;
     std::fill(send.begin(), send.end(), kary - 1);
     std::fill(recv.begin(), recv.end(), kary - 1);
     for (NodeId r = 0; r < n; ++r) before[r] = static_cast<std::uint32_t>(members[r].size());
@@ -183,6 +231,7 @@ MultiTreePlan build_multitree(const topology::Topology& topo, MultiTreeMode mode
 
 std::string check_multitree(const topology::Topology& topo, const MultiTreePlan& plan) {
   const std::uint32_t n = topo.num_npus();
+  const std::vector<std::uint32_t> capacity = capacities(topo);
   std::vector<std::vector<std::uint32_t>> used(plan.steps + 1);  // (step) -> link ids
   for (std::uint32_t r = 0; r < plan.trees.size(); ++r) {
     std::vector<std::uint8_t> seen(n, 0);
@@ -192,18 +241,16 @@ std::string check_multitree(const topology::Topology& topo, const MultiTreePlan&
         return fmt::format("tree {}: parent {} of {} not in the tree", r, e.parent, e.child);
       if (seen[e.child]) return fmt::format("tree {}: {} added twice", r, e.child);
       seen[e.child] = 1;
-      std::uint32_t link = UINT32_MAX;
-      for (topology::LinkId l : topo.out_links(e.parent)) {
-        if (topo.links()[l].dst == e.child) link = l;
-      }
-      if (link == UINT32_MAX)
-        return fmt::format("tree {}: {} -> {} is not a link", r, e.parent, e.child);
+      // The edge holds the links of its route (one link between a direct network's neighbours).
       auto& u = used.at(e.step);
-      if (std::find(u.begin(), u.end(), link) != u.end()) {
-        return fmt::format("step {}: link {} -> {} carries two tree edges", e.step, e.parent,
-                           e.child);
+      for (topology::LinkId link : topo.route(e.parent, e.child)) {
+        const auto uses = static_cast<std::uint32_t>(std::count(u.begin(), u.end(), link));
+        if (uses >= capacity[link]) {
+          return fmt::format("step {}: link {} -> {} carries two tree edges (at {} -> {})", e.step,
+                             topo.links()[link].src, topo.links()[link].dst, e.parent, e.child);
+        }
+        u.push_back(link);
       }
-      u.push_back(link);
     }
     if (std::count(seen.begin(), seen.end(), 1) != static_cast<std::ptrdiff_t>(n)) {
       return fmt::format("tree {} does not span every NPU", r);

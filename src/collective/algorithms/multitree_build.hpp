@@ -15,8 +15,11 @@
 //              second round on, roots go in descending priority, ties by descending id (torus:
 //              priority 0, so N-1..0; mesh: the code's max distance to the four corners, which
 //              computes |x - cx| + |cx - cy|, reproduced as is).
-// Direct networks only (torus, mesh, ring, fully connected); the switch-based extension of
-// Sec. III-C3 comes with the fat-tree and BiGraph topologies.
+// Switch-based networks (fat tree, BiGraph, switch; Sec. III-C3): a parent's candidates are the
+// other NPUs nearest first (its own switch's, then farther ones), and a tree edge holds every link
+// of the network's route from parent to child for its step. collsim uses the route the network
+// will take (deterministic NCA on fat trees) instead of the authors' DFS over free switch links,
+// so that the links a tree edge reserves are the links its message crosses.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -38,9 +41,9 @@ struct MultiTreePlan {
   std::vector<std::vector<TreeEdge>> trees;  ///< trees[r]: tree rooted at NPU r, in build order
 };
 
-/// Build the trees on every NPU of `topo` (a direct network). `kary` >= 2: at most kary - 1 tree
-/// edges sent and received per NPU per step. Throws core::InputError naming the reason for a
-/// topology with switches or an NPU that cannot be reached over direct links.
+/// Build the trees on every NPU of `topo`. `kary` >= 2: at most kary - 1 tree edges sent and
+/// received per NPU per step. Throws core::InputError when the trees cannot grow or the
+/// construction would take minutes.
 MultiTreePlan build_multitree(const topology::Topology& topo, MultiTreeMode mode,
                               std::uint32_t kary);
 

@@ -1,0 +1,94 @@
+// EFLOPS's BiGraph (MultiTree (ISCA'21) Sec. V-A): two layers of S/2 switches each, every upper
+// switch linked to every lower switch, P NPUs on every switch of both layers. An inter-layer link
+// carries P / (S/2) NPU links' bandwidth (collsim's reading: non-blocking, every NPU port matched
+// by an inter-layer port; the paper gives no figure). NPU i hangs off
+// switch i / P (switches 0 .. S/2-1 upper, the rest lower). Two NPUs on switches of the same
+// layer talk through a switch of the other layer (the lowest-numbered, by the general graph's
+// tie rule).
+//   bigraph:4x8   the paper's 32 NPUs (2 + 2 switches of 8)
+//   bigraph:4x16  64 NPUs
+#include <fmt/format.h>
+
+#include <string>
+
+#include "core/error.hpp"
+#include "topology/builders.hpp"
+#include "topology/forms.hpp"
+
+namespace collsim::topology {
+namespace {
+
+// Same switch: up and down. Switches of different layers: their direct link. Same layer: through
+// the switch of the other layer that the destination's position picks (dst mod S/2), so that
+// traffic to different NPUs spreads over the middle switches.
+void route_bigraph(const Topology& t, std::uint32_t switches, std::uint32_t per, NodeId src,
+                   NodeId dst, std::vector<LinkId>& out) {
+  const NodeId n = t.num_npus();
+  const std::uint32_t half = switches / 2;
+  const NodeId a = n + src / per, b = n + dst / per;
+  out.push_back(t.link_between(src, a));
+  if (a != b) {
+    const bool same_layer = (a - n < half) == (b - n < half);
+    if (same_layer) {
+      const NodeId mid = n + (a - n < half ? half : 0) + dst % half;
+      out.push_back(t.link_between(a, mid));
+      out.push_back(t.link_between(mid, b));
+    } else {
+      out.push_back(t.link_between(a, b));
+    }
+  }
+  out.push_back(t.link_between(b, dst));
+}
+
+}  // namespace
+
+Topology bigraph(std::uint32_t switches, std::uint32_t per_switch, core::Bandwidth bw,
+                 core::Time lat) {
+  if (switches < 2 || switches % 2 != 0) {
+    throw core::InputError(
+        fmt::format("bigraph: the switch count must be even (two layers), got {}", switches));
+  }
+  const std::uint64_t npus = std::uint64_t{switches} * per_switch;
+  if (npus > (1u << 20)) throw core::InputError("bigraph: at most 1048576 NPUs");
+  const auto n = static_cast<NodeId>(npus);
+  std::vector<Link> links;
+  auto both = [&](NodeId a, NodeId b) {
+    links.push_back(Link{a, b, bw, lat, 0});
+    links.push_back(Link{b, a, bw, lat, 0});
+  };
+  for (NodeId i = 0; i < n; ++i) both(i, n + i / per_switch);
+  const std::uint32_t half = switches / 2;
+  // Each switch gives its other-layer peers as much bandwidth as its NPUs have (non-blocking, as
+  // EFLOPS pairs NPU ports with inter-layer ports): P / (S/2) links' worth per switch pair, one
+  // aggregated link each way.
+  const core::Bandwidth up{bw.bytes_per_s * std::max(1u, per_switch / half)};
+  for (std::uint32_t u = 0; u < half; ++u) {
+    for (std::uint32_t d = half; d < switches; ++d) {
+      links.push_back(Link{n + u, n + d, up, lat, 0});
+      links.push_back(Link{n + d, n + u, up, lat, 0});
+    }
+  }
+  Topology t = Topology::graph(fmt::format("bigraph:{}x{}", switches, per_switch), n, n + switches,
+                               std::move(links));
+  t.set_graph_routing(GraphRouting{&route_bigraph, switches, per_switch});
+  return t;
+}
+
+TopologyForm bigraph_form() {
+  return {.name = "bigraph",
+          .syntax = "bigraph:SxP",
+          .example = "bigraph:4x8",
+          .description =
+              "EFLOPS BiGraph: S switches in two layers (every upper linked to every "
+              "lower), P NPUs on each",
+          .source = "MultiTree Sec. V-A (32-NPU 4x8 and 64-NPU 4x16 BiGraph)",
+          .args = FormArgs::Shape,
+          .build = [](const CompactArgs& a, core::Bandwidth bw, core::Time lat) {
+            if (a.sizes.size() != 2) {
+              throw core::InputError("bigraph: write bigraph:SxP, e.g. bigraph:4x8");
+            }
+            return bigraph(a.sizes[0], a.sizes[1], bw, lat);
+          }};
+}
+
+}  // namespace collsim::topology
