@@ -68,7 +68,7 @@ reproduce: build
 	  ./$(BUILD)/collsim run $$f --format csv --output results/$$(basename $$f .yaml).csv \
 	    --activity results/$$(basename $$f .yaml)-activity.csv || exit 1; \
 	done
-	@for f in examples/wrht/*.yaml; do \
+	@for f in examples/wrht/*.yaml examples/multitree/*.yaml; do \
 	  echo "collsim: $$f"; \
 	  ./$(BUILD)/collsim run $$f --format csv --output results/$$(basename $$f .yaml).csv || exit 1; \
 	done
@@ -101,6 +101,9 @@ figures:
 	$(PYTHON) tools/plot.py lines results/fig10-chunks.csv,results/fig10-chunks-flow.csv docs/img/themis-fig10-chunks.png \
 	  --x chunks --y bw_utilization_pct --facet platform --logx --ylabel "avg BW util. %" \
 	  --filter 'algorithm!=ideal' --title "Themis Fig. 10: 100 MB all-reduce, 4..512 chunks"
+	$(PYTHON) tools/plot.py lines results/fig9-grids.csv,results/fig9-switched.csv docs/img/multitree-fig9.png \
+	  --x size_MB --y algbw_GBps --hue algorithm --facet platform --logx --ylabel "all-reduce bandwidth (GB/s)" \
+	  --title "MultiTree Fig. 9 setting on the flow backend (16 GB/s, 150 ns links)"
 	$(PYTHON) tools/plot.py lines results/fig2-optical.csv,results/fig2-electrical.csv docs/img/wrht-fig2.png \
 	  --x npus --y time_ms --hue series --facet size_MB --logx --logy --ylabel "all-reduce time (ms)" \
 	  --title "WRHT Fig. 2: gradient all-reduce (panels: MB) vs nodes"

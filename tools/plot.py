@@ -195,10 +195,13 @@ def lines(df, x, y, hue, out, *, facet=None, title=None, ylabel=None, logx=False
     """y against x with markers, one line per hue value, one panel per facet."""
     need(df, x, y, hue, facet)
     fig, parts = panels(df, facet, sharex=True)
+    # One color per hue value across all panels, and every panel's lines in its own legend.
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    color_of = {h: colors[i % len(colors)] for i, h in enumerate(ordered(df[hue]))}
     for name, part, ax in parts:
         for h in ordered(part[hue]):
             sel = part[part[hue] == h]
-            ax.plot(sel[x], sel[y], marker="o", label=str(h))
+            ax.plot(sel[x], sel[y], marker="o", label=str(h), color=color_of[h])
         ax.set_ylabel(ylabel or y)
         if logx:
             ax.set_xscale("log", base=2)
@@ -208,7 +211,8 @@ def lines(df, x, y, hue, out, *, facet=None, title=None, ylabel=None, logx=False
             ax.set_title(str(name), fontsize=10)
         ax.grid(alpha=0.3)
     parts[-1][2].set_xlabel(x)
-    parts[0][2].legend(fontsize=8)
+    for _, _, ax in parts:
+        ax.legend(fontsize=7)
     save(fig, out, title)
 
 

@@ -87,6 +87,10 @@ AlgorithmChoice parse_algorithm(std::string_view text, std::string_view field) {
   return make_choice(info, std::move(given), std::string(text), field);
 }
 
+std::string refusal(const AlgorithmInfo& info, const topology::Topology& topo) {
+  return info.requires_topology ? info.requires_topology(topo) : std::string();
+}
+
 Program build_program(const AlgorithmChoice& choice, const topology::Topology& topo, Collective c,
                       core::Bytes size, std::uint32_t chunks) {
   return build_program(choice, topo, whole(topo), c, size, chunks);
@@ -108,6 +112,9 @@ Program build_program(const AlgorithmChoice& choice, const topology::Topology& t
                                        info.name, to_string(c), valid));
   }
   if (chunks == 0) throw core::InputError("chunks: must be >= 1, got 0");
+  if (const std::string why = refusal(info, topo); !why.empty()) {
+    throw core::InputError(fmt::format("algorithm {}: {}", info.name, why));
+  }
   // Piece ids are 32-bit (Op is 16 bytes): all-to-all has N^2 pieces per chunk.
   const std::uint64_t per_chunk = c == Collective::AllToAll
                                       ? std::uint64_t{comm.size()} * comm.size()

@@ -51,9 +51,15 @@ struct AlgorithmInfo {
   /// Made for optical rings: "all" includes it only on a topology with wavelengths (named, it
   /// runs anywhere).
   bool optical = false;
+  /// What the topology must be, beyond the rank count: "" when the algorithm can run on `topo`,
+  /// else why not ("needs a 2D torus or mesh"). Null: any topology.
+  std::string (*requires_topology)(const topology::Topology& topo) = nullptr;
 
   bool supports(Collective c) const;
 };
+
+/// "" when `info` can run on `topo` (its requires_topology), else the reason.
+std::string refusal(const AlgorithmInfo& info, const topology::Topology& topo);
 
 /// Every registered algorithm, in a fixed order.
 const std::vector<AlgorithmInfo>& algorithms();

@@ -18,9 +18,10 @@ std::uint32_t parse_id(std::string_view text, std::uint32_t limit, std::string_v
         fmt::format("{}: \"{}\" in \"{}\" is not an NPU id", field, text, whole));
   }
   if (v >= limit) {
-    throw core::InputError(fmt::format("{}: NPU {} in \"{}\" is out of range (the topology has {} "
-                                       "NPUs, ids 0..{})",
-                                       field, v, whole, limit, limit - 1));
+    throw core::InputError(
+        fmt::format("{}: NPU {} in \"{}\" is out of range (the topology has {} "
+                    "NPUs, ids 0..{})",
+                    field, v, whole, limit, limit - 1));
   }
   return v;
 }
@@ -53,9 +54,8 @@ Communicator parse_list(std::string_view list, const topology::Topology& topo,
     }
   }
   if (c.size() < 2) {
-    throw core::InputError(
-        fmt::format("{}: \"{}\" names {} NPU(s); a collective needs at least 2", field, whole,
-                    c.size()));
+    throw core::InputError(fmt::format("{}: \"{}\" names {} NPU(s); a collective needs at least 2",
+                                       field, whole, c.size()));
   }
   return c;
 }
@@ -87,17 +87,17 @@ std::vector<Communicator> parse_groups(std::string_view text, const topology::To
     std::uint32_t d = 0;
     const auto& dims = topo.dimensions();
     if (k.empty() || std::from_chars(k.data(), k.data() + k.size(), d).ptr != k.data() + k.size()) {
-      throw core::InputError(fmt::format("{}: \"{}\": K must be a dimension index; forms: {}",
-                                         field, text, kForms));
+      throw core::InputError(
+          fmt::format("{}: \"{}\": K must be a dimension index; forms: {}", field, text, kForms));
     }
     if (dims.empty()) {
-      throw core::InputError(fmt::format(
-          "{}: \"{}\": {} has no dimensions; name the NPUs with npus:LIST", field, text,
-          topo.name()));
+      throw core::InputError(
+          fmt::format("{}: \"{}\": {} has no dimensions; name the NPUs with npus:LIST", field, text,
+                      topo.name()));
     }
     if (d >= dims.size()) {
-      throw core::InputError(fmt::format("{}: \"{}\": {} has dimensions dim:0..dim:{}", field,
-                                         text, topo.name(), dims.size() - 1));
+      throw core::InputError(fmt::format("{}: \"{}\": {} has dimensions dim:0..dim:{}", field, text,
+                                         topo.name(), dims.size() - 1));
     }
     std::vector<Communicator> out;
     for (std::size_t g = 0; g < dims[d].groups.size(); ++g) {

@@ -7,8 +7,8 @@ namespace collsim::collective {
 
 const std::vector<AlgorithmInfo>& algorithms() {
   static const std::vector<AlgorithmInfo> all = {
-      ring_info(), direct_info(), halving_doubling_info(), recursive_doubling_info(),
-      hierarchical_info(), wrht_info(), multitree_info()};
+      ring_info(),         direct_info(), halving_doubling_info(), recursive_doubling_info(),
+      hierarchical_info(), wrht_info(),   multitree_info(),        ring_2d_info()};
   return all;
 }
 

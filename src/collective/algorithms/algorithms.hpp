@@ -11,5 +11,6 @@ AlgorithmInfo recursive_doubling_info();  // algorithms/recursive_doubling.cpp
 AlgorithmInfo hierarchical_info();        // algorithms/hierarchical.cpp (staged)
 AlgorithmInfo wrht_info();                // algorithms/wrht.cpp
 AlgorithmInfo multitree_info();           // algorithms/multitree.cpp
+AlgorithmInfo ring_2d_info();             // algorithms/ring_2d.cpp
 
 }  // namespace collsim::collective
