@@ -72,6 +72,10 @@ reproduce: build
 	  echo "collsim: $$f"; \
 	  ./$(BUILD)/collsim run $$f --format csv --output results/$$(basename $$f .yaml).csv || exit 1; \
 	done
+	@for f in examples/multitree/fig10/*.yaml; do \
+	  echo "collsim: $$f"; \
+	  ./$(BUILD)/collsim run $$f --format csv --output results/fig10-$$(basename $$f .yaml).csv || exit 1; \
+	done
 	@for f in examples/training/multitree-fig11.yaml; do \
 	  echo "collsim: $$f"; \
 	  ./$(BUILD)/collsim run $$f --format csv --output results/$$(basename $$f .yaml).csv || exit 1; \
