@@ -89,7 +89,7 @@ TEST(BackendParams, SchemasAreCompleteAndUnique) {
     }
   }
   for (const BackendParam* p : all_params()) EXPECT_TRUE(flags.insert(cli_flag(*p)).second);
-  EXPECT_EQ(all_params().size(), 18u);  // 2 flow + 12 packet + 4 optical
+  EXPECT_EQ(all_params().size(), 19u);  // 2 flow + 12 packet + 4 optical
   EXPECT_EQ(cli_flag(*find_param("vc_buffer_flits")), "--vc-buffer-flits");
   EXPECT_EQ(find_param("bogus"), nullptr);
 }

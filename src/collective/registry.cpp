@@ -6,9 +6,15 @@
 namespace collsim::collective {
 
 const std::vector<AlgorithmInfo>& algorithms() {
-  static const std::vector<AlgorithmInfo> all = {
-      ring_info(),         direct_info(), halving_doubling_info(), recursive_doubling_info(),
-      hierarchical_info(), wrht_info(),   multitree_info(),        ring_2d_info()};
+  static const std::vector<AlgorithmInfo> all = {ring_info(),
+                                                 direct_info(),
+                                                 halving_doubling_info(),
+                                                 recursive_doubling_info(),
+                                                 hierarchical_info(),
+                                                 wrht_info(),
+                                                 multitree_info(),
+                                                 ring_2d_info(),
+                                                 double_binary_tree_info()};
   return all;
 }
 

@@ -138,6 +138,11 @@ struct PacketOptions {
   std::uint32_t credit_delay_cycles = 1;     ///< added to the link latency for returning credits
   bool message_based_flow_control = false;   ///< MultiTree Sec. IV-B: one head flit per message
   std::uint32_t nis_per_npu = 1;             ///< network interfaces (injection/ejection ports)
+  /// MultiTree's schedule-table NI (Sec. IV-A, the authors' --prioritize-schedule): an NI
+  /// streams one message (flow) at a time and, when idle, takes the NPU's waiting message of the
+  /// earliest time step (MessageAttributes::priority; ties in send order); messages reach the
+  /// destination's NIs round-robin; routers grant the earliest step first.
+  bool schedule_ni = false;
   /// Bandwidth of each NI's injection and ejection channel; unset: the NPU's fastest link. With
   /// NI queues, the bandwidth between the NPU and its NI queues instead (the NI's channels to and
   /// from the router then run at the NPU's fastest link).

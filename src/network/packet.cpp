@@ -135,6 +135,10 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
   for (std::size_t q = ni_queue_base_; q < ivcs_.size(); ++q) ivcs_[q].channel = kNoChannel;
   nis_.resize(std::size_t{n} * nis);
   next_ni_.assign(n, 0);
+  if (opt_.schedule_ni) {
+    pending_.resize(n);
+    next_dst_ni_.assign(n, 0);
+  }
   stats_.resize(links.size());
 }
 
@@ -159,37 +163,72 @@ std::uint64_t PacketBackend::flits_for(std::uint64_t bytes) const {
 }
 
 void PacketBackend::transmit(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
-                        const MessageAttributes& attrs, DeliveryHandler& handler,
-                        std::uint64_t tag) {
-  const std::uint32_t ni = attrs.ni == MessageAttributes::kAnyNi ? next_ni_[src]++ % opt_.nis_per_npu
-                                                                  : attrs.ni % opt_.nis_per_npu;
+                             const MessageAttributes& attrs, DeliveryHandler& handler,
+                             std::uint64_t tag) {
   const std::uint32_t m = messages_.acquire();
   Message& msg = messages_[m];
   msg.handler = &handler;
   msg.tag = tag;
   msg.sent = sim_.now();
-  msg.path.clear();
-  if (feed_base_ != kNoChannel) msg.path.push_back(feed_base_ + src * opt_.nis_per_npu + ni);
-  msg.path.push_back(ni_channel(src, ni, false));
-  topo_.route(src, dst, msg.path);  // channel ids of topology links are their link ids
-  msg.path.push_back(ni_channel(dst, ni, true));
-  if (drain_base_ != kNoChannel) msg.path.push_back(drain_base_ + dst * opt_.nis_per_npu + ni);
+  msg.src = src;
+  msg.dst = dst;
+  msg.priority_key = attrs.priority == 0 ? UINT32_MAX : attrs.priority;
   msg.bytes_left = bytes.count;
   msg.packets_made = 0;
   msg.undelivered =
       wormhole_ ? flits_for(bytes.count)
                 : std::max<std::uint64_t>(1, ceil_div(bytes.count, opt_.packet_payload_bytes));
   msg.flits_left_in_packet = 0;
-  const std::uint32_t q = src * opt_.nis_per_npu + ni;
+  const std::uint32_t nis = opt_.nis_per_npu;
+  if (!opt_.schedule_ni) {
+    const std::uint32_t ni =
+        attrs.ni == MessageAttributes::kAnyNi ? next_ni_[src]++ % nis : attrs.ni % nis;
+    route_via(m, ni, ni);
+    const std::uint32_t q = src * nis + ni;
+    nis_[q].messages.push_back(m);
+    if (ivcs_[ni_queue_base_ + q].packets.empty()) next_ni_packet(q);
+    return;
+  }
+  // Behind every waiting message of an earlier or equal step.
+  auto& wait = pending_[src];
+  auto at = wait.end();
+  while (at != wait.begin() && messages_[*(at - 1)].priority_key > msg.priority_key) --at;
+  wait.insert(at, m);
+  for (std::uint32_t i = 0; i < nis && !wait.empty(); ++i) {
+    const std::uint32_t q = src * nis + i;
+    if (nis_[q].messages.empty() && ivcs_[ni_queue_base_ + q].packets.empty()) next_ni_packet(q);
+  }
+}
+
+// Message m leaves through NI src_ni of its source and arrives at NI dst_ni of its destination.
+void PacketBackend::route_via(std::uint32_t m, std::uint32_t src_ni, std::uint32_t dst_ni) {
+  Message& msg = messages_[m];
+  const std::uint32_t nis = opt_.nis_per_npu;
+  msg.path.clear();
+  if (feed_base_ != kNoChannel) msg.path.push_back(feed_base_ + msg.src * nis + src_ni);
+  msg.path.push_back(ni_channel(msg.src, src_ni, false));
+  topo_.route(msg.src, msg.dst, msg.path);  // channel ids of topology links are their link ids
+  msg.path.push_back(ni_channel(msg.dst, dst_ni, true));
+  if (drain_base_ != kNoChannel) msg.path.push_back(drain_base_ + msg.dst * nis + dst_ni);
+}
+
+// schedule_ni: idle NI q takes its NPU's earliest waiting message, if any.
+bool PacketBackend::pull_pending(std::uint32_t q) {
+  const std::uint32_t nis = opt_.nis_per_npu;
+  auto& wait = pending_[q / nis];
+  if (wait.empty()) return false;
+  const std::uint32_t m = wait.front();
+  wait.pop_front();
+  route_via(m, q % nis, next_dst_ni_[messages_[m].dst]++ % nis);
   nis_[q].messages.push_back(m);
-  if (ivcs_[ni_queue_base_ + q].packets.empty()) next_ni_packet(q);
+  return true;
 }
 
 // Cuts the NI's next packet from its front message (the NI queue holds a message's packets from
 // the instant it is sent; making them one at a time gives the same order and timing).
 void PacketBackend::next_ni_packet(std::uint32_t q) {
   NiQueue& ni = nis_[q];
-  if (ni.messages.empty()) return;
+  if (ni.messages.empty() && !(opt_.schedule_ni && pull_pending(q))) return;
   const std::uint32_t m = ni.messages.front();
   Message& msg = messages_[m];
   const std::uint32_t id = packets_.acquire();
@@ -348,24 +387,39 @@ void PacketBackend::try_grant(std::uint32_t ch) {
   }
   apply_credits(ch);
   const std::size_t n = c.requests.size();
-  for (std::size_t k = 0, idx = c.rr < n ? c.rr : 0; k < n; ++k, idx = idx + 1 == n ? 0 : idx + 1) {
-    const std::uint32_t ivc = c.requests[idx];
-    InputVc& in = ivcs_[ivc];
-    if (in.channel != kNoChannel) {
-      Channel& port = channels_[in.channel];
+  // Round-robin over the requests that can go (their port is free and a downstream VC has room);
+  // schedule_ni: the earliest step among them, round-robin among equals.
+  std::size_t idx = n;
+  std::uint32_t vc = kNoVc, best_key = UINT32_MAX;
+  for (std::size_t k = 0, i = c.rr < n ? c.rr : 0; k < n; ++k, i = i + 1 == n ? 0 : i + 1) {
+    const InputVc& cand = ivcs_[c.requests[i]];
+    if (cand.channel != kNoChannel) {
+      Channel& port = channels_[cand.channel];
       if (port.port_busy_until > now) {
         // Its port is sending another VC's packet: ask again when that tail has left.
         if (!port.port_wake_scheduled) {
           port.port_wake_scheduled = true;
-          sim_.schedule_at(port.port_busy_until, *this, ev(kPortFree, in.channel));
+          sim_.schedule_at(port.port_busy_until, *this, ev(kPortFree, cand.channel));
         }
         continue;
       }
     }
+    const Packet& cp = packets_[cand.packets.front()];
+    const std::uint32_t v = pick_vc(c, cp, cand);
+    if (v == kNoVc) continue;
+    const std::uint32_t key = messages_[cp.message].priority_key;
+    if (idx == n || key < best_key) {
+      idx = i;
+      vc = v;
+      best_key = key;
+    }
+    if (!opt_.schedule_ni) break;
+  }
+  if (idx != n) {
+    const std::uint32_t ivc = c.requests[idx];
+    InputVc& in = ivcs_[ivc];
     const std::uint32_t pid = in.packets.front();
     Packet& p = packets_[pid];
-    const std::uint32_t vc = pick_vc(c, p, in);
-    if (vc == kNoVc) continue;
     // Grant: round-robin resumes after this requester.
     c.requests.erase(c.requests.begin() + static_cast<std::ptrdiff_t>(idx));
     c.rr = idx < c.requests.size() ? static_cast<std::uint32_t>(idx) : 0;
@@ -629,6 +683,18 @@ std::vector<BackendParam> packet_params() {
        .models = kModels,
        .set = [](BackendOptions& o, const ParamValue& v) { o.packet.nis_per_npu = as_u32(v); },
        .get = [](const BackendOptions& o) { return count_value(o.packet.nis_per_npu); }},
+      {.key = "schedule_ni",
+       .type = ParamType::Bool,
+       .description = "MultiTree's NI: one message per NI at a time, the earliest time step "
+                      "first; destination NIs round-robin; routers grant the earliest step",
+       .source = "MultiTree Sec. IV-A",
+       .label = "sched",
+       .models = kModels,
+       .set = [](BackendOptions& o,
+                 const ParamValue& v) { o.packet.schedule_ni = std::get<bool>(v); },
+       .get = [](const BackendOptions& o) -> std::optional<ParamValue> {
+         return o.packet.schedule_ni;
+       }},
       {.key = "ni_bandwidth",
        .type = ParamType::Bandwidth,
        .unset = "the NPU's fastest link",

@@ -53,6 +53,11 @@
 //  * NI queues (injection_queue_flits, ejection_queue_flits): a FIFO of that depth between the
 //    NPU and the NI channel, fed (drained) by the NPU at the NI bandwidth; the NI channel then
 //    runs at the router's link rate. Unset: the NPU feeds and drains the NI channels directly.
+//  * schedule_ni (MultiTree Sec. IV-A): messages wait at their NPU until one of its NIs is idle
+//    (its previous message fully cut into packets), the earliest time step first; the
+//    destination NI is round-robin per receiver; a channel grants the request of the earliest
+//    step (round-robin among equal steps). Without it an NI queues every message it is given
+//    (round-robin over the NIs) and serves them in order, and channels are plain round-robin.
 // Left out: flit-level interleaving of virtual cut-through packets on a link (BookSim's iSLIP
 // allocates per flit; here a VCT packet holds the channel and its input port until its tail),
 // and adaptive routing.
@@ -153,6 +158,8 @@ class PacketBackend final : public Backend, private core::EventHandler {
   };
   struct Message {
     DeliveryHandler* handler = nullptr;
+    topology::NodeId src = 0, dst = 0;
+    std::uint32_t priority_key = 0;  // schedule_ni: the step, earliest first (0 = none: last)
     std::uint64_t tag = 0;
     std::vector<std::uint32_t> path;  // channels: injection, links..., ejection
     std::uint64_t bytes_left = 0;     // not yet cut into packets (they wait in the NI)
@@ -180,6 +187,8 @@ class PacketBackend final : public Backend, private core::EventHandler {
   void apply_credits(std::uint32_t ch);
   std::uint32_t pick_vc(const Channel& c, const Packet& p, const InputVc& in) const;
   std::uint32_t ni_channel(topology::NodeId npu, std::uint32_t ni, bool ejection) const;
+  void route_via(std::uint32_t m, std::uint32_t src_ni, std::uint32_t dst_ni);
+  bool pull_pending(std::uint32_t q);
 
   core::Simulation& sim_;
   const topology::Topology& topo_;
@@ -197,6 +206,10 @@ class PacketBackend final : public Backend, private core::EventHandler {
   bool pass_scheduled_ = false;
   std::vector<NiQueue> nis_;            // per NPU * nis_per_npu
   std::vector<std::uint32_t> next_ni_;  // per NPU: round-robin NI for the next message
+  // schedule_ni: per NPU, messages waiting for an idle NI (earliest step first), and the
+  // round-robin destination NI of the next message to it.
+  std::vector<std::deque<std::uint32_t>> pending_;
+  std::vector<std::uint32_t> next_dst_ni_;
   core::SlotPool<Packet> packets_;
   core::SlotPool<Message> messages_;
   std::vector<LinkStats> stats_;

@@ -12,5 +12,6 @@ AlgorithmInfo hierarchical_info();        // algorithms/hierarchical.cpp (staged
 AlgorithmInfo wrht_info();                // algorithms/wrht.cpp
 AlgorithmInfo multitree_info();           // algorithms/multitree.cpp
 AlgorithmInfo ring_2d_info();             // algorithms/ring_2d.cpp
+AlgorithmInfo double_binary_tree_info();  // algorithms/double_binary_tree.cpp
 
 }  // namespace collsim::collective
