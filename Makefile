@@ -105,9 +105,12 @@ figures:
 	$(PYTHON) tools/plot.py lines results/fig10-chunks.csv,results/fig10-chunks-flow.csv docs/img/themis-fig10-chunks.png \
 	  --x chunks --y bw_utilization_pct --facet platform --logx --ylabel "avg BW util. %" \
 	  --filter 'algorithm!=ideal' --title "Themis Fig. 10: 100 MB all-reduce, 4..512 chunks"
-	$(PYTHON) tools/plot.py lines results/fig9-grids.csv,results/fig9-switched.csv docs/img/multitree-fig9.png \
+	$(PYTHON) tools/plot.py lines results/fig9-grids.csv,results/fig9-switched.csv,results/fig9-bigraph.csv docs/img/multitree-fig9.png \
 	  --x size_MB --y algbw_GBps --hue algorithm --facet platform --logx --ylabel "all-reduce bandwidth (GB/s)" \
 	  --title "MultiTree Fig. 9 setting on the flow backend (16 GB/s, 150 ns links)"
+	$(PYTHON) tools/plot.py lines $$(ls results/fig10-torus-*.csv | tr '\n' ',' | sed 's/,$$//') docs/img/multitree-fig10.png \
+	  --x npus --y time_ms --hue algorithm --ylabel "all-reduce time (ms)" \
+	  --title "MultiTree Fig. 10: 375 KiB per NPU on K x K tori (packet, 4 schedule-table NIs, MBFC)"
 	$(PYTHON) tools/plot.py lines results/fig2-optical.csv,results/fig2-electrical.csv docs/img/wrht-fig2.png \
 	  --x npus --y time_ms --hue series --facet size_MB --logx --logy --ylabel "all-reduce time (ms)" \
 	  --title "WRHT Fig. 2: gradient all-reduce (panels: MB) vs nodes"

@@ -118,9 +118,10 @@ TEST(Algorithms, UnsupportedCollectiveAndBadParametersAreRefused) {
     parse_algorithm("rign", "--algorithms");
     FAIL();
   } catch (const core::InputError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "--algorithms: unknown algorithm \"rign\"; valid: ring, direct, halving-doubling, "
-              "recursive-doubling, hierarchical, wrht, multitree, ring-2d, double-binary-tree");
+    EXPECT_EQ(
+        std::string(e.what()),
+        "--algorithms: unknown algorithm \"rign\"; valid: ring, direct, halving-doubling, "
+        "recursive-doubling, hierarchical, wrht, multitree, ring-2d, double-binary-tree, hdrm");
   }
 }
 

@@ -131,5 +131,25 @@ TEST(ScenarioOptical, WavelengthsBelongToOpticalRings) {
             "wavelengths, not \"ring:8\"");
 }
 
+TEST(ScenarioPlatform, NpuLinksOnSwitchedNetworksOnly) {
+  const Scenario s = parse_scenario(
+      "platforms:\n"
+      "  - {topology: fattree:4x2, link_bandwidth: 16 GB/s, link_latency: 150 ns,\n"
+      "     npu_link_bandwidth: 32 GB/s, npu_link_latency: 10 ns}\n" +
+          kJobs,
+      "s.yaml");
+  const auto& t = s.platforms.at(0).topology;
+  EXPECT_DOUBLE_EQ(t.links()[t.link_between(0, 16)].bandwidth.bytes_per_s, 32e9);
+  EXPECT_EQ(t.links()[t.link_between(0, 16)].latency, core::Time::from_ns(10));
+  EXPECT_EQ(error_of("platforms:\n"
+                     "  - topology: torus:4x4\n"
+                     "    link_bandwidth: 16 GB/s\n"
+                     "    link_latency: 150 ns\n"
+                     "    npu_link_latency: 10 ns\n" +
+                     kJobs),
+            "s.yaml:5: platforms[0].npu_link_latency: torus:4x4 has no switches (every link "
+            "joins two NPUs); use the link bandwidth and latency");
+}
+
 }  // namespace
 }  // namespace collsim::config

@@ -154,5 +154,33 @@ TEST(TopologyForms, BiGraphWiringAndRouting) {
   EXPECT_THROW(from_compact("bigraph:3x8", core::Bandwidth{16e9}, kLat), core::InputError);
 }
 
+TEST(TopologyForms, NpuLinksOfTheirOwnOnSwitchedNetworks) {
+  Topology t = from_compact("fattree:4x2", core::Bandwidth{16e9}, kLat);
+  t.set_npu_links(core::Bandwidth{32e9}, core::Time::from_ns(10), "npu_link_bandwidth");
+  std::size_t npu_links = 0;
+  for (const Link& l : t.links()) {
+    const bool npu = t.is_npu(l.src) || t.is_npu(l.dst);
+    npu_links += npu;
+    EXPECT_DOUBLE_EQ(l.bandwidth.bytes_per_s, npu ? 32e9 : 16e9);
+    EXPECT_EQ(l.latency, npu ? core::Time::from_ns(10) : kLat);
+  }
+  EXPECT_EQ(npu_links, 2u * 16);
+  // Only the latency: bandwidths stay.
+  Topology b = from_compact("bigraph:4x8", core::Bandwidth{16e9}, kLat);
+  b.set_npu_links(std::nullopt, core::Time::from_ns(20), "npu_link_latency");
+  EXPECT_DOUBLE_EQ(b.links()[b.link_between(0, 32)].bandwidth.bytes_per_s, 16e9);
+  EXPECT_EQ(b.links()[b.link_between(0, 32)].latency, core::Time::from_ns(20));
+  EXPECT_EQ(b.links()[b.link_between(32, 34)].latency, kLat);
+  Topology torus = from_compact("torus:4x4", core::Bandwidth{16e9}, kLat);
+  try {
+    torus.set_npu_links(core::Bandwidth{1e9}, std::nullopt, "platforms[0].npu_link_bandwidth");
+    ADD_FAILURE() << "a torus has no NPU-to-switch links";
+  } catch (const core::InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "platforms[0].npu_link_bandwidth: torus:4x4 has no switches (every link joins two "
+              "NPUs); use the link bandwidth and latency");
+  }
+}
+
 }  // namespace
 }  // namespace collsim::topology

@@ -136,6 +136,11 @@ void add_topology_options(CLI::App& cmd, TopologyFlags& f) {
   cmd.add_option("--link-latency", f.link_latency,
                  "every link's latency, e.g. 150 ns, 1.5us (optical rings: propagation per hop)")
       ->capture_default_str();
+  cmd.add_option("--npu-link-bandwidth", f.npu_link_bandwidth,
+                 "switched networks (fattree, bigraph, switch): bandwidth of the NPU-to-switch "
+                 "links (default: --link-bandwidth)");
+  cmd.add_option("--npu-link-latency", f.npu_link_latency,
+                 "switched networks: latency of the NPU-to-switch links (default: --link-latency)");
   cmd.add_option("--ring-tie", f.ring_tie,
                  "which way a message goes round a ring dimension when both ways are equally "
                  "short: parity (even source coordinates +1, odd -1: both directions share the "
@@ -177,6 +182,17 @@ topology::Topology compact_topology(const TopologyFlags& f) {
   topology::Topology topo =
       topology::from_compact(f.topology, bw, lat, "--topology", optical, optical_flag);
   topo.set_ring_tie(topology::parse_ring_tie(f.ring_tie, "--ring-tie"));
+  if (!f.npu_link_bandwidth.empty() || !f.npu_link_latency.empty()) {
+    std::optional<core::Bandwidth> nbw;
+    std::optional<core::Time> nlat;
+    if (!f.npu_link_bandwidth.empty()) {
+      nbw = core::parse_bandwidth(f.npu_link_bandwidth, "--npu-link-bandwidth");
+    }
+    if (!f.npu_link_latency.empty()) {
+      nlat = core::parse_time(f.npu_link_latency, "--npu-link-latency");
+    }
+    topo.set_npu_links(nbw, nlat, nbw ? "--npu-link-bandwidth" : "--npu-link-latency");
+  }
   topology::validate(topo);
   return topo;
 }

@@ -37,6 +37,8 @@ struct TopologyFlags {
   std::string ring_tie = "parity";         ///< topology::RingTie
   std::string wavelengths;                 ///< optical rings; empty: topology::OpticalSpec{}
   std::string wavelength_bandwidth;        ///< optical rings; empty: topology::OpticalSpec{}
+  std::string npu_link_bandwidth;          ///< switched networks; empty: the link bandwidth
+  std::string npu_link_latency;            ///< switched networks; empty: the link latency
 };
 
 struct CollectiveOptions {

@@ -134,11 +134,12 @@ Program build_program(const AlgorithmChoice& choice, const topology::Topology& t
   return p;
 }
 
-void add_step(Program& p, const std::vector<Transfer>& step, bool reduce) {
+void add_step(Program& p, const std::vector<Transfer>& step, bool reduce, std::uint32_t stream) {
   for (const Transfer& t : step)
-    p.ops[t.from].push_back(Op{Op::Kind::Send, t.to, t.first, t.count, reduce});
+    p.ops[p.lane(t.from, stream)].push_back(Op{Op::Kind::Send, t.to, t.first, t.count, reduce});
   const Op::Kind k = reduce ? Op::Kind::RecvReduce : Op::Kind::Recv;
-  for (const Transfer& t : step) p.ops[t.to].push_back(Op{k, t.from, t.first, t.count});
+  for (const Transfer& t : step)
+    p.ops[p.lane(t.to, stream)].push_back(Op{k, t.from, t.first, t.count});
 }
 
 void require_power_of_two(std::string_view algorithm, std::uint32_t n) {

@@ -98,7 +98,8 @@ struct Transfer {
   std::uint32_t first;
   std::uint32_t count;
 };
-void add_step(Program& p, const std::vector<Transfer>& step, bool reduce);
+/// Appends one step's sends and receives to stream `stream` of the ranks.
+void add_step(Program& p, const std::vector<Transfer>& step, bool reduce, std::uint32_t stream = 0);
 
 /// Throws core::InputError unless n is a power of two.
 void require_power_of_two(std::string_view algorithm, std::uint32_t n);

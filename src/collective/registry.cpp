@@ -14,7 +14,8 @@ const std::vector<AlgorithmInfo>& algorithms() {
                                                  wrht_info(),
                                                  multitree_info(),
                                                  ring_2d_info(),
-                                                 double_binary_tree_info()};
+                                                 double_binary_tree_info(),
+                                                 hdrm_info()};
   return all;
 }
 

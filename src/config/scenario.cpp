@@ -40,7 +40,7 @@ class Reader : public YamlReader {
   Platform platform(const YAML::Node& n, const std::string& path) const {
     check_keys(n, path,
                {"name", "topology", "link_bandwidth", "link_latency", "ring_tie", "wavelengths",
-                "wavelength_bandwidth"});
+                "wavelength_bandwidth", "npu_link_bandwidth", "npu_link_latency"});
     if (!n["topology"]) fail(n, path, "missing key \"topology\"");
     const YAML::Node topo = n["topology"];
     const std::string tpath = path + ".topology";
@@ -87,9 +87,32 @@ class Reader : public YamlReader {
       built = with_line(topo, [&] {
         return topology::from_compact(topo.as<std::string>(), bw, lat, tpath, optical, optical_key);
       });
+      // Switched networks: NPU-to-switch links of their own.
+      if (n["npu_link_bandwidth"] || n["npu_link_latency"]) {
+        std::optional<core::Bandwidth> nbw;
+        std::optional<core::Time> nlat;
+        const std::string key = n["npu_link_bandwidth"] ? "npu_link_bandwidth" : "npu_link_latency";
+        if (n["npu_link_bandwidth"]) {
+          nbw = with_line(n["npu_link_bandwidth"], [&] {
+            return core::parse_bandwidth(
+                scalar(n["npu_link_bandwidth"], path + ".npu_link_bandwidth"),
+                path + ".npu_link_bandwidth");
+          });
+        }
+        if (n["npu_link_latency"]) {
+          nlat = with_line(n["npu_link_latency"], [&] {
+            return core::parse_time(scalar(n["npu_link_latency"], path + ".npu_link_latency"),
+                                    path + ".npu_link_latency");
+          });
+        }
+        with_line(n[key], [&] {
+          built->set_npu_links(nbw, nlat, path + "." + key);
+          return 0;
+        });
+      }
     } else {
-      for (const char* k :
-           {"link_bandwidth", "link_latency", "wavelengths", "wavelength_bandwidth"}) {
+      for (const char* k : {"link_bandwidth", "link_latency", "wavelengths", "wavelength_bandwidth",
+                            "npu_link_bandwidth", "npu_link_latency"}) {
         if (n[k])
           fail(n[k], path + "." + k, "not used with a dims topology; give each dimension its own");
       }

@@ -14,6 +14,8 @@
 //       topology: torus:8x8          compact form, every link at link_bandwidth/link_latency
 //       link_bandwidth: 16 GB/s
 //       link_latency: 150 ns
+//       npu_link_bandwidth: 32 GB/s  switched networks (fattree, bigraph, switch): the NPU-to-
+//       npu_link_latency: 10 ns      switch links' own bandwidth and latency (optional)
 //     - topology: optical-ring:64    an optical ring (no link_bandwidth; link_latency is the
 //       wavelengths: 64              propagation per hop), optional wavelengths per waveguide
 //       wavelength_bandwidth: 25 Gb/s  and bandwidth of each (topology::OpticalSpec)

@@ -270,6 +270,20 @@ Topology Topology::graph(std::string name, std::uint32_t num_npus, std::uint32_t
   return t;
 }
 
+void Topology::set_npu_links(std::optional<core::Bandwidth> bw, std::optional<core::Time> lat,
+                             std::string_view field) {
+  if (num_switches() == 0) {
+    throw core::InputError(fmt::format(
+        "{}: {} has no switches (every link joins two NPUs); use the link bandwidth and latency",
+        field, name_));
+  }
+  for (Link& l : links_) {
+    if (is_npu(l.src) == is_npu(l.dst)) continue;
+    if (bw) l.bandwidth = *bw;
+    if (lat) l.latency = *lat;
+  }
+}
+
 void Topology::finish() {
   build_csr(num_nodes_, links_, true, out_offsets_, out_ids_);
   build_csr(num_nodes_, links_, false, in_offsets_, in_ids_);

@@ -119,6 +119,11 @@ class Topology {
   /// topologies.
   const OpticalSpec* optical() const { return optical_ ? &*optical_ : nullptr; }
   void set_optical(const OpticalSpec& spec) { optical_ = spec; }
+  /// Give every NPU-to-switch link (both directions) its own bandwidth and/or latency, e.g. the
+  /// NPU links of a fat tree or BiGraph that differ from its switch-to-switch links (MultiTree
+  /// Sec. V-A). Throws core::InputError naming `field` when the topology has no switches.
+  void set_npu_links(std::optional<core::Bandwidth> bw, std::optional<core::Time> lat,
+                     std::string_view field);
   /// Route NPU-to-NPU messages of a general graph with `r` (builders of switched networks).
   void set_graph_routing(const GraphRouting& r) { graph_routing_ = r; }
   /// The link from `a` to `b`; throws std::out_of_range if there is none.

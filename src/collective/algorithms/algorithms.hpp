@@ -13,5 +13,6 @@ AlgorithmInfo wrht_info();                // algorithms/wrht.cpp
 AlgorithmInfo multitree_info();           // algorithms/multitree.cpp
 AlgorithmInfo ring_2d_info();             // algorithms/ring_2d.cpp
 AlgorithmInfo double_binary_tree_info();  // algorithms/double_binary_tree.cpp
+AlgorithmInfo hdrm_info();                // algorithms/hdrm.cpp
 
 }  // namespace collsim::collective

@@ -3,7 +3,10 @@
 // all-reduce of each NPU's 1/kx block along every Y ring (column), and a ring all-gather along
 // the rows. Rows run at once, columns run at once; on a mesh a ring's closing message is routed
 // back along the line. Time without contention: 2 (kx - 1) steps of S / kx and 2 (ky - 1) steps
-// of S / (kx ky), each a hop's latency plus its block over the link bandwidth.
+// of S / (kx ky), each a hop's latency plus its block over the link bandwidth. With orders = 2
+// (the default) half the data goes X-first and the other half Y-first, concurrently on two
+// streams, so that X and Y links both carry traffic throughout ("2D-ring utilizes all the
+// links", MultiTree Sec. II).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -25,7 +28,8 @@ struct RingPhase {
   std::uint32_t count = 1;
 };
 
-void ring_steps(Program& p, const std::vector<RingPhase>& rings, bool reduce) {
+void ring_steps(Program& p, const std::vector<RingPhase>& rings, bool reduce,
+                std::uint32_t stream) {
   const auto k = static_cast<std::uint32_t>(rings.front().group.size());
   std::vector<Transfer> step;
   for (std::uint32_t s = 0; s + 1 < k; ++s) {
@@ -37,7 +41,7 @@ void ring_steps(Program& p, const std::vector<RingPhase>& rings, bool reduce) {
             Transfer{r.group[i], r.group[(i + 1) % k], r.base + block * r.count, r.count});
       }
     }
-    add_step(p, step, reduce);
+    add_step(p, step, reduce, stream);
   }
 }
 
@@ -56,26 +60,37 @@ Program build(const BuildRequest& req) {
   }
   const auto& dims = req.topology.dimensions();
   const std::uint32_t kx = dims[0].spec.size, ky = dims[1].spec.size, n = kx * ky;
-  Program p = make_program("ring-2d", req.collective, n, req.size, req.chunks);
-  for (std::uint32_t c = 0; c < req.chunks; ++c) {
-    // Rows: X-block j is pieces [j ky, (j+1) ky) of the chunk.
-    std::vector<RingPhase> rows;
-    for (std::uint32_t y = 0; y < ky; ++y) {
-      RingPhase r{{}, c * n, ky};
-      for (std::uint32_t x = 0; x < kx; ++x) r.group.push_back(y * kx + x);
-      rows.push_back(std::move(r));
+  const auto orders = static_cast<std::uint32_t>(req.params.at("orders"));
+  // orders = 2: every chunk is two, X-first on stream 0 and Y-first on stream 1.
+  Program p = make_program("ring-2d", req.collective, n, req.size, req.chunks * orders);
+  p.streams = orders;
+  p.ops.assign(std::size_t{n} * orders, {});
+  for (std::uint32_t c = 0; c < req.chunks * orders; ++c) {
+    const bool x_first = c % orders == 0;
+    // The first phase's rings run along dimension a (size ka), the second's along b.
+    const std::uint32_t ka = x_first ? kx : ky, kb = x_first ? ky : kx;
+    const auto node = [&](std::uint32_t ia, std::uint32_t ib) {
+      return x_first ? ib * kx + ia : ia * kx + ib;
+    };
+    // First rings: block j is pieces [j kb, (j+1) kb) of the chunk.
+    std::vector<RingPhase> first;
+    for (std::uint32_t ib = 0; ib < kb; ++ib) {
+      RingPhase r{{}, c * n, kb};
+      for (std::uint32_t ia = 0; ia < ka; ++ia) r.group.push_back(node(ia, ib));
+      first.push_back(std::move(r));
     }
-    // Columns: column x holds X-block (x + 1) mod kx after the rows' reduce-scatter.
-    std::vector<RingPhase> cols;
-    for (std::uint32_t x = 0; x < kx; ++x) {
-      RingPhase r{{}, c * n + ((x + 1) % kx) * ky, 1};
-      for (std::uint32_t y = 0; y < ky; ++y) r.group.push_back(y * kx + x);
-      cols.push_back(std::move(r));
+    // Second rings: ring ia holds block (ia + 1) mod ka after the first reduce-scatter.
+    std::vector<RingPhase> second;
+    for (std::uint32_t ia = 0; ia < ka; ++ia) {
+      RingPhase r{{}, c * n + ((ia + 1) % ka) * kb, 1};
+      for (std::uint32_t ib = 0; ib < kb; ++ib) r.group.push_back(node(ia, ib));
+      second.push_back(std::move(r));
     }
-    ring_steps(p, rows, true);
-    ring_steps(p, cols, true);
-    ring_steps(p, cols, false);
-    ring_steps(p, rows, false);
+    const std::uint32_t stream = c % orders;
+    ring_steps(p, first, true, stream);
+    ring_steps(p, second, true, stream);
+    ring_steps(p, second, false, stream);
+    ring_steps(p, first, false, stream);
   }
   return p;
 }
@@ -89,7 +104,9 @@ AlgorithmInfo ring_2d_info() {
       "(2D torus or mesh)",
       "Ying et al. 2018; MultiTree (ISCA'21) Sec. V baseline",
       {Collective::AllReduce},
-      {},
+      {{"orders", 2, 1, 2,
+        "2: half the data X-first and half Y-first at once, so both dimensions' links work (Ying "
+        "et al.); 1: X-first only"}},
       &build,
       /*staged=*/false,
       /*optical=*/false,
