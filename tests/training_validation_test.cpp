@@ -69,6 +69,12 @@ TEST(TrainingValidation, MultiTreeFig11TrainingTimeAgainstRing) {
     const TrainingResult ring = train(w, torus, "ring", Overlap::None);
     const TrainingResult mt = train(w, torus, "multitree", Overlap::None);
     EXPECT_LT(mt.total.ps, ring.total.ps) << model;
+    // Fig. 11b: the double binary tree is the slowest; 2D-Ring between Ring and MultiTree.
+    const TrainingResult dbt = train(w, torus, "double-binary-tree", Overlap::None);
+    const TrainingResult r2d = train(w, torus, "ring-2d", Overlap::None);
+    EXPECT_GT(dbt.total.ps, ring.total.ps) << model;
+    EXPECT_LT(r2d.total.ps, ring.total.ps) << model;
+    EXPECT_GE(r2d.total.ps, mt.total.ps) << model;
     EXPECT_EQ(mt.compute.ps, ring.compute.ps) << model;
     best = std::max(best, 1.0 - double(mt.total.ps) / double(ring.total.ps));
   }

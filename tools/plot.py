@@ -165,7 +165,7 @@ def stacked(df, x, ys, hue, out, *, facet=None, title=None, ylabel=None):
     hues = ordered(df[hue])
     width = 0.8 / len(hues)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    hatches = ["", "//", "..", "xx", "\\\\", "oo", "--", "++"]
+    hatches = ["", "//", "..", "xx", "\\\\", "oo", "--", "++", "**", "||", "O.", "x-"]
     for name, part, ax in parts:
         xs = ordered(part[x])
         for k, h in enumerate(hues):
