@@ -48,8 +48,7 @@ TEST(Algorithms, VerifierAcceptsEveryAlgorithmOnEveryTopology) {
             const auto choice = make_choice(info, given, info.name, "test");
             const std::string what = fmt::format("{} {} on {} chunks {} variants {}", info.name,
                                                  to_string(c), spec, chunks, given.size());
-            if (!power_of_two(topo.num_npus()) &&
-                (info.name == "halving-doubling" || info.name == "recursive-doubling")) {
+            if (!power_of_two(topo.num_npus()) && info.power_of_two) {
               try {
                 build_program(choice, topo, c, core::Bytes{1 << 20}, chunks);
                 ADD_FAILURE() << what << ": should be refused";
@@ -121,7 +120,8 @@ TEST(Algorithms, UnsupportedCollectiveAndBadParametersAreRefused) {
     EXPECT_EQ(
         std::string(e.what()),
         "--algorithms: unknown algorithm \"rign\"; valid: ring, direct, halving-doubling, "
-        "recursive-doubling, hierarchical, wrht, multitree, ring-2d, double-binary-tree, hdrm");
+        "recursive-doubling, hierarchical, wrht, multitree, ring-2d, double-binary-tree, hdrm, "
+        "package-doubling");
   }
 }
 

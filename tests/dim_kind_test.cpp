@@ -20,7 +20,7 @@ const core::Time kLat = core::Time::from_ns(100);
 
 TEST(DimKindTable, EntriesAreCompleteAndUnique) {
   std::set<std::string> tokens;
-  ASSERT_EQ(dim_kinds().size(), 5u);  // one per DimKind value
+  ASSERT_EQ(dim_kinds().size(), 6u);  // one per DimKind value
   for (std::size_t i = 0; i < dim_kinds().size(); ++i) {
     const DimKindTraits& k = dim_kinds()[i];
     EXPECT_EQ(static_cast<std::size_t>(k.kind), i) << k.name;
@@ -42,7 +42,7 @@ TEST(DimKindTable, EntriesAreCompleteAndUnique) {
   for (const std::string& t : tokens) {
     EXPECT_EQ(t.find_first_of("0123456789x"), std::string::npos) << t;
   }
-  EXPECT_EQ(dim_kind_names(), "ring, uring, line, fc, sw");
+  EXPECT_EQ(dim_kind_names(), "ring, uring, line, fc, sw, lsw");
   EXPECT_EQ(find_dim_kind("torus"), nullptr);
   EXPECT_EQ(find_dim_kind(""), nullptr);
 }
@@ -85,7 +85,7 @@ TEST(DimKindTable, UnknownKindListsTheTable) {
     EXPECT_EQ(
         std::string(e.what()),
         "k.yaml:4: platforms[0].topology.dims[0].kind: unknown dimension kind \"tree\"; valid: "
-        "ring, uring, line, fc, sw");
+        "ring, uring, line, fc, sw, lsw");
   }
 }
 
@@ -96,8 +96,8 @@ TEST(DimKindTable, TraitsAgreeWithTheBuiltTopology) {
       SCOPED_TRACE(std::string(k.name) + std::to_string(n));
       // Natural links per NPU: every directed link has the per-link bandwidth.
       const Topology t = Topology::product("t", {DimSpec{k.kind, n, kBw, kLat, 0}});
-      EXPECT_EQ(t.links().size(), k.directed_links(n, n));
-      EXPECT_EQ(t.num_switches(), k.wiring == Wiring::Star ? 1u : 0u);
+      EXPECT_EQ(t.links().size(), k.directed_links(n, n, k.natural_links_per_npu(n)));
+      EXPECT_EQ(t.num_switches(), k.wiring == Wiring::Star || k.wiring == Wiring::Stars ? 1u : 0u);
       for (const Link& l : t.links()) EXPECT_EQ(l.bandwidth, kBw);
       std::uint32_t worst = 0;
       for (NodeId a = 0; a < n; ++a) {
@@ -109,7 +109,7 @@ TEST(DimKindTable, TraitsAgreeWithTheBuiltTopology) {
       }
       EXPECT_EQ(k.diameter(n), worst);
       // The closed walk 0, 1, ..., n-1, 0 and its reverse: one neighbour step each.
-      const std::uint32_t step = k.wiring == Wiring::Star ? 2 : 1;
+      const std::uint32_t step = k.wiring == Wiring::Star || k.wiring == Wiring::Stars ? 2 : 1;
       bool closes = true;
       for (NodeId a = 0; a < n; ++a) {
         const NodeId b = (a + 1) % n;
@@ -117,11 +117,18 @@ TEST(DimKindTable, TraitsAgreeWithTheBuiltTopology) {
       }
       EXPECT_EQ(closes, n == 2 || k.closed_walk);  // at size 2 every kind closes
       EXPECT_EQ(k.dependency_cycle_from != 0, k.wraps);
-      // Twice the natural links per NPU doubles every directed link, when that count is valid.
+      // Twice the natural links per NPU doubles every directed link, when that count is valid;
+      // local switches instead get twice the switches, each link keeping its bandwidth.
       const std::uint32_t twice = 2 * k.natural_links_per_npu(n);
       ASSERT_TRUE(k.check_links_per_npu(n, twice).empty());
       const Topology d = Topology::product("d", {DimSpec{k.kind, n, kBw, kLat, twice}});
-      for (const Link& l : d.links()) EXPECT_EQ(l.bandwidth.bytes_per_s, 2 * kBw.bytes_per_s);
+      const double per_link = k.wiring == Wiring::Stars ? 1 : 2;
+      for (const Link& l : d.links())
+        EXPECT_EQ(l.bandwidth.bytes_per_s, per_link * kBw.bytes_per_s);
+      EXPECT_EQ(d.links().size(), k.directed_links(n, n, twice));
+      if (k.wiring == Wiring::Stars) {
+        EXPECT_EQ(d.num_switches(), 2u);
+      }
     }
   }
 }
@@ -132,6 +139,9 @@ TEST(DimKindTable, LinksPerNpuChecks) {
   EXPECT_EQ(traits(DimKind::FullyConnected).check_links_per_npu(8, 6),
             "must be >= size - 1 = 7 for fully connected (one per peer), got 6");
   EXPECT_TRUE(traits(DimKind::FullyConnected).check_links_per_npu(8, 14).empty());
+  EXPECT_EQ(traits(DimKind::LocalSwitches).check_links_per_npu(4, 5),
+            "must be <= size = 4 (at most one local switch per NPU), got 5");
+  EXPECT_TRUE(traits(DimKind::LocalSwitches).check_links_per_npu(4, 4).empty());
   for (DimKind k : {DimKind::UniRing, DimKind::Line, DimKind::Switch}) {
     EXPECT_TRUE(traits(k).check_links_per_npu(8, 3).empty()) << to_string(k);
   }

@@ -206,8 +206,7 @@ TEST(FlowBackend, EveryAlgorithmRunsOnEveryTopologyDeterministically) {
     for (const auto& info : collective::algorithms()) {
       if (info.staged) continue;                               // hierarchical_test.cpp
       if (!collective::refusal(info, topo).empty()) continue;  // e.g. ring-2d off grids
-      const bool pow2_only = info.name == "halving-doubling" || info.name == "recursive-doubling";
-      if (pow2_only && (n & (n - 1)) != 0) continue;
+      if (info.power_of_two && (n & (n - 1)) != 0) continue;
       for (collective::Collective c : info.collectives) {
         const auto choice = collective::make_choice(info, {}, info.name, "t");
         const auto p = collective::build_program(choice, topo, c, core::Bytes{1 << 20}, 2);

@@ -17,7 +17,7 @@ const core::Time kLat = core::Time::from_ns(150);
 
 TEST(TopologyForms, EntriesAreCompleteAndUnique) {
   std::set<std::string_view> names;
-  ASSERT_EQ(topology_forms().size(), 10u);
+  ASSERT_EQ(topology_forms().size(), 12u);
   for (const TopologyForm& f : topology_forms()) {
     SCOPED_TRACE(std::string(f.name));
     EXPECT_TRUE(names.insert(f.name).second);
@@ -46,10 +46,11 @@ TEST(TopologyForms, BuildsFromParsedArguments) {
 }
 
 TEST(TopologyForms, ErrorsListEveryRegisteredSyntax) {
-  EXPECT_EQ(topology_syntaxes(),
-            "ring:N, bidir-ring:N, fc:N, switch:N, torus:AxB[xC...], mesh:AxB[xC...], "
-            "hier:<kind><size>x... (kinds ring, uring, line, fc, sw), optical-ring:N, fattree:KxL, "
-            "bigraph:SxP");
+  EXPECT_EQ(
+      topology_syntaxes(),
+      "ring:N, bidir-ring:N, fc:N, switch:N, torus:AxB[xC...], mesh:AxB[xC...], "
+      "hier:<kind><size>x... (kinds ring, uring, line, fc, sw, lsw), optical-ring:N, fattree:KxL, "
+      "bigraph:SxP, swfc:P:n:k, htorus:P:n[:2]");
   try {
     from_compact("tree:8", kBw, kLat, "--topology");
     FAIL() << "expected an error";

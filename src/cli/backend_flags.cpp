@@ -130,12 +130,16 @@ scheduler::RunLimits parse_limits(const std::string& max_messages, const std::st
 
 void add_topology_options(CLI::App& cmd, TopologyFlags& f) {
   cmd.add_option("--topology,-t", f.topology, topology_help())->required();
+  const auto given = [&f](const std::string&) { f.links_given = true; };
   cmd.add_option("--link-bandwidth", f.link_bandwidth,
-                 "every link's bandwidth: GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s, GiB/s")
-      ->capture_default_str();
+                 "every link's bandwidth: GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s, GiB/s (not "
+                 "swfc and htorus, whose links are their paper's Table II)")
+      ->capture_default_str()
+      ->each(given);
   cmd.add_option("--link-latency", f.link_latency,
                  "every link's latency, e.g. 150 ns, 1.5us (optical rings: propagation per hop)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each(given);
   cmd.add_option("--npu-link-bandwidth", f.npu_link_bandwidth,
                  "switched networks (fattree, bigraph, switch): bandwidth of the NPU-to-switch "
                  "links (default: --link-bandwidth)");
@@ -145,6 +149,12 @@ void add_topology_options(CLI::App& cmd, TopologyFlags& f) {
                  "which way a message goes round a ring dimension when both ways are equally "
                  "short: parity (even source coordinates +1, odd -1: both directions share the "
                  "load, as BookSim's per-packet coin flip does) or plus (always +1)")
+      ->capture_default_str();
+  cmd.add_option("--local-switch", f.local_switch,
+                 "swfc (k local switches per package): which switch carries a message from "
+                 "local id s to t when its stream does not pick one: distance (switch "
+                 "(t - s - 1) mod k: an NPU's peers spread over its k links) or source (switch "
+                 "s mod k: with k = n every pair of a step on its own switch)")
       ->capture_default_str();
   const topology::OpticalSpec def;
   cmd.add_option(
@@ -179,9 +189,18 @@ topology::Topology compact_topology(const TopologyFlags& f) {
           core::parse_bandwidth(f.wavelength_bandwidth, "--wavelength-bandwidth");
     }
   }
+  const topology::TopologyForm* form =
+      topology::find_topology_form(std::string_view(f.topology).substr(0, f.topology.find(':')));
+  if (f.links_given && form != nullptr && form->own_links) {
+    throw core::InputError(fmt::format(
+        "--link-bandwidth/--link-latency: not used by {}: its links are its paper's Table II "
+        "(write a scenario with `dims:` to change them)",
+        f.topology));
+  }
   topology::Topology topo =
       topology::from_compact(f.topology, bw, lat, "--topology", optical, optical_flag);
   topo.set_ring_tie(topology::parse_ring_tie(f.ring_tie, "--ring-tie"));
+  topo.set_local_switch_rule(topology::parse_local_switch_rule(f.local_switch, "--local-switch"));
   if (!f.npu_link_bandwidth.empty() || !f.npu_link_latency.empty()) {
     std::optional<core::Bandwidth> nbw;
     std::optional<core::Time> nlat;

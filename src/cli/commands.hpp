@@ -35,10 +35,12 @@ struct TopologyFlags {
   std::string link_bandwidth = "16 GB/s";  // MultiTree Table III
   std::string link_latency = "150 ns";     // MultiTree Table III
   std::string ring_tie = "parity";         ///< topology::RingTie
-  std::string wavelengths;                 ///< optical rings; empty: topology::OpticalSpec{}
-  std::string wavelength_bandwidth;        ///< optical rings; empty: topology::OpticalSpec{}
-  std::string npu_link_bandwidth;          ///< switched networks; empty: the link bandwidth
-  std::string npu_link_latency;            ///< switched networks; empty: the link latency
+  std::string local_switch = "distance";   ///< topology::LocalSwitchRule
+  bool links_given = false;          ///< --link-bandwidth or --link-latency was on the command line
+  std::string wavelengths;           ///< optical rings; empty: topology::OpticalSpec{}
+  std::string wavelength_bandwidth;  ///< optical rings; empty: topology::OpticalSpec{}
+  std::string npu_link_bandwidth;    ///< switched networks; empty: the link bandwidth
+  std::string npu_link_latency;      ///< switched networks; empty: the link latency
 };
 
 struct CollectiveOptions {

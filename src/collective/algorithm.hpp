@@ -48,12 +48,15 @@ struct AlgorithmInfo {
   Program (*build)(const BuildRequest&) = nullptr;
   /// Runs as stages composed by the scheduler (scheduler/hierarchical.hpp), not as one Program.
   bool staged = false;
-  /// Made for optical rings: "all" includes it only on a topology with wavelengths (named, it
-  /// runs anywhere).
-  bool optical = false;
+  /// Made for one kind of network: "all" includes it only on topologies this accepts (named, it
+  /// runs anywhere it can). Null: "all" includes it wherever it can run.
+  bool (*in_all)(const topology::Topology& topo) = nullptr;
   /// What the topology must be, beyond the rank count: "" when the algorithm can run on `topo`,
   /// else why not ("needs a 2D torus or mesh"). Null: any topology.
   std::string (*requires_topology)(const topology::Topology& topo) = nullptr;
+  /// Runs on power-of-two rank counts only (build throws core::InputError naming "power-of-two"
+  /// for others).
+  bool power_of_two = false;
 
   bool supports(Collective c) const;
 };

@@ -15,7 +15,8 @@ const std::vector<AlgorithmInfo>& algorithms() {
                                                  multitree_info(),
                                                  ring_2d_info(),
                                                  double_binary_tree_info(),
-                                                 hdrm_info()};
+                                                 hdrm_info(),
+                                                 package_doubling_info()};
   return all;
 }
 

@@ -39,8 +39,8 @@ class Reader : public YamlReader {
 
   Platform platform(const YAML::Node& n, const std::string& path) const {
     check_keys(n, path,
-               {"name", "topology", "link_bandwidth", "link_latency", "ring_tie", "wavelengths",
-                "wavelength_bandwidth", "npu_link_bandwidth", "npu_link_latency"});
+               {"name", "topology", "link_bandwidth", "link_latency", "ring_tie", "local_switch",
+                "wavelengths", "wavelength_bandwidth", "npu_link_bandwidth", "npu_link_latency"});
     if (!n["topology"]) fail(n, path, "missing key \"topology\"");
     const YAML::Node topo = n["topology"];
     const std::string tpath = path + ".topology";
@@ -51,19 +51,31 @@ class Reader : public YamlReader {
       const topology::TopologyForm* form =
           topology::find_topology_form(std::string_view(spec).substr(0, spec.find(':')));
       const bool optical_form = form != nullptr && form->optical;
+      const bool own_links = form != nullptr && form->own_links;
       if (optical_form && n["link_bandwidth"]) {
         fail(n["link_bandwidth"], path + ".link_bandwidth",
              "not used by optical rings: their links carry wavelengths x wavelength_bandwidth");
       }
-      if (!optical_form && !n["link_bandwidth"]) {
+      for (const char* k : {"link_bandwidth", "link_latency"}) {
+        if (own_links && n[k]) {
+          fail(n[k], path + "." + k,
+               fmt::format("not used by {}: its links are its paper's Table II (give `dims:` "
+                           "to change them)",
+                           spec));
+        }
+      }
+      if (!optical_form && !own_links && !n["link_bandwidth"]) {
         fail(n, path, "missing key \"link_bandwidth\" (e.g. 16 GB/s)");
       }
-      if (!n["link_latency"]) fail(n, path, "missing key \"link_latency\" (e.g. 150 ns)");
-      const auto bw = optical_form ? core::Bandwidth{1} : with_line(n["link_bandwidth"], [&] {
-        return core::parse_bandwidth(scalar(n["link_bandwidth"], path + ".link_bandwidth"),
-                                     path + ".link_bandwidth");
-      });
-      const auto lat = with_line(n["link_latency"], [&] {
+      if (!own_links && !n["link_latency"]) {
+        fail(n, path, "missing key \"link_latency\" (e.g. 150 ns)");
+      }
+      const auto bw =
+          optical_form || own_links ? core::Bandwidth{1} : with_line(n["link_bandwidth"], [&] {
+            return core::parse_bandwidth(scalar(n["link_bandwidth"], path + ".link_bandwidth"),
+                                         path + ".link_bandwidth");
+          });
+      const auto lat = own_links ? core::Time{} : with_line(n["link_latency"], [&] {
         return core::parse_time(scalar(n["link_latency"], path + ".link_latency"),
                                 path + ".link_latency");
       });
@@ -149,6 +161,12 @@ class Reader : public YamlReader {
           throw InputError(tpath + "." + e.what());
         }
       });
+    }
+    if (n["local_switch"]) {
+      built->set_local_switch_rule(with_line(n["local_switch"], [&] {
+        return topology::parse_local_switch_rule(scalar(n["local_switch"], path + ".local_switch"),
+                                                 path + ".local_switch");
+      }));
     }
     if (n["ring_tie"]) {
       built->set_ring_tie(with_line(n["ring_tie"], [&] {

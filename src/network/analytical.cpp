@@ -12,10 +12,10 @@ AnalyticalBackend::AnalyticalBackend(core::Simulation& sim, const topology::Topo
 }
 
 void AnalyticalBackend::transmit(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
-                        const MessageAttributes&, DeliveryHandler& handler,
-                        std::uint64_t tag) {
+                                 const MessageAttributes& attrs, DeliveryHandler& handler,
+                                 std::uint64_t tag) {
   route_.clear();
-  topo_.route(src, dst, route_);
+  topo_.route(src, dst, route_, attrs.path);
   core::Time latency;
   double bottleneck = 0;
   for (topology::LinkId l : route_) {

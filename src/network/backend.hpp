@@ -25,7 +25,7 @@ struct LinkStats {
   core::Time busy;          ///< time it was serializing (flow backend: carrying any flow)
 };
 
-/// What a message carries besides its bytes: hints a backend may use and others ignore. 12 bytes,
+/// What a message carries besides its bytes: hints a backend may use and others ignore. 16 bytes,
 /// passed by value on the hot path.
 struct MessageAttributes {
   static constexpr std::uint8_t kAnyNi = 0xff;
@@ -42,6 +42,10 @@ struct MessageAttributes {
   std::uint8_t ni = kAnyNi;
   /// Virtual-channel class the message starts in (packet backend); 0 = the default class.
   std::uint8_t vc_class = 0;
+  /// Which of several parallel paths the message takes where the topology offers a choice (the
+  /// k local switches of a package: Topology::route); topology::kAnyPath lets the topology's rule
+  /// choose. The executor sets it to the program stream that sent the message.
+  std::uint8_t path = topology::kAnyPath;
 };
 
 /// Told when a directed link, or a resource a backend appends after the links, is busy.

@@ -26,7 +26,10 @@ core::Time time_for(double bytes, double rate) {
 
 FlowBackend::FlowBackend(core::Simulation& sim, const topology::Topology& topo,
                          const BackendOptions& opt)
-    : Backend(topo), sim_(sim), topo_(topo), num_links_(static_cast<std::uint32_t>(topo.links().size())) {
+    : Backend(topo),
+      sim_(sim),
+      topo_(topo),
+      num_links_(static_cast<std::uint32_t>(topo.links().size())) {
   for (const topology::Link& l : topo.links()) capacity_.push_back(l.bandwidth.bytes_per_s);
   inject_cap_ = opt.npu_injection_bandwidth.has_value();
   eject_cap_ = opt.npu_ejection_bandwidth.has_value();
@@ -59,8 +62,8 @@ std::vector<Resource> FlowBackend::resources() const {
 }
 
 void FlowBackend::transmit(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
-                        const MessageAttributes&, DeliveryHandler& handler,
-                        std::uint64_t tag) {
+                           const MessageAttributes& attrs, DeliveryHandler& handler,
+                           std::uint64_t tag) {
   const std::uint32_t f = flows_.acquire();
   Flow& fl = flows_[f];
   fl.handler = &handler;
@@ -72,7 +75,7 @@ void FlowBackend::transmit(topology::NodeId src, topology::NodeId dst, core::Byt
   fl.res.clear();
   fl.pos.clear();
   route_.clear();
-  topo_.route(src, dst, route_);
+  topo_.route(src, dst, route_, attrs.path);
   fl.latency = core::Time{0};
   for (topology::LinkId l : route_) {
     fl.res.push_back(l);

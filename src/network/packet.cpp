@@ -173,6 +173,7 @@ void PacketBackend::transmit(topology::NodeId src, topology::NodeId dst, core::B
   msg.src = src;
   msg.dst = dst;
   msg.priority_key = attrs.priority == 0 ? UINT32_MAX : attrs.priority;
+  msg.route_path = attrs.path;
   msg.bytes_left = bytes.count;
   msg.packets_made = 0;
   msg.undelivered =
@@ -207,7 +208,8 @@ void PacketBackend::route_via(std::uint32_t m, std::uint32_t src_ni, std::uint32
   msg.path.clear();
   if (feed_base_ != kNoChannel) msg.path.push_back(feed_base_ + msg.src * nis + src_ni);
   msg.path.push_back(ni_channel(msg.src, src_ni, false));
-  topo_.route(msg.src, msg.dst, msg.path);  // channel ids of topology links are their link ids
+  topo_.route(msg.src, msg.dst, msg.path,
+              msg.route_path);  // channel ids of topology links are their link ids
   msg.path.push_back(ni_channel(msg.dst, dst_ni, true));
   if (drain_base_ != kNoChannel) msg.path.push_back(drain_base_ + msg.dst * nis + dst_ni);
 }

@@ -160,6 +160,7 @@ class PacketBackend final : public Backend, private core::EventHandler {
     DeliveryHandler* handler = nullptr;
     topology::NodeId src = 0, dst = 0;
     std::uint32_t priority_key = 0;  // schedule_ni: the step, earliest first (0 = none: last)
+    std::uint8_t route_path = topology::kAnyPath;  // MessageAttributes::path
     std::uint64_t tag = 0;
     std::vector<std::uint32_t> path;  // channels: injection, links..., ejection
     std::uint64_t bytes_left = 0;     // not yet cut into packets (they wait in the NI)

@@ -17,11 +17,15 @@ constexpr std::uint64_t kHopDone = 1;
 }  // namespace
 
 QueueBackend::QueueBackend(core::Simulation& sim, const topology::Topology& topo)
-    : Backend(topo), sim_(sim), topo_(topo), free_at_(topo.links().size()), link_stats_(topo.links().size()) {}
+    : Backend(topo),
+      sim_(sim),
+      topo_(topo),
+      free_at_(topo.links().size()),
+      link_stats_(topo.links().size()) {}
 
 void QueueBackend::transmit(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
-                        const MessageAttributes&, DeliveryHandler& handler,
-                        std::uint64_t tag) {
+                            const MessageAttributes& attrs, DeliveryHandler& handler,
+                            std::uint64_t tag) {
   const std::uint32_t slot = slots_.acquire();
   Slot& s = slots_[slot];
   s.handler = &handler;
@@ -29,7 +33,7 @@ void QueueBackend::transmit(topology::NodeId src, topology::NodeId dst, core::By
   s.bytes = bytes;
   s.hop = 0;
   s.route.clear();
-  topo_.route(src, dst, s.route);
+  topo_.route(src, dst, s.route, attrs.path);
   enter_link(slot);
 }
 

@@ -201,7 +201,7 @@ std::vector<collective::AlgorithmChoice> expand_all_algorithms(const topology::T
   std::vector<collective::AlgorithmChoice> out;
   for (const collective::AlgorithmInfo& info : collective::algorithms()) {
     auto choice = collective::make_choice(info, {}, info.name, "algorithms");
-    if (!info.supports(c) || (info.optical && topo.optical() == nullptr)) continue;
+    if (!info.supports(c) || (info.in_all != nullptr && !info.in_all(topo))) continue;
     try {
       // Building on a tiny size is cheap and runs the algorithm's own applicability checks.
       // One chunk: applicability does not depend on the chunk count, and a stored program of

@@ -63,6 +63,7 @@ class Executor::Run final : public collective::Progress::Hooks, public network::
     m.bytes = p_.bytes(op.first, op.count);
     m.attrs.priority = op.step;
     m.attrs.flow = id_;
+    m.attrs.path = path_of(l);
     m.reduce = op.reduce;
     ++stats_.messages;
     stats_.bytes += m.bytes.count;
@@ -115,8 +116,16 @@ class Executor::Run final : public collective::Progress::Hooks, public network::
     m.bytes = p_.bytes(op.first, op.count);
     m.attrs.priority = op.step;
     m.attrs.flow = id_;
+    m.attrs.path = path_of(f.src);
     m.reduce = op.reduce;
     return m;
+  }
+
+  // A multi-stream program's stream s asks for parallel path s (a local switch of a package:
+  // topology.hpp LocalSwitchRule), so striped streams spread over the switches.
+  std::uint8_t path_of(Lane l) const {
+    return p_.streams > 1 ? static_cast<std::uint8_t>(l % p_.streams % topology::kAnyPath)
+                          : topology::kAnyPath;
   }
 
   void check_done() {

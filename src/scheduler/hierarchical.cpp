@@ -33,7 +33,16 @@ IntraDimPolicy parse_intra_dim_policy(std::string_view text, std::string_view fi
       field, text));
 }
 
-collective::AlgorithmChoice default_dim_algorithm(topology::DimKind kind, Collective c) {
+collective::AlgorithmChoice default_dim_algorithm(topology::DimKind kind, Collective c,
+                                                  InterDimPolicy schedule) {
+  // switch-fc-hierarchical-torus Sec. III-B/C: the package algorithm for a package's all-reduce
+  // (whole, as per-dim-all-reduce stages ask) and all-gather, direct for its reduce-scatter
+  // (RS/AG schedules) and all-to-all.
+  if (kind == topology::DimKind::LocalSwitches) {
+    const bool whole = c == Collective::AllGather ||
+                       (c == Collective::AllReduce && schedule == InterDimPolicy::PerDimAllReduce);
+    return collective::parse_algorithm(whole ? "package-doubling" : "direct", "hierarchical");
+  }
   // ACE Table 5: ring all-to-all on rings (every step to the rank s ahead, which a bidirectional
   // ring routes the short way), direct on fully connected and switched dimensions.
   if (c == Collective::AllToAll) {
@@ -56,7 +65,7 @@ namespace {
 std::uint32_t stage_steps(const collective::AlgorithmChoice& a, std::uint32_t p) {
   const std::string& name = a.info->name;
   if (name == "direct") return 1;
-  if (name == "halving-doubling" || name == "recursive-doubling") {
+  if (name == "halving-doubling" || name == "recursive-doubling" || name == "package-doubling") {
     return static_cast<std::uint32_t>(std::bit_width(p) - 1);
   }
   return p - 1;  // ring
@@ -166,20 +175,21 @@ void prepare(const topology::Topology& topo, HierarchicalSpec& spec) {
   spec.dim_algorithms.resize(dims.size());
   for (std::uint32_t d = 0; d < dims.size(); ++d) {
     auto& a = spec.dim_algorithms[d];
-    if (!a.info) a = default_dim_algorithm(dims[d].spec.kind, spec.collective);
+    if (!a.info) a = default_dim_algorithm(dims[d].spec.kind, spec.collective, spec.schedule);
     // The stages this collective needs, tried on the dimension's first group.
     const collective::Communicator g{dims[d].groups.front(), ""};
     std::vector<Collective> stages;
-    if (spec.collective == Collective::AllToAll)
-      stages.push_back(Collective::AllToAll);
-    else if (spec.collective != Collective::AllGather)
-      stages.push_back(Collective::ReduceScatter);
     if (spec.schedule == InterDimPolicy::PerDimAllReduce &&
         spec.collective == Collective::AllReduce) {
-      stages.push_back(Collective::AllReduce);
-    }
-    if (spec.collective == Collective::AllReduce || spec.collective == Collective::AllGather) {
-      stages.push_back(Collective::AllGather);
+      stages.push_back(Collective::AllReduce);  // the only stage of such a walk
+    } else {
+      if (spec.collective == Collective::AllToAll)
+        stages.push_back(Collective::AllToAll);
+      else if (spec.collective != Collective::AllGather)
+        stages.push_back(Collective::ReduceScatter);
+      if (spec.collective == Collective::AllReduce || spec.collective == Collective::AllGather) {
+        stages.push_back(Collective::AllGather);
+      }
     }
     for (Collective stage : stages) {
       try {
@@ -209,8 +219,13 @@ HierarchicalSpec spec_from_choice(const collective::AlgorithmChoice& choice, Col
                          : IntraDimPolicy::Fifo;
   s.active_chunks = static_cast<std::uint32_t>(choice.params.at("active_chunks"));
   // dimK=NAME overrides (algorithms/hierarchical.cpp lists the names in this order).
-  static constexpr const char* kDimAlgorithms[] = {
-      "", "ring", "ring:directions=2", "direct", "halving-doubling", "recursive-doubling"};
+  static constexpr const char* kDimAlgorithms[] = {"",
+                                                   "ring",
+                                                   "ring:directions=2",
+                                                   "direct",
+                                                   "halving-doubling",
+                                                   "recursive-doubling",
+                                                   "package-doubling"};
   for (std::uint32_t d = 0; d < 4; ++d) {
     const auto it = choice.params.find("dim" + std::to_string(d));
     if (it == choice.params.end() || it->second == 0) continue;

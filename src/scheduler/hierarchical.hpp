@@ -54,9 +54,11 @@ struct HierarchicalSpec {
 
 /// Themis Table 1: the basic algorithm for a dimension kind (ring: ring both ways; uring and
 /// line: ring; fc: direct; sw: halving-doubling). For all-to-all, ACE Table 5: ring on rings and
-/// lines, direct on fc and sw.
+/// lines, direct on fc and sw. Local switches (switch-fc Sec. III-B): package-doubling for
+/// all-gather and for all-reduce under per-dim-all-reduce, else direct.
 collective::AlgorithmChoice default_dim_algorithm(
-    topology::DimKind kind, collective::Collective c = collective::Collective::AllReduce);
+    topology::DimKind kind, collective::Collective c = collective::Collective::AllReduce,
+    InterDimPolicy schedule = InterDimPolicy::Baseline);
 
 /// The planner's view of the platform's dimensions: P_K, one NPU's bandwidth in the dimension
 /// (sum of its outgoing links there) and the fixed delay A_K = steps of the dimension's

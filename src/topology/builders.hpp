@@ -39,6 +39,24 @@ Topology mesh(const std::vector<std::uint32_t>& shape, core::Bandwidth bw, core:
 /// innermost. Name like "hier:ring4xfc8xsw32".
 Topology hierarchical(const std::vector<DimSpec>& dims);
 
+/// Table II of switch-fc-hierarchical-torus: the links of its package platforms.
+struct PackageLinks {
+  core::Bandwidth intra_bandwidth{512e9 / 8};  ///< 512 bits/ns inside a package
+  core::Time intra_latency = core::Time::from_ns(90);
+  core::Bandwidth inter_bandwidth{256e9 / 8};  ///< 256 bits/ns between packages
+  core::Time inter_latency = core::Time::from_ns(200);
+  core::Time router_latency = core::Time::from_ns(5);  ///< added to every link (its far router)
+};
+/// `packages` packages of `npus` NPUs with `switches` local switches each, a 2D torus between
+/// packages (switch_fc.cpp). Name "swfc:P:n:k". Throws core::InputError unless n >= 2 and
+/// 1 <= k <= n.
+Topology switch_fc_package(std::uint32_t packages, std::uint32_t npus, std::uint32_t switches,
+                           const PackageLinks& links);
+/// The hierarchical-torus baseline: a ring inside each package (unidirectional unless
+/// `bidirectional`), the same torus between packages. Name "htorus:P:n" (":2" bidirectional).
+Topology hierarchical_torus(std::uint32_t packages, std::uint32_t npus, bool bidirectional,
+                            const PackageLinks& links);
+
 /// Parse a compact form registered in forms.hpp and build it, every link taking `bw` and `lat`:
 ///   ring:16  bidir-ring:16  fc:8  switch:1024  torus:8x8  mesh:4x4x4
 ///   hier:ring4xfc8xsw32   (dimension kinds of dim_kind.hpp; sizes after the kind)

@@ -40,6 +40,21 @@ class Parser {
     return static_cast<std::uint32_t>(v);
   }
 
+  // A field of a Fields form: decimal digits, 1 .. kMaxNpus.
+  std::uint32_t field(std::string_view text) const {
+    if (text.empty() || text.find_first_not_of("0123456789") != std::string_view::npos) {
+      fail(fmt::format("bad number \"{}\" in \"{}\": write whole numbers joined by ':'", text,
+                       spec_));
+    }
+    std::uint64_t v = 0;
+    for (char c : text) {
+      v = v * 10 + static_cast<std::uint64_t>(c - '0');
+      if (v > kMaxNpus) fail(fmt::format("{} in \"{}\": must be <= {}", text, spec_, kMaxNpus));
+    }
+    if (v < 1) fail(fmt::format("{} in \"{}\": must be >= 1", text, spec_));
+    return static_cast<std::uint32_t>(v);
+  }
+
   // The 'x'-separated parts of `text`, each non-empty part checked by `one`.
   template <typename F>
   void parts(std::string_view text, F one) const {
@@ -110,8 +125,16 @@ Topology from_compact(std::string_view spec, core::Bandwidth bw, core::Time lat,
             p.size(digits == std::string_view::npos ? std::string_view{} : part.substr(digits)));
       });
       break;
+    case FormArgs::Fields:
+      for (std::string_view text = rest;;) {
+        const std::size_t c = text.find(':');
+        args.sizes.push_back(p.field(text.substr(0, c)));
+        if (c == std::string_view::npos) break;
+        text.remove_prefix(c + 1);
+      }
+      break;
   }
-  p.check_total(args.sizes);
+  if (form->args != FormArgs::Fields) p.check_total(args.sizes);
   if (optical) {
     if (!form->optical) {
       throw core::InputError(

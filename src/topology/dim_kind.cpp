@@ -46,7 +46,7 @@ constexpr std::array kTable = {
         // way: that link carries links_per_npu/2 physical links.
         .directed_bandwidth = [](Bandwidth bw, std::uint32_t,
                                  std::uint32_t k) { return Bandwidth{bw.bytes_per_s * k / 2.0}; },
-        .directed_links = [](std::uint32_t n, std::uint64_t npus) -> std::uint64_t {
+        .directed_links = [](std::uint32_t n, std::uint64_t npus, std::uint32_t) -> std::uint64_t {
           return n == 2 ? npus : 2 * npus;
         },
         .hops =
@@ -74,7 +74,7 @@ constexpr std::array kTable = {
         .natural_links_per_npu = one_link,
         .check_links_per_npu = any_count,
         .directed_bandwidth = all_links_each_way,
-        .directed_links = [](std::uint32_t, std::uint64_t npus) { return npus; },
+        .directed_links = [](std::uint32_t, std::uint64_t npus, std::uint32_t) { return npus; },
         .hops = forward_steps,
         .diameter = [](std::uint32_t n) { return n - 1; },
         .closed_walk = false,
@@ -94,7 +94,7 @@ constexpr std::array kTable = {
         .natural_links_per_npu = one_link,
         .check_links_per_npu = any_count,
         .directed_bandwidth = all_links_each_way,
-        .directed_links = [](std::uint32_t n, std::uint64_t npus) -> std::uint64_t {
+        .directed_links = [](std::uint32_t n, std::uint64_t npus, std::uint32_t) -> std::uint64_t {
           return 2 * std::uint64_t{n - 1} * (npus / n);
         },
         .hops = [](std::uint32_t, std::uint32_t s,
@@ -121,8 +121,8 @@ constexpr std::array kTable = {
             [](Bandwidth bw, std::uint32_t n, std::uint32_t k) {
               return Bandwidth{bw.bytes_per_s * k / static_cast<double>(n - 1)};
             },
-        .directed_links = [](std::uint32_t n,
-                             std::uint64_t npus) { return npus * std::uint64_t{n - 1}; },
+        .directed_links = [](std::uint32_t n, std::uint64_t npus,
+                             std::uint32_t) { return npus * std::uint64_t{n - 1}; },
         .hops = one_hop,
         .diameter = [](std::uint32_t) -> std::uint32_t { return 1; },
         .closed_walk = true,
@@ -139,7 +139,35 @@ constexpr std::array kTable = {
         .natural_links_per_npu = one_link,
         .check_links_per_npu = any_count,
         .directed_bandwidth = all_links_each_way,
-        .directed_links = [](std::uint32_t, std::uint64_t npus) { return 2 * npus; },
+        .directed_links = [](std::uint32_t, std::uint64_t npus, std::uint32_t) { return 2 * npus; },
+        .hops = [](std::uint32_t, std::uint32_t, std::uint32_t) -> std::uint32_t { return 2; },
+        .diameter = [](std::uint32_t) -> std::uint32_t { return 2; },
+        .closed_walk = true,
+        .dependency_cycle_from = 0,
+    },
+    DimKindTraits{
+        .kind = DimKind::LocalSwitches,
+        .name = "lsw",
+        .aliases = {},
+        .description =
+            "k local switches per group (k = links_per_npu), each NPU linked to every one: "
+            "NPU -> one switch -> NPU, the switch by the local-switch rule (distance or source)",
+        .aggregation =
+            "links_per_npu = k switches, 1 <= k <= size, one link of `bandwidth` to each "
+            "(natural 1)",
+        .source = "switch-fc-hierarchical-torus Sec. III-A (switch-based fully connected package)",
+        .wiring = Wiring::Stars,
+        .natural_links_per_npu = one_link,
+        .check_links_per_npu = [](std::uint32_t n, std::uint32_t k) -> std::string {
+          if (k <= n) return {};
+          return fmt::format("must be <= size = {} (at most one local switch per NPU), got {}", n,
+                             k);
+        },
+        // Each switch has its own link: a message through one switch gets one link's bandwidth.
+        .directed_bandwidth = [](Bandwidth bw, std::uint32_t, std::uint32_t) { return bw; },
+        .directed_links = [](std::uint32_t, std::uint64_t npus, std::uint32_t k) -> std::uint64_t {
+          return 2 * npus * k;
+        },
         .hops = [](std::uint32_t, std::uint32_t, std::uint32_t) -> std::uint32_t { return 2; },
         .diameter = [](std::uint32_t) -> std::uint32_t { return 2; },
         .closed_walk = true,

@@ -20,6 +20,9 @@ enum class DimKind {
   Line,            ///< a mesh row: bidirectional chain with no wrap-around
   FullyConnected,  ///< a direct link between every ordered pair of the group
   Switch,          ///< one switch per group; NPU -> switch -> NPU
+  /// k = links_per_npu local switches per group, every NPU linked to each (switch-fc-hierarchical-
+  /// torus Sec. III-A); NPU -> one switch -> NPU, the switch by Topology::local_switch_rule()
+  LocalSwitches,
 };
 
 /// Which links Topology::product builds for a dimension (and so which routing tables it fills).
@@ -27,6 +30,7 @@ enum class Wiring {
   Neighbours,  ///< links to the +1 and/or -1 neighbour in coordinate order (rings, lines)
   AllPairs,    ///< a direct link from every NPU of a group to every other
   Star,        ///< one switch per group, a link up to it and one down from it per NPU
+  Stars,       ///< links_per_npu switches per group, a link up and one down per NPU and switch
 };
 
 struct DimKindTraits {
@@ -49,7 +53,8 @@ struct DimKindTraits {
   core::Bandwidth (*directed_bandwidth)(core::Bandwidth per_link, std::uint32_t size,
                                         std::uint32_t links_per_npu) = nullptr;
   /// Directed links the dimension adds to a product of `npus` NPUs.
-  std::uint64_t (*directed_links)(std::uint32_t size, std::uint64_t npus) = nullptr;
+  std::uint64_t (*directed_links)(std::uint32_t size, std::uint64_t npus,
+                                  std::uint32_t links_per_npu) = nullptr;
   /// Hops of the route from coordinate `from` to `to` (from != to) inside the dimension.
   std::uint32_t (*hops)(std::uint32_t size, std::uint32_t from, std::uint32_t to) = nullptr;
   /// Largest hop count inside the dimension.

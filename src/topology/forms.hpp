@@ -17,6 +17,7 @@ enum class FormArgs {
   Size,   ///< one size: "16"
   Shape,  ///< sizes joined by 'x': "8x8", "4x4x4"
   Dims,   ///< dimension kinds (dim_kind.hpp), each followed by its size, joined by 'x': "ring4xfc8"
+  Fields,  ///< whole numbers >= 1 joined by ':': "4:8:4" (the builder checks what each means)
 };
 
 /// The text after the colon, parsed and checked (every size 2 .. 2^20, their product too).
@@ -34,6 +35,9 @@ struct TopologyForm {
   std::string_view source = {};       ///< paper and section it comes from
   FormArgs args = FormArgs::Size;
   bool optical = false;  ///< takes wavelengths (CompactArgs::optical)
+  /// Its links are the paper's own (switch-fc's Table II): it ignores the link bandwidth and
+  /// latency, and a scenario or command line that gives them is told so.
+  bool own_links = false;
   /// Build it with every link (or physical link) at `bw` and `lat`.
   Topology (*build)(const CompactArgs& args, core::Bandwidth bw, core::Time lat) = nullptr;
 };
@@ -57,5 +61,7 @@ TopologyForm hierarchical_form();
 TopologyForm optical_ring_form();
 TopologyForm fat_tree_form();
 TopologyForm bigraph_form();
+TopologyForm switch_fc_form();
+TopologyForm hierarchical_torus_form();
 
 }  // namespace collsim::topology

@@ -6,8 +6,9 @@ namespace collsim::topology {
 
 const std::vector<TopologyForm>& topology_forms() {
   static const std::vector<TopologyForm> all = {
-      ring_form(), bidir_ring_form(),   fully_connected_form(), switch_form(),   torus_form(),
-      mesh_form(), hierarchical_form(), optical_ring_form(),    fat_tree_form(), bigraph_form()};
+      ring_form(),     bidir_ring_form(), fully_connected_form(), switch_form(),
+      torus_form(),    mesh_form(),       hierarchical_form(),    optical_ring_form(),
+      fat_tree_form(), bigraph_form(),    switch_fc_form(),       hierarchical_torus_form()};
   return all;
 }
 

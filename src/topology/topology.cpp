@@ -157,12 +157,13 @@ Topology Topology::product(std::string name, std::vector<DimSpec> dims) {
   std::uint64_t num_switches = 0;
   for (const DimSpec& s : dims) {
     // Each term is < 2^64 as npus and size are < 2^32.
-    num_links += traits(s.kind).directed_links(s.size, npus);
+    num_links += traits(s.kind).directed_links(s.size, npus, s.links_per_npu);
     if (num_links > kMaxLinks) {
       throw InputError(
           fmt::format("dims: more than {} directed links are not supported", kMaxLinks));
     }
     if (traits(s.kind).wiring == Wiring::Star) num_switches += npus / s.size;
+    if (traits(s.kind).wiring == Wiring::Stars) num_switches += npus / s.size * s.links_per_npu;
   }
   if (npus + num_switches > kMaxNodes) {
     throw InputError(
@@ -202,6 +203,7 @@ Topology Topology::product(std::string name, std::vector<DimSpec> dims) {
         t.fc_base_[d].assign(npus, kNoLink);
         break;
       case Wiring::Star:
+      case Wiring::Stars:
         t.up_link_[d].assign(npus, kNoLink);
         t.down_link_[d].assign(npus, kNoLink);
         break;
@@ -245,9 +247,19 @@ Topology Topology::product(std::string name, std::vector<DimSpec> dims) {
             t.up_link_[d][a] = add(a, next_switch);
             t.down_link_[d][a] = add(next_switch, a);
             break;
+          case Wiring::Stars:
+            // Switch j of the group is next_switch + j; its up and down links to NPU a are
+            // up_link_ + 2 j and up_link_ + 2 j + 1.
+            t.up_link_[d][a] = static_cast<LinkId>(t.links_.size());
+            for (std::uint32_t j = 0; j < s.links_per_npu; ++j) {
+              add(a, next_switch + j);
+              add(next_switch + j, a);
+            }
+            break;
         }
       }
       if (kind.wiring == Wiring::Star) ++next_switch;
+      if (kind.wiring == Wiring::Stars) next_switch += s.links_per_npu;
       dim.groups.push_back(std::move(m));
     }
     t.dims_.push_back(std::move(dim));
@@ -350,7 +362,21 @@ LinkId Topology::link_between(NodeId a, NodeId b) const {
   throw std::out_of_range(fmt::format("topology {}: no link {} -> {}", name_, a, b));
 }
 
-void Topology::route(NodeId src, NodeId dst, std::vector<LinkId>& out) const {
+const char* to_string(LocalSwitchRule r) {
+  return r == LocalSwitchRule::Source ? "source" : "distance";
+}
+
+LocalSwitchRule parse_local_switch_rule(std::string_view text, std::string_view field) {
+  if (text == "distance") return LocalSwitchRule::Distance;
+  if (text == "source") return LocalSwitchRule::Source;
+  throw core::InputError(
+      fmt::format("{}: unknown local-switch rule \"{}\"; valid: distance (switch (t - s - 1) mod "
+                  "k: an NPU's peers spread over its switches), source (switch s mod k: every "
+                  "pair of a step on its own switch when k = n)",
+                  field, text));
+}
+
+void Topology::route(NodeId src, NodeId dst, std::vector<LinkId>& out, std::uint8_t path) const {
   check_node(*this, src, "route: source");
   check_node(*this, dst, "route: destination");
   if (src == dst) return;
@@ -409,6 +435,18 @@ void Topology::route(NodeId src, NodeId dst, std::vector<LinkId>& out) const {
         const NodeId next = cur - s * stride + t * stride;
         out.push_back(up_link_[d][cur]);
         out.push_back(down_link_[d][next]);
+        cur = next;
+        break;
+      }
+      case DimKind::LocalSwitches: {
+        const std::uint32_t k = spec.links_per_npu;
+        std::uint32_t j = local_switch_ == LocalSwitchRule::Source ? s % k : (fwd - 1) % k;
+        if (path != kAnyPath) j = (j + path) % k;
+        const NodeId next = cur - s * stride + t * stride;
+        const LinkId up = up_link_[d][cur] + 2 * j;
+        out.push_back(up);
+        // The switch's down link to `next`: that NPU's block of 2 k links, entry 2 j + 1.
+        out.push_back(up_link_[d][next] + 2 * j + 1);
         cur = next;
         break;
       }

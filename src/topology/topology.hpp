@@ -24,6 +24,9 @@ namespace collsim::topology {
 using NodeId = std::uint32_t;
 using LinkId = std::uint32_t;
 
+/// No path preference: the topology's rule picks among parallel paths (route()).
+inline constexpr std::uint8_t kAnyPath = 0xff;
+
 struct Link {
   NodeId src = 0;
   NodeId dst = 0;
@@ -68,6 +71,24 @@ enum class RingTie {
 const char* to_string(RingTie t);
 /// "parity" or "plus"; throws core::InputError naming `field`.
 RingTie parse_ring_tie(std::string_view text, std::string_view field);
+
+/// Which of a package's k local switches (DimKind::LocalSwitches) carries a message from local id
+/// s to local id t of an n-NPU group (switch-fc-hierarchical-torus Sec. III-A leaves it open;
+/// docs/switch-fc.md). A message that names a path p (its program stream) takes switch
+/// (rule + p) mod k, so the k streams of a striped transfer use all k switches.
+enum class LocalSwitchRule {
+  /// switch ((t - s) mod n - 1) mod k: an NPU's transfers to different peers leave through
+  /// different switches (default: an all-to-all spreads over all k links of the NPU); the
+  /// transfers of one step of the package algorithms, all at one distance, share a switch,
+  /// whose crossbar carries them without conflict.
+  Distance,
+  /// switch s mod k: every pair of one step on its own switch when k = n (Sec. III-A's "an idle
+  /// local-switch between any two nodes"); each NPU sends through one switch only.
+  Source,
+};
+const char* to_string(LocalSwitchRule r);
+/// "distance" or "source"; throws core::InputError naming `field`.
+LocalSwitchRule parse_local_switch_rule(std::string_view text, std::string_view field);
 
 /// The WDM resources of an optical ring (WRHT (PPoPP'23) Sec. 2, on TeraRack's micro-ring
 /// architecture): each of the ring's two counter-propagating waveguides carries `wavelengths`
@@ -115,6 +136,9 @@ class Topology {
   /// The halfway tie rule of ring dimensions (RingTie::Parity unless set).
   RingTie ring_tie() const { return ring_tie_; }
   void set_ring_tie(RingTie t) { ring_tie_ = t; }
+  /// The switch choice of local-switch dimensions (LocalSwitchRule::Distance unless set).
+  LocalSwitchRule local_switch_rule() const { return local_switch_; }
+  void set_local_switch_rule(LocalSwitchRule r) { local_switch_ = r; }
   /// The wavelengths of an optical ring (builders.hpp optical_ring); nullptr for electrical
   /// topologies.
   const OpticalSpec* optical() const { return optical_ ? &*optical_ : nullptr; }
@@ -135,8 +159,10 @@ class Topology {
   NodeId npu_at(std::span<const std::uint32_t> coords) const;
 
   /// Append the links of the deterministic route src -> dst to `out` (nothing when src == dst).
-  /// Allocation-free when `out` has capacity. Throws std::out_of_range for bad ids.
-  void route(NodeId src, NodeId dst, std::vector<LinkId>& out) const;
+  /// `path` picks among parallel paths where the topology has them (a local-switch dimension:
+  /// LocalSwitchRule); other topologies ignore it. Allocation-free when `out` has capacity.
+  /// Throws std::out_of_range for bad ids.
+  void route(NodeId src, NodeId dst, std::vector<LinkId>& out, std::uint8_t path = kAnyPath) const;
   std::vector<LinkId> route(NodeId src, NodeId dst) const;
   std::uint32_t hops(NodeId src, NodeId dst) const;
   /// Largest hop count between two NPUs.
@@ -159,7 +185,8 @@ class Topology {
   std::vector<LinkId> out_ids_, in_ids_;
   std::vector<Dimension> dims_;
   // Product-routing tables, one entry per (dim, npu): the link to the +1 / -1 neighbour (ring,
-  // line), the NPU's up/down link (switch), or the first peer link (fully connected).
+  // line), the NPU's up/down link (switch; local switches: the first of its k, up and down
+  // interleaved), or the first peer link (fully connected).
   std::vector<std::uint32_t> strides_;
   std::vector<std::vector<LinkId>> plus_link_, minus_link_, up_link_, down_link_, fc_base_;
   // General graphs: next hop toward each destination, filled lazily per destination.
@@ -176,6 +203,7 @@ class Topology {
   std::vector<NodeId> ring_order_;
   bool ring_is_cycle_ = false;
   RingTie ring_tie_ = RingTie::Parity;
+  LocalSwitchRule local_switch_ = LocalSwitchRule::Distance;
   std::optional<OpticalSpec> optical_;
   GraphRouting graph_routing_;
 

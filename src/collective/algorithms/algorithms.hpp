@@ -14,5 +14,6 @@ AlgorithmInfo multitree_info();           // algorithms/multitree.cpp
 AlgorithmInfo ring_2d_info();             // algorithms/ring_2d.cpp
 AlgorithmInfo double_binary_tree_info();  // algorithms/double_binary_tree.cpp
 AlgorithmInfo hdrm_info();                // algorithms/hdrm.cpp
+AlgorithmInfo package_doubling_info();    // algorithms/package_doubling.cpp
 
 }  // namespace collsim::collective

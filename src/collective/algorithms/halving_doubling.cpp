@@ -36,7 +36,7 @@ Program build(const BuildRequest& req) {
 }  // namespace
 
 AlgorithmInfo halving_doubling_info() {
-  return AlgorithmInfo{
+  AlgorithmInfo a{
       "halving-doubling",
       "Rabenseifner: recursive-halving reduce-scatter then recursive-doubling all-gather "
       "(power-of-two ranks)",
@@ -45,6 +45,8 @@ AlgorithmInfo halving_doubling_info() {
       {Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather},
       {},
       &build};
+  a.power_of_two = true;
+  return a;
 }
 
 }  // namespace collsim::collective

@@ -152,7 +152,7 @@ AlgorithmInfo hdrm_info() {
       {},
       &build,
       /*staged=*/false,
-      /*optical=*/false,
+      /*in_all=*/nullptr,
       &needs_bigraph};
 }
 

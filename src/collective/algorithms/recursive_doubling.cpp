@@ -45,7 +45,7 @@ Program build(const BuildRequest& req) {
 }  // namespace
 
 AlgorithmInfo recursive_doubling_info() {
-  return AlgorithmInfo{
+  AlgorithmInfo a{
       "recursive-doubling",
       "Recursive doubling: log2(N) exchanges with partner r XOR 2^k; all-reduce exchanges the "
       "whole vector each step (power-of-two ranks)",
@@ -53,6 +53,8 @@ AlgorithmInfo recursive_doubling_info() {
       {Collective::AllReduce, Collective::AllGather},
       {},
       &build};
+  a.power_of_two = true;
+  return a;
 }
 
 }  // namespace collsim::collective

@@ -109,7 +109,7 @@ AlgorithmInfo ring_2d_info() {
         "et al.); 1: X-first only"}},
       &build,
       /*staged=*/false,
-      /*optical=*/false,
+      /*in_all=*/nullptr,
       &needs_grid};
 }
 

@@ -194,7 +194,8 @@ AlgorithmInfo wrht_info() {
         "steps per stripe"}},
       &build,
       /*staged=*/false,
-      /*optical=*/true};
+      // Made for optical rings: "all" includes it only on a topology with wavelengths.
+      [](const topology::Topology& t) { return t.optical() != nullptr; }};
 }
 
 }  // namespace collsim::collective
