@@ -76,6 +76,10 @@ reproduce: build
 	  echo "collsim: $$f"; \
 	  ./$(BUILD)/collsim run $$f --format csv --output results/fig10-$$(basename $$f .yaml).csv || exit 1; \
 	done
+	@for f in examples/switch-fc/*.yaml; do \
+	  echo "collsim: $$f"; \
+	  ./$(BUILD)/collsim run $$f --format csv --output results/$$(basename $$f .yaml).csv || exit 1; \
+	done
 	@for f in examples/training/multitree-fig11.yaml; do \
 	  echo "collsim: $$f"; \
 	  ./$(BUILD)/collsim run $$f --format csv --output results/$$(basename $$f .yaml).csv || exit 1; \
@@ -111,6 +115,12 @@ figures:
 	$(PYTHON) tools/plot.py lines $$(ls results/fig10-torus-*.csv | tr '\n' ',' | sed 's/,$$//') docs/img/multitree-fig10.png \
 	  --x npus --y time_ms --hue algorithm --ylabel "all-reduce time (ms)" \
 	  --title "MultiTree Fig. 10: 375 KiB per NPU on K x K tori (packet, 4 schedule-table NIs, MBFC)"
+	$(PYTHON) tools/plot.py bars results/fig9.csv docs/img/switch-fc-fig9.png \
+	  --x platform --y time_us --hue algorithm --facet collective --filter 'algorithm!=ideal' \
+	  --ylabel "time (us)" --title "switch-fc Fig. 9: 1 MiB on one package, k local switches vs the ring (flow)"
+	$(PYTHON) tools/plot.py stacked results/fig11.csv docs/img/switch-fc-fig11.png \
+	  --x platform --y compute_ms,exposed_ms --hue run --facet workload --filter layer=total \
+	  --ylabel "ms per iteration" --title "switch-fc Fig. 11: two iterations, swfc vs hierarchical torus (flow)"
 	$(PYTHON) tools/plot.py lines results/fig2-optical.csv,results/fig2-electrical.csv docs/img/wrht-fig2.png \
 	  --x npus --y time_ms --hue series --facet size_MB --logx --logy --ylabel "all-reduce time (ms)" \
 	  --title "WRHT Fig. 2: gradient all-reduce (panels: MB) vs nodes"

@@ -8,7 +8,7 @@ Kinds:
   activity  Themis Fig. 9: the --activity CSV of `collsim run/collective`, one panel per
             algorithm, one step line per dimension (share of each window it ran a chunk-stage)
 
-Results CSV (`--format csv`): one row per run; derived columns time_ms, size_MB,
+Results CSV (`--format csv`): one row per run; derived columns time_ms, time_us, size_MB,
 bw_utilization_pct, label (the algorithm in the Themis paper's names), series (backend and
 algorithm), wavelengths (platforms named w8, w16, ...) and one column per backend_metrics key
 (e.g. peak_wavelengths_per_segment) can be used as --x/--y/--hue.
@@ -64,6 +64,7 @@ def read_results(paths):
     df = pd.concat(frames, ignore_index=True)
     if "time_ns" in df:
         df["time_ms"] = df["time_ns"] / 1e6
+        df["time_us"] = df["time_ns"] / 1e3
     if "size_bytes" in df:
         df["size_MB"] = (df["size_bytes"] / 1e6).round(3)
     if "bw_utilization" in df:

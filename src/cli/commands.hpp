@@ -104,5 +104,7 @@ int show_multitree(const MultiTreeOptions& opt, std::ostream& out);
 
 /// `collsim verify`: 0 when the verifier accepts the program, 1 with the reason when not.
 int verify_algorithm(const VerifyOptions& opt, std::ostream& out);
+/// `collsim inventory`: the switches, ports, links and bandwidth of each dimension.
+int show_inventory(const TopologyFlags& flags, std::ostream& out);
 
 }  // namespace collsim::cli

@@ -123,6 +123,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   cli::add_limit_options(*verify, vo.max_messages, vo.max_memory);
 
+  cli::TopologyFlags inv;
+  auto* inventory = app.add_subcommand(
+      "inventory",
+      "the hardware of a topology per dimension: groups, switches, switch ports, links, "
+      "bandwidth per NPU and in total (what a power or cost model starts from)");
+  cli::add_topology_options(*inventory, inv);
+
   cli::TrainOptions tr;
   auto* train = app.add_subcommand(
       "train",
@@ -201,6 +208,7 @@ int main(int argc, char** argv) {
     if (*coll) return cli::run_collective(co, out_opt, std::cout, std::cerr);
     if (*list) return cli::list_everything(std::cout);
     if (*verify) return cli::verify_algorithm(vo, std::cout);
+    if (*inventory) return cli::show_inventory(inv, std::cout);
     if (*mtree) return cli::show_multitree(mo, std::cout);
     if (*train) return cli::run_train(tr, out_opt, std::cout, std::cerr);
   } catch (const core::InputError& e) {

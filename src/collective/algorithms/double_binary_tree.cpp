@@ -13,13 +13,14 @@
 // segment k was measured on the flow backend at 64 MiB on a 4x4 torus: 10-40% slower for every
 // lag L tried, as the two phases then share the links.) Op.step is 2k + 1 for tree 1 and
 // 2k + 2 for tree 2 (even and odd steps), earlier segments first.
+#include "collective/algorithms/double_binary_tree.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 
 #include "collective/algorithm.hpp"
 #include "collective/algorithms/algorithms.hpp"
-#include "collective/algorithms/double_binary_tree.hpp"
 #include "core/error.hpp"
 
 namespace collsim::collective {

@@ -1,0 +1,26 @@
+#include <fmt/format.h>
+
+#include <ostream>
+
+#include "cli/backend_flags.hpp"
+#include "cli/commands.hpp"
+#include "core/units.hpp"
+#include "topology/inventory.hpp"
+
+namespace collsim::cli {
+
+int show_inventory(const TopologyFlags& flags, std::ostream& out) {
+  const topology::Topology topo = compact_topology(flags);
+  out << fmt::format("{}: {} NPUs, {} switches, {} directed links\n", topo.name(), topo.num_npus(),
+                     topo.num_switches(), topo.links().size());
+  out << fmt::format("  {:<24} {:>7} {:>9} {:>13} {:>8} {:>16} {:>16}\n", "dimension", "groups",
+                     "switches", "switch ports", "links", "out per NPU", "aggregate");
+  for (const topology::InventoryRow& r : topology::inventory(topo)) {
+    out << fmt::format("  {:<24} {:>7} {:>9} {:>13} {:>8} {:>16} {:>16}\n", r.name, r.groups,
+                       r.switches, r.switch_ports, r.links, core::to_string(r.per_npu),
+                       core::to_string(r.aggregate));
+  }
+  return 0;
+}
+
+}  // namespace collsim::cli
