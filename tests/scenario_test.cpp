@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "core/error.hpp"
@@ -24,6 +27,22 @@ std::string error_of(const std::string& yaml) {
 const std::string kJobs =
     "jobs:\n"
     "  - {collective: all-reduce, sizes: 1MiB, algorithms: ring}\n";
+
+// Every scenario under examples/ (the paper reproductions of `make reproduce` included) loads:
+// its platforms build and its workload files are found.
+TEST(ScenarioExamples, EveryExampleLoads) {
+  int n = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(
+           std::filesystem::path(COLLSIM_SOURCE_DIR) / "examples")) {
+    if (e.path().extension() != ".yaml") continue;
+    std::ifstream in(e.path());
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text.find("\njobs:") == std::string::npos) continue;  // a workload file (training/toy)
+    EXPECT_NO_THROW(load_scenario(e.path().string())) << e.path();
+    ++n;
+  }
+  EXPECT_GE(n, 30);
+}
 
 TEST(ScenarioDuplicateKeys, InAPlatform) {
   // yaml-cpp would keep 16 GB/s and drop 32 GB/s without a word.
