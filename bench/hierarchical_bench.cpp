@@ -35,7 +35,7 @@ void BM_ThemisScf1GB(benchmark::State& state, const char* backend) {
     spec.intra = scheduler::IntraDimPolicy::Scf;
     core::Simulation sim;
     auto net = network::make_backend(network::find_backend(backend, "bench"), sim, topo, {}, "b");
-    endpoint::Ideal ep(*net);
+    endpoint::Ideal ep(sim, *net);
     scheduler::Executor ex(sim, ep);
     scheduler::HierarchicalCollective h(topo, ex, spec);
     h.start();

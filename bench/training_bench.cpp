@@ -16,7 +16,7 @@ using namespace collsim;
 void BM_ResNet50Iteration1024(benchmark::State& state, const char* topo_text) {
   const auto topo =
       topology::from_compact(topo_text, core::Bandwidth{25e9}, core::Time::from_ns(175));
-  const compute::Systolic arrays({32, 32, 16, 1e9});
+  const compute::Systolic arrays({32, 32, 16, 1e9, {}});
   const workload::Workload w = workload::data_parallel(workload::find_model("resnet50", "bench"),
                                                        arrays, workload::BuildOptions{16, 4});
   workload::TrainingOptions o;

@@ -10,12 +10,12 @@ namespace collsim::compute {
 namespace {
 
 TEST(Systolic, FoldsAndCycles) {
-  const Systolic one({32, 32, 1, 1e9});
+  const Systolic one({32, 32, 1, 1e9, {}});
   EXPECT_EQ(one.cycles({32, 32, 32}), 2u * 32 + 32 + 32 - 2);    // one fold: 126
   EXPECT_EQ(one.cycles({64, 32, 10}), 2u * (64 + 32 + 10 - 2));  // two folds in a row: 208
   EXPECT_EQ(one.cycles({33, 1, 1}), 2u * (64 + 32 + 1 - 2));     // a partial fold costs a fold
   EXPECT_EQ(one.cycles({0, 32, 32}), 0u);
-  const Systolic sixteen({32, 32, 16, 1e9});      // MultiTree Table III
+  const Systolic sixteen({32, 32, 16, 1e9, {}});  // MultiTree Table III
   EXPECT_EQ(sixteen.cycles({64, 32, 10}), 104u);  // the two folds on two arrays at once
   // 100 x 70 outputs: 4 x 3 = 12 folds, one round on 16 arrays: 64 + 32 + 5 - 2 = 99 cycles.
   EXPECT_EQ(sixteen.cycles({100, 70, 5}), 99u);
@@ -25,10 +25,10 @@ TEST(Systolic, FoldsAndCycles) {
   PassWork w;
   w.gemms = {{32, 32, 32}, {64, 32, 10}};
   EXPECT_EQ(one.time(w).ps, (126 + 208) * 1000);
-  const Systolic ace({256, 256, 1, 700e6});
+  const Systolic ace({256, 256, 1, 700e6, {}});
   w.gemms = {{256, 256, 256}};  // 2 x 256 + 256 + 256 - 2 = 1022 cycles = 1460 ns
   EXPECT_EQ(ace.time(w).ps, 1460000);
-  EXPECT_THROW(Systolic({0, 32, 1, 1e9}), core::InputError);
+  EXPECT_THROW(Systolic({0, 32, 1, 1e9, {}}), core::InputError);
 }
 
 TEST(Roofline, ComputeOrMemoryBound) {

@@ -90,7 +90,7 @@ TEST(Executor, ACollectiveStartedWhenAnotherEnds) {
   const auto p = build(t, "direct", "all", Collective::AllReduce, 1 << 20);
   core::Simulation sim;
   network::AnalyticalBackend net(sim, t);
-  endpoint::Ideal ep(net);
+  endpoint::Ideal ep(sim, net);
   scheduler::Executor ex(sim, ep);
   std::vector<scheduler::CollectiveStats> done;
   ex.start(p, [&](scheduler::CollectiveId, const scheduler::CollectiveStats& s) {
@@ -147,7 +147,7 @@ TEST(Executor, ObserversSeeEveryMessageAndEveryBusyInterval) {
   for (const char* backend : {"analytical", "queue", "flow", "packet"}) {
     core::Simulation sim;
     auto net = make(backend, sim, t);
-    endpoint::Ideal ep(*net);
+    endpoint::Ideal ep(sim, *net);
     scheduler::Executor ex(sim, ep);
     CountingObserver obs;
     ex.set_observer(&obs);
@@ -228,7 +228,7 @@ TEST(Executor, DeadlockNamesTheCollectiveAndItsRanks) {
   p.ops[2].erase(p.ops[2].begin());  // rank 2 never sends to rank 0
   core::Simulation sim;
   network::AnalyticalBackend net(sim, t);
-  endpoint::Ideal ep(net);
+  endpoint::Ideal ep(sim, net);
   scheduler::Executor ex(sim, ep);
   ex.start(p, {}, "gather");
   const auto ok = build(t, "ring", "all", Collective::AllGather, 3000);

@@ -29,7 +29,7 @@ Outcome run(const topology::Topology& t, HierarchicalSpec spec,
             const char* backend = "analytical") {
   core::Simulation sim;
   auto net = network::make_backend(network::find_backend(backend, "b"), sim, t, {}, "b");
-  endpoint::Ideal ep(*net);
+  endpoint::Ideal ep(sim, *net);
   Executor ex(sim, ep);
   HierarchicalCollective h(t, ex, std::move(spec));
   bool done = false;
@@ -220,7 +220,7 @@ TEST(Hierarchical, ErrorsAreInputErrors) {
   const auto t = topology::from_compact("torus:4x4", kBw, kLat);
   core::Simulation sim;
   network::AnalyticalBackend net(sim, t);
-  endpoint::Ideal ep(net);
+  endpoint::Ideal ep(sim, net);
   Executor ex(sim, ep);
   HierarchicalSpec a2a = all_reduce(1024, 1);
   a2a.collective = Collective::AllToAll;
@@ -276,7 +276,7 @@ TEST(Hierarchical, PerDimensionAlgorithmOverridesFromTheAlgorithmChoice) {
   auto time = [&](HierarchicalSpec s) {
     core::Simulation sim;
     auto net = network::make_backend(network::find_backend("analytical", "b"), sim, t, {}, "b");
-    endpoint::Ideal ep(*net);
+    endpoint::Ideal ep(sim, *net);
     Executor ex(sim, ep);
     HierarchicalCollective h(t, ex, std::move(s));
     h.start();
@@ -334,7 +334,7 @@ TEST(Hierarchical, ConcurrentCollectivesShareTheDimensionQueues) {
   };
   core::Simulation sim;
   auto net = network::make_backend(network::find_backend("analytical", "b"), sim, t, {}, "b");
-  endpoint::Ideal ep(*net);
+  endpoint::Ideal ep(sim, *net);
   Executor ex(sim, ep);
   DimensionQueues queues(2, IntraDimPolicy::Fifo, 1);
   HierarchicalCollective a(t, ex, spec(), &queues), b(t, ex, spec(), &queues);
@@ -371,7 +371,7 @@ TEST(Hierarchical, ASubsetOfDimensionsRunsEveryGroupOfThemAtOnce) {
   }
   core::Simulation sim;
   network::AnalyticalBackend net(sim, t);
-  endpoint::Ideal ep(net);
+  endpoint::Ideal ep(sim, net);
   Executor ex(sim, ep);
   HierarchicalSpec bad = all_reduce(1024, 1);
   bad.dims = {2};

@@ -56,13 +56,13 @@ TEST(ModelZoo, MatrixProductsOfAConvolutionAndALinearLayer) {
   EXPECT_EQ(fc.params, 2049000u);
   // On MultiTree's arrays (16 x 32x32, 1 GHz) conv1's forward pass is
   // 6272 x 2 folds / 16 arrays = 784 rounds of 2 x 32 + 32 + 147 - 2 = 241 cycles.
-  const compute::Systolic s({32, 32, 16, 1e9});
+  const compute::Systolic s({32, 32, 16, 1e9, {}});
   EXPECT_EQ(s.time(conv1.pass[0]).ps, 784 * 241 * 1000);
 }
 
 TEST(ModelZoo, DataParallelAllReducesEveryParameterOnce) {
   const Model m = find_model("resnet50", "t");
-  const compute::Systolic s({32, 32, 16, 1e9});
+  const compute::Systolic s({32, 32, 16, 1e9, {}});
   const Workload w = data_parallel(m, s, BuildOptions{16, 4});
   EXPECT_EQ(w.layers.size(), 54u);
   std::uint64_t bytes = 0;
@@ -82,7 +82,7 @@ TEST(ModelZoo, DlrmIsHybridParallel) {
   // dimensions, 512 samples per NPU, FP16: an all-to-all of 512 x 3328 x 2 = 3,407,872 bytes per
   // NPU, needed by the interaction (after 3 bottom-MLP layers: layer 4).
   const Model m = find_model("dlrm", "t");
-  const compute::Systolic s({32, 32, 16, 1e9});
+  const compute::Systolic s({32, 32, 16, 1e9, {}});
   const Workload w = build_workload(m, s, BuildOptions{512, 2});
   ASSERT_EQ(w.layers.size(), 1u + 3 + 1 + 5);
   EXPECT_EQ(w.layers[0].name, "embeddings");
@@ -126,7 +126,7 @@ TEST(ModelZoo, Errors) {
                core::InputError);
   EXPECT_THROW(parse_model("name: x\nparams: 1\nlayers:\n  - [a, conv, 1]\n", "x"),
                core::InputError);
-  const compute::Systolic s({32, 32, 16, 1e9});
+  const compute::Systolic s({32, 32, 16, 1e9, {}});
   EXPECT_THROW(data_parallel(find_model("dlrm", "t"), s, BuildOptions{}), core::InputError);
   EXPECT_THROW(data_parallel(find_model("alexnet", "t"), s, BuildOptions{0, 4}), core::InputError);
 }

@@ -29,7 +29,7 @@ double share(const TrainingResult& r) {
 TEST(TrainingValidation, MultiTreeFig11CommunicationShareAndOverlap) {
   const auto torus =
       topology::from_compact("torus:8x8", core::Bandwidth{16e9}, core::Time::from_ns(150));
-  const compute::Systolic arrays({32, 32, 16, 1e9});
+  const compute::Systolic arrays({32, 32, 16, 1e9, {}});
   for (const char* model : {"alexnet", "googlenet", "resnet50", "transformer"}) {
     const Workload w = data_parallel(find_model(model, "t"), arrays, BuildOptions{16, 4});
     const TrainingResult ring = train(w, torus, "ring", Overlap::None);
@@ -62,7 +62,7 @@ TEST(TrainingValidation, MultiTreeFig11CommunicationShareAndOverlap) {
 TEST(TrainingValidation, MultiTreeFig11TrainingTimeAgainstRing) {
   const auto torus =
       topology::from_compact("torus:8x8", core::Bandwidth{16e9}, core::Time::from_ns(150));
-  const compute::Systolic arrays({32, 32, 16, 1e9});
+  const compute::Systolic arrays({32, 32, 16, 1e9, {}});
   double best = 0;
   for (const char* model : {"alexnet", "googlenet", "resnet50", "transformer", "ncf"}) {
     const Workload w = data_parallel(find_model(model, "t"), arrays, BuildOptions{16, 4});

@@ -32,10 +32,11 @@ ResultRow row(std::string platform, std::string algorithm = "ring") {
 const std::string kHeader =
     "platform,topology,npus,backend,collective,algorithm,chunks,size_bytes,time_ns,algbw_GBps,"
     "busbw_GBps,speedup,messages,bytes_sent,max_link_utilization,dim_utilization,group,groups,"
-    "ranks,concurrent,alone_time_ns,slowdown,dims,dim_activity,bw_utilization,backend_metrics\n";
+    "ranks,concurrent,alone_time_ns,slowdown,dims,dim_activity,bw_utilization,backend_metrics,"
+    "endpoint,endpoint_metrics\n";
 const std::string kRest =
     ",ring:4,4,flow,all-reduce,ring,1,1024,1000.000,1.024000,1.536000,1.000000,24,3072,0.500000,"
-    "0.250000,all,1,4,,0.000,1.000000,ring 4 x 16 GB/s 150 ns 2 links,,,\n";
+    "0.250000,all,1,4,,0.000,1.000000,ring 4 x 16 GB/s 150 ns 2 links,,,,ideal,\n";
 
 TEST(CsvWriter, PlainNamesAreWrittenAsTheyAre) {
   EXPECT_EQ(render_csv({row("torus-8x8")}), kHeader + "torus-8x8" + kRest);
@@ -55,7 +56,7 @@ TEST(CsvWriter, EveryTextColumnIsQuotedWhenNeeded) {
             kHeader +
                 "p,\"t,1\",4,\"flow:eject=8 GB/s,\"\"b\"\"\",all-reduce,\"x,y\",1,1024,1000.000,"
                 "1.024000,1.536000,1.000000,24,3072,0.500000,0.250000,all,1,4,,0.000,1.000000,"
-                "ring 4 x 16 GB/s 150 ns 2 links,,,\n");
+                "ring 4 x 16 GB/s 150 ns 2 links,,,,ideal,\n");
 }
 
 TEST(CsvWriter, GroupsConcurrencyAndDimensionsHaveTheirColumns) {
@@ -76,7 +77,7 @@ TEST(CsvWriter, GroupsConcurrencyAndDimensionsHaveTheirColumns) {
             "p,ring:4,4,flow,all-reduce,ring,1,1024,1000.000,1.024000,1.536000,1.000000,24,3072,"
             "0.500000,0.250000,dim:0,4,4,jobs[1],800.000,1.250000,ring 4 x 16 GB/s 150 ns 2 "
             "links; sw 8 x 50 GB/s 1.7 us 1 link,1.000000;0.250000,0.300000,"
-            "lightpaths=36;lightpath_wait_max_us=2.5\n");
+            "lightpaths=36;lightpath_wait_max_us=2.5,ideal,\n");
   EXPECT_EQ(render_csv({r}), csv_header() + csv_row(r));
 }
 

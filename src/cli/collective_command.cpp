@@ -2,6 +2,7 @@
 
 #include "cli/backend_flags.hpp"
 #include "cli/commands.hpp"
+#include "cli/endpoint_flags.hpp"
 #include "cli/output.hpp"
 #include "cli/run_jobs.hpp"
 #include "core/error.hpp"
@@ -45,10 +46,15 @@ int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, s
       job.algorithms.push_back(collective::parse_algorithm(name, "--algorithms"));
     }
   }
+  const auto endpoints = parse_endpoints(opt.endpoint);
+  job.endpoint_params = parse_endpoint_params(opt.endpoint_params);
   std::vector<Work> work;
-  for (std::size_t i = 0; i < backends.size(); ++i) {
-    job.backend_options = options[i];
-    work.push_back(Work{topo.name(), &topo, backends[i], job});
+  for (const endpoint::EndpointInfo* e : endpoints) {
+    job.endpoint = e;
+    for (std::size_t i = 0; i < backends.size(); ++i) {
+      job.backend_options = options[i];
+      work.push_back(Work{topo.name(), &topo, backends[i], job});
+    }
   }
   return run_work(work, out_opt, out, err);
 }

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace collsim::cli {
 
@@ -49,8 +50,10 @@ struct CollectiveOptions {
   std::string algorithms = "all";
   std::string sizes = "32KiB:64MiB";  // MultiTree Sec. V-B sweep
   std::uint32_t chunks = 1;
-  std::string group = "all";  ///< communicators (collective/communicator.hpp forms)
-  std::string backend;        ///< empty: network::kDefaultBackend
+  std::string group = "all";       ///< communicators (collective/communicator.hpp forms)
+  std::string backend;             ///< empty: network::kDefaultBackend
+  std::string endpoint = "ideal";  ///< endpoint model(s), comma-separated (endpoint_flags.hpp)
+  std::vector<std::string> endpoint_params;  ///< KEY=VALUE each
   std::uint32_t busiest_links = 3;
   /// Backend parameters as given (key -> text), from the schemas (cli/backend_flags.hpp).
   std::map<std::string, std::string> backend_params;
@@ -69,6 +72,8 @@ struct TrainOptions {
   std::string order = "fifo";
   std::uint32_t iterations = 1;
   std::string backend;  ///< empty: network::kDefaultBackend
+  std::string endpoint = "ideal";
+  std::vector<std::string> endpoint_params;
   std::map<std::string, std::string> backend_params;
   std::string astra_clock = "1 GHz";  ///< ASTRA-sim text workloads: cycles of this clock
   std::string compute = "systolic";   ///< zoo models: compute::make_compute_model text

@@ -7,6 +7,7 @@
 
 #include "cli/backend_flags.hpp"
 #include "cli/commands.hpp"
+#include "cli/endpoint_flags.hpp"
 #include "core/error.hpp"
 
 namespace {
@@ -90,6 +91,7 @@ int main(int argc, char** argv) {
                    "report this many of the busiest links per run, most utilized first (0: none)")
       ->capture_default_str();
   cli::add_backend_options(*coll, co.backend_params);  // one per backend parameter
+  cli::add_endpoint_options(*coll, co.endpoint, co.endpoint_params);
   coll->add_option("--max-time", co.max_time,
                    "stop a run that has not finished after this much simulated time, e.g. 10 s");
   add_output_options(coll, out_opt);
@@ -168,6 +170,7 @@ int main(int argc, char** argv) {
   train->add_option("--iterations", tr.iterations, "training iterations")->capture_default_str();
   train->add_option("--backend,-b", tr.backend, cli::backend_help());
   cli::add_backend_options(*train, tr.backend_params);
+  cli::add_endpoint_options(*train, tr.endpoint, tr.endpoint_params);
   train->add_option("--batch", tr.batch, "zoo models: samples per NPU (MultiTree: 16)")
       ->capture_default_str();
   train

@@ -16,10 +16,13 @@ int run_scenario(const std::string& path, const OutputOptions& out_opt, std::ost
   if (s.jobs.front().training) {  // all or none (scenario.cpp)
     std::vector<TrainingWork> work;
     for (const config::Platform& p : s.platforms) {
-      for (const config::BackendChoice& b : s.backends) {
-        for (const config::JobSpec& j : s.jobs) {
-          work.push_back(TrainingWork{p.name, &p.topology, b.info, b.options, *j.training,
-                                      j.max_time, j.name + ".training.workload"});
+      for (const endpoint::EndpointInfo* e : p.endpoints) {
+        for (const config::BackendChoice& b : s.backends) {
+          for (const config::JobSpec& j : s.jobs) {
+            work.push_back(TrainingWork{p.name, &p.topology, b.info, b.options, e,
+                                        p.endpoint_params, *j.training, j.max_time,
+                                        j.name + ".training.workload"});
+          }
         }
       }
     }
@@ -27,39 +30,46 @@ int run_scenario(const std::string& path, const OutputOptions& out_opt, std::ost
   }
   std::vector<Work> work;
   for (const config::Platform& p : s.platforms) {
-    for (const config::BackendChoice& b : s.backends) {
-      for (const config::JobSpec& j : s.jobs) {
-        if (!j.concurrent.empty()) {
-          scheduler::ConcurrentJob job;
-          job.name = j.name;
-          job.members = j.concurrent;
+    for (const endpoint::EndpointInfo* e : p.endpoints) {
+      for (const config::BackendChoice& b : s.backends) {
+        for (const config::JobSpec& j : s.jobs) {
+          if (!j.concurrent.empty()) {
+            scheduler::ConcurrentJob job;
+            job.name = j.name;
+            job.members = j.concurrent;
+            job.max_time = j.max_time;
+            job.backend_options = b.options;
+            job.endpoint = e;
+            job.endpoint_params = p.endpoint_params;
+            work.push_back(Work{p.name, &p.topology, b.info, std::move(job)});
+            continue;
+          }
+          scheduler::CollectiveJob job;
+          job.collective = j.collective;
+          job.sizes = j.sizes;
+          job.algorithms = j.algorithms;
+          job.chunks = j.chunks;
+          job.group = j.group;
           job.max_time = j.max_time;
           job.backend_options = b.options;
-          work.push_back(Work{p.name, &p.topology, b.info, std::move(job)});
-          continue;
-        }
-        scheduler::CollectiveJob job;
-        job.collective = j.collective;
-        job.sizes = j.sizes;
-        job.algorithms = j.algorithms;
-        job.chunks = j.chunks;
-        job.group = j.group;
-        job.max_time = j.max_time;
-        job.backend_options = b.options;
-        if (j.all_algorithms) {
-          std::vector<std::string> skipped, warnings;
-          job.algorithms = scheduler::expand_all_algorithms(p.topology, j.collective, j.chunks,
-                                                            &skipped, j.group, &warnings);
-          if (&b == &s.backends.front()) {
-            if (!out_opt.quiet) {
-              for (const std::string& why : skipped) {
-                err << "note: " << p.name << ": skipped " << why << '\n';
+          job.endpoint = e;
+          job.endpoint_params = p.endpoint_params;
+          if (j.all_algorithms) {
+            std::vector<std::string> skipped, warnings;
+            job.algorithms = scheduler::expand_all_algorithms(p.topology, j.collective, j.chunks,
+                                                              &skipped, j.group, &warnings);
+            if (&b == &s.backends.front() && e == p.endpoints.front()) {
+              if (!out_opt.quiet) {
+                for (const std::string& why : skipped) {
+                  err << "note: " << p.name << ": skipped " << why << '\n';
+                }
               }
+              for (const std::string& w : warnings)
+                err << "warning: " << p.name << ": " << w << '\n';
             }
-            for (const std::string& w : warnings) err << "warning: " << p.name << ": " << w << '\n';
           }
+          work.push_back(Work{p.name, &p.topology, b.info, std::move(job)});
         }
-        work.push_back(Work{p.name, &p.topology, b.info, std::move(job)});
       }
     }
   }

@@ -6,6 +6,7 @@
 
 #include "cli/backend_flags.hpp"
 #include "cli/commands.hpp"
+#include "cli/endpoint_flags.hpp"
 #include "cli/output.hpp"
 #include "cli/train_runs.hpp"
 #include "compute/compute.hpp"
@@ -47,10 +48,14 @@ int run_train(const TrainOptions& opt, const OutputOptions& out_opt, std::ostrea
   if (!opt.max_time.empty()) {
     max_time = core::parse_time(opt.max_time, "--max-time", core::Zero::Reject);
   }
+  const auto endpoints = parse_endpoints(opt.endpoint);
+  const endpoint::EndpointParams ep = parse_endpoint_params(opt.endpoint_params);
   std::vector<TrainingWork> work;
-  for (std::size_t b = 0; b < backends.size(); ++b) {
-    work.push_back(TrainingWork{topo.name(), &topo, backends[b], backend_opts[b], spec, max_time,
-                                "--workload"});
+  for (const endpoint::EndpointInfo* e : endpoints) {
+    for (std::size_t b = 0; b < backends.size(); ++b) {
+      work.push_back(TrainingWork{topo.name(), &topo, backends[b], backend_opts[b], e, ep, spec,
+                                  max_time, "--workload"});
+    }
   }
   return run_training_work(work, out_opt, out, err);
 }

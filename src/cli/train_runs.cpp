@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "report/training_trace.hpp"
+#include "scheduler/collective_sweep.hpp"
 #include "workload/load.hpp"
 
 namespace collsim::cli {
@@ -31,6 +32,12 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
     lo.compute = w.spec.compute;
     lo.batch = w.spec.batch;
     lo.bytes_per_element = w.spec.bytes_per_element;
+    // Compute coupling (ACE Sec. 5): training runs with what the endpoint leaves it.
+    if (w.endpoint && w.endpoint->training_share) {
+      const endpoint::TrainingShare share = w.endpoint->training_share(w.endpoint_params);
+      lo.compute_share = share.compute;
+      lo.memory_share = share.memory;
+    }
     workloads.push_back(workload::load_workload(w.spec.workload, *w.topology, lo, w.field));
     workload::validate(workloads.back(), w.topology->num_npus());
     total += w.spec.algorithms.size() * w.spec.overlaps.size();
@@ -49,11 +56,14 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
         to.order = w.spec.order;
         to.iterations = w.spec.iterations;
         to.backend_options = w.backend_options;
+        to.endpoint = w.endpoint;
+        to.endpoint_params = w.endpoint_params;
         to.max_time = w.max_time;
         to.timeline = !opt.trace.empty();
         if (!opt.quiet) {
-          err << fmt::format("collsim: [{}/{}] {} on {}: {} / {} / overlap {}\n", rows.size() + 1,
+          err << fmt::format("collsim: [{}/{}] {} on {}: {} / {}{} / overlap {}\n", rows.size() + 1,
                              total, workloads[i].name, w.platform, a.label, w.backend->name,
+                             w.endpoint ? " / " + w.endpoint->name : std::string(),
                              workload::to_string(ov));
         }
         report::TrainingRow row;
@@ -61,6 +71,7 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
         row.platform = w.platform;
         row.npus = w.topology->num_npus();
         row.backend = network::backend_label(*w.backend, w.backend_options);
+        row.endpoint = scheduler::endpoint_label(w.endpoint, w.endpoint_params);
         row.algorithm = a.label;
         row.overlap = workload::to_string(ov);
         row.order = workload::to_string(w.spec.order);

@@ -17,6 +17,8 @@ struct TrainingWork {
   const topology::Topology* topology = nullptr;
   const network::BackendInfo* backend = nullptr;
   network::BackendOptions backend_options;
+  const endpoint::EndpointInfo* endpoint = nullptr;  ///< nullptr: ideal
+  endpoint::EndpointParams endpoint_params;
   config::TrainingSpec spec;
   std::optional<core::Time> max_time;
   std::string field = "workload";  ///< names the workload in errors: --workload, jobs[0]...

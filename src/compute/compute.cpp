@@ -60,10 +60,12 @@ std::unique_ptr<ComputeModel> make_compute_model(std::string_view spec, std::str
         p.arrays = positive(v, k, field);
       else if (k == "clock")
         p.clock_hz = core::parse_frequency(v, f);
+      else if (k == "memory")
+        p.memory = core::parse_bandwidth(v, f);
       else
         throw core::InputError(
             fmt::format("{}: systolic has no parameter \"{}\"; valid: rows, "
-                        "cols, arrays, clock",
+                        "cols, arrays, clock, memory",
                         field, k));
     }
     return std::make_unique<Systolic>(p);

@@ -33,12 +33,16 @@ class ComputeModel {
   virtual core::Time time(const PassWork& work) const = 0;
   /// e.g. "systolic 16 x 32x32 @ 1 GHz"
   virtual std::string describe() const = 0;
+  /// The same NPU left with `compute` of its compute and `memory` of its memory bandwidth (both
+  /// in (0, 1]): what training keeps while an endpoint runs collectives (ACE Sec. 5).
+  virtual std::unique_ptr<ComputeModel> scaled(double compute, double memory) const = 0;
 };
 
 /// A compute model from text (CLI --compute, scenario `compute:`):
-///   systolic[:rows=R,cols=C,arrays=A,clock=F]   defaults MultiTree's 16 x 32x32 at 1 GHz;
-///                                               ACE:
-///                                               systolic:rows=256,cols=256,arrays=1,clock=700MHz
+///   systolic[:rows=R,cols=C,arrays=A,clock=F,memory=B]   defaults MultiTree's 16 x 32x32 at
+///                                               1 GHz, memory unbounded; ACE:
+///                                               systolic:rows=256,cols=256,arrays=1,clock=700MHz,
+///                                               memory=900GB/s
 ///   roofline[:peak=P,memory=B]                  P in TFLOPS, B a bandwidth; defaults A100 FP16
 /// Throws core::InputError naming `field`, the key and the reason.
 std::unique_ptr<ComputeModel> make_compute_model(std::string_view spec, std::string_view field);

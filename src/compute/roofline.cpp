@@ -23,4 +23,11 @@ std::string Roofline::describe() const {
   return fmt::format("roofline {:g} TFLOP/s, {}", p_.peak_flops / 1e12, core::to_string(p_.memory));
 }
 
+std::unique_ptr<ComputeModel> Roofline::scaled(double compute, double memory) const {
+  RooflineParams p = p_;
+  p.peak_flops *= compute;
+  p.memory.bytes_per_s *= memory;
+  return std::make_unique<Roofline>(p);
+}
+
 }  // namespace collsim::compute

@@ -18,6 +18,7 @@ class Roofline final : public ComputeModel {
   explicit Roofline(const RooflineParams& p);
   core::Time time(const PassWork& work) const override;
   std::string describe() const override;
+  std::unique_ptr<ComputeModel> scaled(double compute, double memory) const override;
 
  private:
   RooflineParams p_;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.hpp"
@@ -25,13 +26,25 @@ std::uint64_t Systolic::cycles(const Gemm& g) const {
 core::Time Systolic::time(const PassWork& work) const {
   std::uint64_t c = 0;
   for (const Gemm& g : work.gemms) c += cycles(g);
-  return core::Time{
+  const core::Time t{
       static_cast<std::int64_t>(std::llround(static_cast<double>(c) * 1e12 / p_.clock_hz))};
+  if (!p_.memory || work.bytes <= 0) return t;
+  const core::Time mem{
+      static_cast<std::int64_t>(std::llround(work.bytes * 1e12 / p_.memory->bytes_per_s))};
+  return std::max(t, mem);
+}
+
+std::unique_ptr<ComputeModel> Systolic::scaled(double compute, double memory) const {
+  SystolicParams p = p_;
+  p.clock_hz *= compute;  // a share of the array's time is a slower array
+  if (p.memory) p.memory = core::Bandwidth{p.memory->bytes_per_s * memory};
+  return std::make_unique<Systolic>(p);
 }
 
 std::string Systolic::describe() const {
-  return fmt::format("systolic {} x {}x{} @ {:g} MHz (output stationary)", p_.arrays, p_.rows,
-                     p_.cols, p_.clock_hz / 1e6);
+  return fmt::format("systolic {} x {}x{} @ {:g} MHz (output stationary){}", p_.arrays, p_.rows,
+                     p_.cols, p_.clock_hz / 1e6,
+                     p_.memory ? ", memory " + core::to_string(*p_.memory) : std::string());
 }
 
 }  // namespace collsim::compute

@@ -11,6 +11,8 @@
 // after the other; work outside GEMMs (PassWork::flops beyond them, element-wise layers) costs
 // nothing here, as in SCALE-Sim, and memory is assumed to keep up (MultiTree: double buffering
 // and sufficient memory bandwidth).
+#include <optional>
+
 #include "compute/compute.hpp"
 
 namespace collsim::compute {
@@ -20,6 +22,9 @@ struct SystolicParams {
   std::uint32_t cols = 32;    ///< C
   std::uint32_t arrays = 16;  ///< MultiTree Table III: 16 PEs
   double clock_hz = 1e9;      ///< MultiTree Table III: 1 GHz
+  /// Memory bandwidth; when set, a pass takes at least its bytes over it (a memory-bound layer,
+  /// ACE Sec. 3). Unset: memory keeps up (MultiTree).
+  std::optional<core::Bandwidth> memory;
 };
 
 class Systolic final : public ComputeModel {
@@ -30,6 +35,7 @@ class Systolic final : public ComputeModel {
   std::uint64_t cycles(const Gemm& g) const;
   core::Time time(const PassWork& work) const override;
   std::string describe() const override;
+  std::unique_ptr<ComputeModel> scaled(double compute, double memory) const override;
 
  private:
   SystolicParams p_;

@@ -40,7 +40,8 @@ class Reader : public YamlReader {
   Platform platform(const YAML::Node& n, const std::string& path) const {
     check_keys(n, path,
                {"name", "topology", "link_bandwidth", "link_latency", "ring_tie", "local_switch",
-                "wavelengths", "wavelength_bandwidth", "npu_link_bandwidth", "npu_link_latency"});
+                "wavelengths", "wavelength_bandwidth", "npu_link_bandwidth", "npu_link_latency",
+                "endpoint", "endpoint_params"});
     if (!n["topology"]) fail(n, path, "missing key \"topology\"");
     const YAML::Node topo = n["topology"];
     const std::string tpath = path + ".topology";
@@ -174,12 +175,46 @@ class Reader : public YamlReader {
                                         path + ".ring_tie");
       }));
     }
-    Platform p{n["name"] ? scalar(n["name"], path + ".name") : built->name(), std::move(*built)};
+    Platform p{
+        n["name"] ? scalar(n["name"], path + ".name") : built->name(), std::move(*built), {}, {}};
     with_line(n, [&] {
       topology::validate(p.topology);
       return 0;
     });
+    endpoints(n, path, p);
     return p;
+  }
+
+  // endpoint: NAME or [NAME, ...] (one row each; default ideal); endpoint_params: {key: value}.
+  void endpoints(const YAML::Node& n, const std::string& path, Platform& p) const {
+    const YAML::Node e = n["endpoint"];
+    const std::string epath = path + ".endpoint";
+    if (!e) {
+      p.endpoints.push_back(&endpoint::find_endpoint(endpoint::kDefaultEndpoint, epath));
+    } else if (e.IsSequence()) {
+      if (e.size() == 0) fail(e, epath, "must name at least one endpoint");
+      for (std::size_t i = 0; i < e.size(); ++i) {
+        const std::string ip = fmt::format("{}[{}]", epath, i);
+        const std::string name = scalar(e[i], ip);
+        p.endpoints.push_back(with_line(e[i], [&] { return &endpoint::find_endpoint(name, ip); }));
+      }
+    } else {
+      const std::string name = scalar(e, epath);
+      p.endpoints.push_back(with_line(e, [&] { return &endpoint::find_endpoint(name, epath); }));
+    }
+    const YAML::Node params = n["endpoint_params"];
+    if (!params) return;
+    const std::string ppath = path + ".endpoint_params";
+    if (!params.IsMap()) fail(params, ppath, "must be a map of endpoint parameters");
+    for (const auto& kv : params) {
+      const std::string key = kv.first.as<std::string>();
+      const std::string kp = ppath + "." + key;
+      const std::string text = scalar(kv.second, kp);
+      with_line(kv.second, [&] {
+        endpoint::set_endpoint_param(p.endpoint_params, key, text, kp);
+        return 0;
+      });
+    }
   }
 
   std::optional<core::Time> max_time(const YAML::Node& n, const std::string& path) const {

@@ -16,6 +16,8 @@
 //       link_latency: 150 ns
 //       npu_link_bandwidth: 32 GB/s  switched networks (fattree, bigraph, switch): the NPU-to-
 //       npu_link_latency: 10 ns      switch links' own bandwidth and latency (optional)
+//       endpoint: [baseline, ace]    optional endpoint model(s), default ideal (`collsim list`)
+//       endpoint_params: {link_efficiency: 94%}   optional, endpoint/params.hpp keys
 //     - topology: optical-ring:64    an optical ring (no link_bandwidth; link_latency is the
 //       wavelengths: 64              propagation per hop), optional wavelengths per waveguide
 //       wavelength_bandwidth: 25 Gb/s  and bandwidth of each (topology::OpticalSpec)
@@ -52,6 +54,7 @@
 #include <vector>
 
 #include "collective/algorithm.hpp"
+#include "endpoint/endpoint.hpp"
 #include "network/backend.hpp"
 #include "scheduler/collective_sweep.hpp"
 #include "topology/topology.hpp"
@@ -76,6 +79,10 @@ struct TrainingSpec {
 struct Platform {
   std::string name;
   topology::Topology topology;
+  /// `endpoint:` one name or a list (every job runs with each; default ideal) and
+  /// `endpoint_params:` a map of endpoint/params.hpp keys.
+  std::vector<const endpoint::EndpointInfo*> endpoints;
+  endpoint::EndpointParams endpoint_params;
 };
 
 struct JobSpec {

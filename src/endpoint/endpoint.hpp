@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "core/engine.hpp"
+#include "core/slot_pool.hpp"
 #include "core/units.hpp"
+#include "endpoint/params.hpp"
 #include "network/backend.hpp"
 #include "topology/topology.hpp"
 
@@ -29,6 +31,53 @@ struct Message {
   bool reduce = false;  ///< the receiver adds it into its buffer (else it overwrites)
 };
 
+/// What an endpoint measured over a run (ACE Fig. 11's breakdown), as sums with their counts.
+struct EndpointStats {
+  std::uint64_t messages = 0;  ///< messages it put on the network
+  core::Time network;          ///< their time from entering the network to delivery, summed
+  std::uint64_t bus_transfers = 0;
+  core::Time bus_queuing;   ///< waiting for an NPU-memory or NPU-NIC bus, summed over transfers
+  core::Time bus_transfer;  ///< on a bus (LogGP o + bytes G + L + o), summed over transfers
+  std::uint64_t reductions = 0;
+  core::Time reduction;        ///< local reduction, queue for the ALU included, summed
+  std::uint64_t staged = 0;    ///< DMA transfers between memory and the engine (ACE)
+  std::uint64_t oversize = 0;  ///< chunk-stages admitted alone into a partition too small
+};
+
+/// The share of the NPU's compute and memory bandwidth training keeps (ACE Sec. 5).
+struct TrainingShare {
+  double compute = 1;
+  double memory = 1;
+};
+
+/// Told when a staging transfer (memory <-> engine) is done.
+class StagingHandler {
+ public:
+  virtual void on_staged(std::uint64_t tag) = 0;
+
+ protected:
+  ~StagingHandler() = default;
+};
+
+/// Bounds on the chunk-stages an engine holds at once (ACE Sec. 4.3: SRAM partitions, one per
+/// phase plus one for results, and state machines spread over the phases). A hierarchical
+/// collective asks before it starts a chunk's stage and gives the room back when the stage ends.
+class ChunkAdmission {
+ public:
+  /// Size the partitions: weight[k] for phase k, the last entry for the results. Only the first
+  /// call counts (later collectives share the partitions as they are).
+  virtual void shape(const std::vector<double>& weights) = 0;
+  /// Phases the partitions were shaped for (0 before shape()).
+  virtual std::uint32_t phases() const = 0;
+  /// Room for `bytes` per NPU in partition `phase` (phases() = the results partition, which
+  /// needs no state machine). An empty partition takes anything (an oversize chunk runs alone).
+  virtual bool try_enter(std::uint32_t phase, double bytes) = 0;
+  virtual void leave(std::uint32_t phase, double bytes) = 0;
+
+ protected:
+  ~ChunkAdmission() = default;
+};
+
 class Endpoint {
  public:
   virtual ~Endpoint() = default;
@@ -38,28 +87,55 @@ class Endpoint {
   /// is in the destination's buffer (reduced or copied); both from simulation events, never from
   /// inside send(). Throws what network::Backend::send throws.
   virtual void send(const Message& m, network::DeliveryHandler& h, std::uint64_t tag) = 0;
+
+  virtual EndpointStats stats() const { return {}; }
+
+  /// An offload engine works out of its own memory: a collective's input is copied in
+  /// (stage_in, TX DMA) before its first message and its result copied out (stage_out, RX
+  /// DMA) after its last. Both call h.on_staged(tag) from a simulation event.
+  virtual bool stages_memory() const { return false; }
+  virtual void stage_in(topology::NodeId, core::Bytes, StagingHandler&, std::uint64_t) {}
+  virtual void stage_out(topology::NodeId, core::Bytes, StagingHandler&, std::uint64_t) {}
+  /// The largest chunk the engine takes in (0: any); hierarchical collectives split finer.
+  virtual core::Bytes chunk_limit() const { return {}; }
+  /// The engine's bounds on chunks in flight; nullptr: none.
+  virtual ChunkAdmission* admission() { return nullptr; }
 };
 
 /// No cost at either end: the network's callbacks are the executor's (today's behaviour, and
-/// ACE's "ideal" reference point).
-class Ideal final : public Endpoint {
+/// ACE's "ideal" reference point). The calibration knobs still apply: a per-message overhead
+/// before the network and wire bytes = payload / link efficiency.
+class Ideal final : public Endpoint, private core::EventHandler {
  public:
-  explicit Ideal(network::Backend& backend) : backend_(backend) {}
+  Ideal(core::Simulation& sim, network::Backend& backend, const EndpointParams& p = {});
   std::string_view name() const override { return "ideal"; }
-  void send(const Message& m, network::DeliveryHandler& h, std::uint64_t tag) override {
-    backend_.send(m.src, m.dst, m.bytes, h, tag, m.attrs);
-  }
+  void send(const Message& m, network::DeliveryHandler& h, std::uint64_t tag) override;
 
  private:
+  void on_event(std::uint64_t slot) override;
+  struct Pending {
+    Message m;
+    network::DeliveryHandler* h = nullptr;
+    std::uint64_t tag = 0;
+  };
+  core::Simulation& sim_;
   network::Backend& backend_;
+  EndpointParams p_;
+  core::SlotPool<Pending> pending_;
 };
+
+/// Wire bytes of a payload at a link efficiency: ceil(payload / efficiency).
+core::Bytes wire_bytes(core::Bytes payload, double efficiency);
 
 struct EndpointInfo {
   std::string name;
   std::string description;
   std::string source;  ///< paper and section
   std::unique_ptr<Endpoint> (*make)(core::Simulation& sim, network::Backend& backend,
-                                    const topology::Topology& topo) = nullptr;
+                                    const topology::Topology& topo,
+                                    const EndpointParams& params) = nullptr;
+  /// What training keeps of compute and memory bandwidth; nullptr: everything.
+  TrainingShare (*training_share)(const EndpointParams& params) = nullptr;
 };
 
 /// Every registered endpoint model, in a fixed order.

@@ -27,9 +27,9 @@ struct LinkUse {
 };
 
 struct ResultRow {
-  std::string platform;  ///< scenario's platform name
-  std::string topology;  ///< e.g. "torus:8x8"
-  std::uint32_t npus = 0;   ///< NPUs of the topology
+  std::string platform;    ///< scenario's platform name
+  std::string topology;    ///< e.g. "torus:8x8"
+  std::uint32_t npus = 0;  ///< NPUs of the topology
   /// The platform's dimensions as it ran (kind, size, bandwidth per link, latency, links per
   /// NPU), so rows of a bandwidth or latency sweep can be told apart.
   std::vector<topology::DimSpec> dims;
@@ -37,6 +37,7 @@ struct ResultRow {
   std::uint32_t groups = 1;   ///< how many communicators ran at once
   std::uint32_t ranks = 0;    ///< ranks per communicator (busbw's n)
   std::string backend;
+  std::string endpoint = "ideal";  ///< endpoint model with its non-default parameters
   collective::Collective collective = collective::Collective::AllReduce;
   std::string algorithm;  ///< as the user wrote it, e.g. "ring:directions=2"
   std::uint32_t chunks = 1;
@@ -69,6 +70,9 @@ struct ResultRow {
   std::vector<LinkUse> busiest_links;  ///< most utilized first, ties to the lower link id
   /// Backend-specific figures (packet: head-flit overhead, message latency percentiles, ...).
   std::vector<std::pair<std::string, double>> backend_metrics;
+  /// Endpoint figures (ACE Fig. 11's breakdown, averages in ns: bus_queuing_ns, bus_transfer_ns,
+  /// local_reduction_ns, chunk_queuing_ns, message_network_ns); empty for an ideal flat run.
+  std::vector<std::pair<std::string, double>> endpoint_metrics;
 };
 
 /// Per dimension, the share of each window [k w, (k + 1) w) of [0, span) in which `busy` has at

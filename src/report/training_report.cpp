@@ -33,21 +33,22 @@ std::string render_training(const std::vector<TrainingRow>& rows, Format f, bool
 std::string render_training_csv(const std::vector<TrainingRow>& rows) {
   std::string out =
       "workload,platform,npus,backend,algorithm,overlap,order,iterations,layer,compute_ns,"
-      "comm_ns,exposed_ns,iteration_ns,forward_compute_ns,exposed_weight_gradient_ns\n";
+      "comm_ns,exposed_ns,iteration_ns,forward_compute_ns,exposed_weight_gradient_ns,endpoint\n";
   for (const TrainingRow& r : rows) {
     const std::string head =
         fmt::format("{},{},{},{},{},{},{},{}", csv_field(r.workload), csv_field(r.platform), r.npus,
                     csv_field(r.backend), csv_field(r.algorithm), r.overlap, r.order, r.iterations);
     const double n = r.iterations;
     for (const auto& l : r.result.layers) {
-      out += fmt::format("{},{},{:.3f},{:.3f},{:.3f},,,\n", head, csv_field(l.name),
-                         ns_value(l.compute) / n, ns_value(l.comm) / n, ns_value(l.exposed) / n);
+      out += fmt::format("{},{},{:.3f},{:.3f},{:.3f},,,,{}\n", head, csv_field(l.name),
+                         ns_value(l.compute) / n, ns_value(l.comm) / n, ns_value(l.exposed) / n,
+                         csv_field(r.endpoint));
     }
-    out += fmt::format("{},total,{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f}\n", head,
+    out += fmt::format("{},total,{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{}\n", head,
                        ns_value(r.result.compute) / n, ns_value(r.result.comm) / n,
                        ns_value(r.result.exposed) / n, ns_value(r.result.total) / n,
                        ns_value(r.result.compute_forward) / n,
-                       ns_value(r.result.exposed_weight_gradient) / n);
+                       ns_value(r.result.exposed_weight_gradient) / n, csv_field(r.endpoint));
   }
   return out;
 }
@@ -57,9 +58,14 @@ std::string render_training_table(const std::vector<TrainingRow>& rows, bool lay
   for (const TrainingRow& r : rows) {
     const auto& t = r.result;
     const core::Time iter{t.total.ps / r.iterations};
-    out += fmt::format("{} on {} ({} NPUs), {} backend, {}, overlap {}, order {}, {} iteration{}\n",
-                       r.workload, r.platform, r.npus, r.backend, r.algorithm, r.overlap, r.order,
-                       r.iterations, r.iterations == 1 ? "" : "s");
+    out += fmt::format(
+        "{} on {} ({} NPUs), {} backend{}, {}, overlap {}, order {}, {} iteration{}\n", r.workload,
+        r.platform, r.npus, r.backend, r.endpoint == "ideal" ? "" : ", " + r.endpoint + " endpoint",
+        r.algorithm, r.overlap, r.order, r.iterations, r.iterations == 1 ? "" : "s");
+    std::string ep;
+    for (const auto& [key, value] : t.endpoint_metrics) {
+      ep += fmt::format("{}{} {:.4g}", ep.empty() ? "" : ", ", key, value);
+    }
     auto per = [&](core::Time x) { return core::to_string(core::Time{x.ps / r.iterations}); };
     out +=
         fmt::format("  iteration        {:>12}  = compute {} + exposed communication {} ({})\n",
@@ -74,6 +80,7 @@ std::string render_training_table(const std::vector<TrainingRow>& rows, bool lay
         "  communication    {:>12}  running ({} of the time), {} collectives, {} messages\n",
         core::to_string(core::Time{t.comm.ps / r.iterations}), pct(t.comm, t.total), t.collectives,
         t.messages);
+    if (!ep.empty()) out += fmt::format("  endpoint         {}\n", ep);
     if (!layers) {
       out += '\n';
       continue;
@@ -93,8 +100,9 @@ std::string render_training_table(const std::vector<TrainingRow>& rows, bool lay
       workloads = workloads || r.workload != rows.front().workload;
     }
     auto label = [&](const TrainingRow& r) {
-      return fmt::format("{}{}{} / {} / {}", workloads ? r.workload + " / " : "",
-                         platforms ? r.platform + " / " : "", r.algorithm, r.backend, r.overlap);
+      return fmt::format("{}{}{} / {}{} / {}", workloads ? r.workload + " / " : "",
+                         platforms ? r.platform + " / " : "", r.algorithm, r.backend,
+                         r.endpoint == "ideal" ? "" : " " + r.endpoint, r.overlap);
     };
     std::size_t width = 36;
     for (const TrainingRow& r : rows) width = std::max(width, label(r).size());
@@ -137,6 +145,7 @@ std::string render_training_json(const std::vector<TrainingRow>& rows) {
                     {"platform", r.platform},
                     {"npus", r.npus},
                     {"backend", r.backend},
+                    {"endpoint", r.endpoint},
                     {"algorithm", r.algorithm},
                     {"overlap", r.overlap},
                     {"order", r.order},

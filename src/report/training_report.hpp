@@ -15,6 +15,7 @@ struct TrainingRow {
   std::string platform;
   std::uint32_t npus = 0;
   std::string backend;
+  std::string endpoint = "ideal";  ///< endpoint model label (endpoint/params.hpp)
   std::string algorithm;
   std::string overlap;
   std::string order;
@@ -24,7 +25,8 @@ struct TrainingRow {
 
 /// `layers`: the table's per-layer lines (CSV and JSON always have them).
 std::string render_training(const std::vector<TrainingRow>& rows, Format f, bool layers = true);
-/// Columns: workload,platform,npus,backend,algorithm,overlap,order,iterations,layer,
+/// Columns (the endpoint last):
+/// workload,platform,npus,backend,algorithm,overlap,order,iterations,layer,
 /// compute_ns,comm_ns,exposed_ns,iteration_ns,forward_compute_ns,exposed_weight_gradient_ns, every
 /// time the mean per iteration (the last three on the "total" line only: iteration_ns = total /
 /// iterations; the forward passes' share of compute; the exposed time spent waiting for

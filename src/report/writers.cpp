@@ -39,9 +39,11 @@ namespace {
 // concurrent job, platform, backend and the job); the block's header names them.
 bool same_block(const ResultRow& a, const ResultRow& b) {
   if (a.concurrent != b.concurrent) return false;
-  if (!a.concurrent.empty()) return a.platform == b.platform && a.backend == b.backend;
+  if (!a.concurrent.empty()) {
+    return a.platform == b.platform && a.backend == b.backend && a.endpoint == b.endpoint;
+  }
   return a.platform == b.platform && a.collective == b.collective && a.chunks == b.chunks &&
-         a.backend == b.backend && a.group == b.group;
+         a.backend == b.backend && a.endpoint == b.endpoint && a.group == b.group;
 }
 
 // " on dim:0 (4 groups of 4 ranks)" for a job on rank groups; nothing for the whole platform.
@@ -120,6 +122,13 @@ std::string busiest_links_at_largest_size(const std::vector<ResultRow>& rows, st
       metrics += fmt::format("{}{} {:.4g}", metrics.empty() ? "" : ", ", key, value);
     }
     if (!metrics.empty()) out += fmt::format("  {:<{}}  {}\n", "", name_w, metrics);
+    std::string ep;  // figures of a modelled endpoint (ideal has only chunk queuing)
+    for (const auto& [key, value] : rows[i].endpoint == "ideal"
+                                        ? std::vector<std::pair<std::string, double>>{}
+                                        : rows[i].endpoint_metrics) {
+      ep += fmt::format("{}{} {:.4g}", ep.empty() ? "endpoint: " : ", ", key, value);
+    }
+    if (!ep.empty()) out += fmt::format("  {:<{}}  {}\n", "", name_w, ep);
   }
   return out;
 }
@@ -144,8 +153,9 @@ std::string render_table(const std::vector<ResultRow>& rows) {
     }
     if (new_block) {
       if (i) out += '\n';
-      out += fmt::format("{} ({}, {} NPUs) {} on the {} backend, {} chunk{}{}\n", r.platform,
+      out += fmt::format("{} ({}, {} NPUs) {} on the {} backend{}, {} chunk{}{}\n", r.platform,
                          r.topology, r.npus, collective::to_string(r.collective), r.backend,
+                         r.endpoint == "ideal" ? "" : " with the " + r.endpoint + " endpoint",
                          r.chunks, r.chunks == 1 ? "" : "s", group_note(r));
       out +=
           fmt::format("{:>11}  {:<{}}  {:>11}  {:>10}  {:>10}  {:>7}  {:>9}\n", "size", "algorithm",
@@ -194,7 +204,7 @@ std::string csv_header() {
   return "platform,topology,npus,backend,collective,algorithm,chunks,size_bytes,time_ns,algbw_GBps,"
          "busbw_GBps,speedup,messages,bytes_sent,max_link_utilization,dim_utilization,group,"
          "groups,ranks,concurrent,alone_time_ns,slowdown,dims,dim_activity,bw_utilization,"
-         "backend_metrics\n";
+         "backend_metrics,endpoint,endpoint_metrics\n";
 }
 
 std::string csv_row(const ResultRow& r) {
@@ -206,17 +216,21 @@ std::string csv_row(const ResultRow& r) {
   for (const auto& [key, value] : r.backend_metrics) {
     metrics += fmt::format("{}{}={:g}", metrics.empty() ? "" : ";", key, value);
   }
+  std::string ep;
+  for (const auto& [key, value] : r.endpoint_metrics) {
+    ep += fmt::format("{}{}={:g}", ep.empty() ? "" : ";", key, value);
+  }
   return fmt::format(
       "{},{},{},{},{},{},{},{},{:.3f},{:.6f},{:.6f},{:.6f},{},{},{:.6f},{},{},{},{},{},{:.3f},{:."
       "6f},"
-      "{},{},{},{}\n",
+      "{},{},{},{},{},{}\n",
       csv_field(r.platform), csv_field(r.topology), r.npus, csv_field(r.backend),
       csv_field(collective::to_string(r.collective)), csv_field(r.algorithm), r.chunks,
       r.size.count, r.time.ns(), r.algbw_GBps, r.busbw_GBps, r.speedup, r.messages, r.bytes_sent,
       r.max_link_utilization, dims, csv_field(r.group), r.groups, r.ranks, csv_field(r.concurrent),
       r.alone_time.ns(), r.slowdown, csv_field(describe_dims(r.dims)), active,
       r.bw_utilization >= 0 ? fmt::format("{:.6f}", r.bw_utilization) : std::string(),
-      csv_field(metrics));
+      csv_field(metrics), csv_field(r.endpoint), csv_field(ep));
 }
 
 std::string render_activity_csv(const std::vector<ResultRow>& rows, core::Time window) {
@@ -298,6 +312,10 @@ std::string render_json(const std::vector<ResultRow>& rows) {
     nlohmann::ordered_json metrics = nlohmann::ordered_json::object();
     for (const auto& [key, value] : r.backend_metrics) metrics[key] = value;
     j["backend_metrics"] = std::move(metrics);
+    j["endpoint"] = r.endpoint;
+    nlohmann::ordered_json ep = nlohmann::ordered_json::object();
+    for (const auto& [key, value] : r.endpoint_metrics) ep[key] = value;
+    j["endpoint_metrics"] = std::move(ep);
     results.push_back(std::move(j));
   }
   nlohmann::ordered_json doc;

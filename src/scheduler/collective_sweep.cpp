@@ -34,19 +34,29 @@ struct Outcome {
   std::vector<network::LinkStats> links;
   std::vector<std::pair<std::string, double>> backend_metrics;
   std::vector<network::Resource> resources;
+  std::vector<std::vector<std::pair<std::string, double>>> endpoint;  // per launch
+};
+
+struct EndpointChoice {
+  const endpoint::EndpointInfo* info;
+  const endpoint::EndpointParams& params;
 };
 
 Outcome run_together(const topology::Topology& topo, const network::BackendInfo& backend,
-                     const network::BackendOptions& options, const std::vector<Launch>& launches,
-                     const std::optional<core::Time>& max_time, const std::string& what,
-                     RunMonitor* monitor) {
+                     const network::BackendOptions& options, const EndpointChoice& ep,
+                     const std::vector<Launch>& launches, const std::optional<core::Time>& max_time,
+                     const std::string& what, RunMonitor* monitor) {
   core::Simulation sim;
   auto net = network::make_backend(backend, sim, topo, options, "backend");
-  endpoint::Ideal endpoint(*net);
-  Executor ex(sim, endpoint);
+  const endpoint::EndpointInfo& info =
+      ep.info ? *ep.info : endpoint::find_endpoint(endpoint::kDefaultEndpoint, "endpoint");
+  const auto endpoint = info.make(sim, *net, topo, ep.params);
+  Executor ex(sim, *endpoint);
+  Stager stager(ex);
   const RunContext ctx{what, topo, sim, ex, *net};
   if (monitor) monitor->begin_run(ctx);
-  std::vector<std::vector<CollectiveId>> ids(launches.size());
+  // Per launch, what its programs measured (through the stager: memory staging included).
+  std::vector<CollectiveStats> flat(launches.size());
   std::vector<std::unique_ptr<HierarchicalCollective>> staged(launches.size());
   // Hierarchical collectives that run together share the dimension queues (the first one's intra
   // policy and active_chunks; check_job refuses members that disagree).
@@ -64,7 +74,14 @@ Outcome run_together(const topology::Topology& topo, const network::BackendInfo&
       staged[i]->start();
     }
     for (const Program& p : launches[i].programs) {
-      ids[i].push_back(ex.start(p, {}, launches[i].label));
+      stager.start(
+          p,
+          [&flat, i](CollectiveId, const CollectiveStats& s) {
+            flat[i].end = std::max(flat[i].end, s.end);
+            flat[i].messages += s.messages;
+            flat[i].bytes += s.bytes;
+          },
+          launches[i].label);
     }
   }
   ExecuteOptions opt;
@@ -73,8 +90,7 @@ Outcome run_together(const topology::Topology& topo, const network::BackendInfo&
   run_until_finished(sim, ex, *net, core::Time{0}, opt);
   if (monitor) monitor->end_run(ctx);
   Outcome out;
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    const auto& group = ids[i];
+  for (std::size_t i = 0; i < launches.size(); ++i) {
     CollectiveStats s;
     std::vector<double> active;
     std::vector<std::vector<std::pair<core::Time, core::Time>>> busy;
@@ -88,13 +104,13 @@ Outcome run_together(const topology::Topology& topo, const network::BackendInfo&
     }
     out.activity.push_back(std::move(active));
     out.busy.push_back(std::move(busy));
-    for (CollectiveId id : group) {
-      const CollectiveStats& one = ex.stats(id);
-      s.end = std::max(s.end, one.end);
-      s.messages += one.messages;
-      s.bytes += one.bytes;
-    }
+    s.end = std::max(s.end, flat[i].end);
+    s.messages += flat[i].messages;
+    s.bytes += flat[i].bytes;
     out.launches.push_back(s);
+    const std::uint64_t stages = staged[i] ? staged[i]->stages_started() : 0;
+    out.endpoint.push_back(endpoint_metrics(endpoint->stats(), stages,
+                                            staged[i] ? staged[i]->chunk_queuing() : core::Time{}));
   }
   out.links = net->link_stats();
   out.backend_metrics = net->summary();
@@ -183,6 +199,29 @@ CollectiveStats ideal_stats(const topology::Topology& topo, core::Bytes size) {
 }
 
 }  // namespace
+
+std::string endpoint_label(const endpoint::EndpointInfo* e, const endpoint::EndpointParams& p) {
+  return endpoint::endpoint_label(e ? std::string_view(e->name) : endpoint::kDefaultEndpoint, p);
+}
+
+std::vector<std::pair<std::string, double>> endpoint_metrics(const endpoint::EndpointStats& s,
+                                                             std::uint64_t stages,
+                                                             core::Time chunk_queuing) {
+  std::vector<std::pair<std::string, double>> m;
+  const auto mean = [](core::Time t, std::uint64_t n) {
+    return n ? t.ns() / static_cast<double>(n) : 0.0;
+  };
+  if (s.bus_transfers) {
+    m.emplace_back("bus_queuing_ns", mean(s.bus_queuing, s.bus_transfers));
+    m.emplace_back("bus_transfer_ns", mean(s.bus_transfer, s.bus_transfers));
+  }
+  if (s.reductions) m.emplace_back("local_reduction_ns", mean(s.reduction, s.reductions));
+  if (stages) m.emplace_back("chunk_queuing_ns", mean(chunk_queuing, stages));
+  if (s.messages) m.emplace_back("message_network_ns", mean(s.network, s.messages));
+  if (s.staged) m.emplace_back("dma_transfers", static_cast<double>(s.staged));
+  if (s.oversize) m.emplace_back("oversize_chunks", static_cast<double>(s.oversize));
+  return m;
+}
 
 namespace {
 // Staged collectives take the real chunk count (their stages are built lazily); programs one.
@@ -294,24 +333,31 @@ std::vector<report::ResultRow> run_collective_job(const std::string& platform,
                                                   const CollectiveJob& job, RunMonitor* monitor) {
   const std::vector<Communicator> comms = collective::parse_groups(job.group, topo, "group");
   const std::string label = network::backend_label(backend, job.backend_options);
+  const std::string ep_label = endpoint_label(job.endpoint, job.endpoint_params);
+  // The endpoint joins the run's name when it is not the default.
+  const std::string run_label =
+      ep_label == endpoint::kDefaultEndpoint ? label : label + " " + ep_label;
   std::vector<report::ResultRow> rows;
   for (core::Bytes size : job.sizes) {
     const std::size_t first = rows.size();
     for (const collective::AlgorithmChoice& choice : job.algorithms) {
       const std::string what =
-          fmt::format("{} {} {} {}", platform, choice.label, core::to_string(size), label);
+          fmt::format("{} {} {} {}", platform, choice.label, core::to_string(size), run_label);
       Outcome o;
       try {
         std::vector<Launch> launch;
         launch.push_back(
             make_launch(choice, topo, comms, job.collective, size, job.chunks, choice.label));
-        o = run_together(topo, backend, job.backend_options, launch, job.max_time, what, monitor);
+        o = run_together(topo, backend, job.backend_options, {job.endpoint, job.endpoint_params},
+                         launch, job.max_time, what, monitor);
       } catch (const std::bad_alloc&) {
         throw out_of_memory(what);
       }
       report::ResultRow row = make_row(platform, topo, label, job.collective, choice.label,
                                        job.chunks, size, job.group, comms, o.launches[0]);
       add_network_metrics(row, topo, o, row.time, job.busiest_links);
+      row.endpoint = ep_label;
+      row.endpoint_metrics = o.endpoint[0];
       row.dim_activity = o.activity[0];
       row.dim_busy = o.busy[0];
       const core::Time base = rows.size() > first ? rows[first].time : row.time;
@@ -327,6 +373,7 @@ std::vector<report::ResultRow> run_collective_job(const std::string& platform,
     if (staged) {
       report::ResultRow row = make_row(platform, topo, label, job.collective, "ideal", job.chunks,
                                        size, job.group, comms, ideal_stats(topo, size));
+      row.endpoint = ep_label;
       row.speedup = static_cast<double>(rows[first].time.ps) / static_cast<double>(row.time.ps);
       if (monitor) monitor->on_row(row);
       rows.push_back(std::move(row));
@@ -349,11 +396,12 @@ std::vector<report::ResultRow> run_concurrent_job(const std::string& platform,
                     fmt::format("{} {} {} on {}", collective::to_string(m.collective),
                                 m.algorithm.label, core::to_string(m.size), m.group)));
   }
+  const std::string ep_label = endpoint_label(job.endpoint, job.endpoint_params);
   const std::string what = fmt::format("{} {} (together) {}", platform, job.name, label);
   Outcome together;
   try {
-    together =
-        run_together(topo, backend, job.backend_options, launches, job.max_time, what, monitor);
+    together = run_together(topo, backend, job.backend_options, {job.endpoint, job.endpoint_params},
+                            launches, job.max_time, what, monitor);
   } catch (const std::bad_alloc&) {
     throw out_of_memory(what);
   }
@@ -366,12 +414,14 @@ std::vector<report::ResultRow> run_concurrent_job(const std::string& platform,
     report::ResultRow row = make_row(platform, topo, label, m.collective, m.algorithm.label,
                                      m.chunks, m.size, m.group, comms[i], together.launches[i]);
     add_network_metrics(row, topo, together, span, job.busiest_links);
+    row.endpoint = ep_label;
+    row.endpoint_metrics = together.endpoint[i];
     row.concurrent = job.name;
     row.alone_time = row.time;
     if (job.members.size() > 1) {
-      const Outcome alone =
-          run_together(topo, backend, job.backend_options, {launches[i]}, job.max_time,
-                       fmt::format("{} {} alone {}", platform, launches[i].label, label), monitor);
+      const Outcome alone = run_together(
+          topo, backend, job.backend_options, {job.endpoint, job.endpoint_params}, {launches[i]},
+          job.max_time, fmt::format("{} {} alone {}", platform, launches[i].label, label), monitor);
       row.alone_time = alone.launches[0].time();
     }
     row.slowdown = row.alone_time.ps > 0

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "collective/algorithm.hpp"
+#include "endpoint/endpoint.hpp"
 #include "network/backend.hpp"
 #include "report/result.hpp"
 #include "scheduler/executor.hpp"
@@ -26,6 +27,8 @@ struct CollectiveJob {
   std::optional<core::Time> max_time;  ///< per run; exceeding it is a core::SimulationError
   network::BackendOptions backend_options;
   std::uint32_t busiest_links = 3;  ///< how many of the busiest links each row lists
+  const endpoint::EndpointInfo* endpoint = nullptr;  ///< nullptr: ideal
+  endpoint::EndpointParams endpoint_params;
 };
 
 /// One collective of a concurrent job.
@@ -43,6 +46,8 @@ struct ConcurrentJob {
   std::optional<core::Time> max_time;
   network::BackendOptions backend_options;
   std::uint32_t busiest_links = 3;
+  const endpoint::EndpointInfo* endpoint = nullptr;  ///< nullptr: ideal
+  endpoint::EndpointParams endpoint_params;
 };
 
 /// One simulation of a job, as monitors see it. Valid from begin_run to end_run.
@@ -102,6 +107,13 @@ std::vector<collective::AlgorithmChoice> expand_all_algorithms(
     const topology::Topology& topo, collective::Collective c, std::uint32_t chunks,
     std::vector<std::string>* skipped, const std::string& group = "all",
     std::vector<std::string>* warnings = nullptr);
+
+/// The endpoint's report label and, after a run, its figures for a result row (ACE Fig. 11:
+/// averages per message, bus transfer, reduction and chunk-stage, in ns).
+std::string endpoint_label(const endpoint::EndpointInfo* e, const endpoint::EndpointParams& p);
+std::vector<std::pair<std::string, double>> endpoint_metrics(const endpoint::EndpointStats& s,
+                                                             std::uint64_t stages,
+                                                             core::Time chunk_queuing);
 
 /// Runs every (size, algorithm) pair; rows are ordered by size, then algorithm as listed.
 /// Throws core::InputError when an algorithm cannot run on the topology (saying why).

@@ -233,7 +233,7 @@ void run_until_finished(core::Simulation& sim, Executor& executor, const network
 
 ExecutionResult execute(const collective::Program& program, network::Backend& backend,
                         core::Simulation& sim, const ExecuteOptions& options) {
-  endpoint::Ideal ideal(backend);
+  endpoint::Ideal ideal(sim, backend);
   Executor ex(sim, ideal);
   const core::Time start = sim.now();
   const std::uint64_t events_before = sim.events_processed();

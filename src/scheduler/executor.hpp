@@ -97,6 +97,7 @@ class Executor {
 
   std::size_t size() const { return runs_.size(); }
   core::Simulation& sim() const { return sim_; }
+  endpoint::Endpoint& endpoint() const { return endpoint_; }
   bool finished(CollectiveId id) const;
   bool all_finished() const { return unfinished_ == 0; }
   const CollectiveStats& stats(CollectiveId id) const;

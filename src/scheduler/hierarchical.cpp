@@ -129,6 +129,7 @@ std::vector<double> activity_share(const std::vector<DimActivity>& activity, cor
 }
 
 struct HierarchicalCollective::Running {
+  StagingBarrier copy_in;  // the chunk's TX DMA before its first stage
   std::uint32_t dim = 0;
   std::uint32_t chunk = 0;
   std::uint32_t slot = 0;
@@ -270,13 +271,20 @@ void DimensionQueues::finish(std::uint32_t dim, std::uint32_t slot) {
   slot_busy_[dim][slot] = false;
 }
 
+void DimensionQueues::start_all_waiting() {
+  for (std::uint32_t d = 0; d < waiting_.size(); ++d) start_waiting(d);
+}
+
 void DimensionQueues::start_waiting(std::uint32_t dim) {
   auto& slots = slot_busy_[dim];
   while (!waiting_[dim].empty()) {
     const auto free = std::find(slots.begin(), slots.end(), false);
     if (free == slots.end()) return;
     const Entry e = waiting_[dim].front();
+    if (!e.owner->admit(e.chunk)) return;
     waiting_[dim].pop_front();
+    e.owner->chunk_queuing_ += e.owner->ex_.sim().now() - e.since;
+    ++e.owner->stages_started_;
     *free = true;
     e.owner->launch(dim, e.chunk, static_cast<std::uint32_t>(free - slots.begin()));
   }
@@ -294,6 +302,65 @@ HierarchicalCollective::HierarchicalCollective(const topology::Topology& topo, E
   }
   queues_ = shared ? shared : own_queues_.get();
   activity_.resize(dims.size());
+  endpoint::Endpoint& e = ex_.endpoint();
+  staging_ = e.stages_memory();
+  admission_ = e.admission();
+  // An engine with a chunk limit (ACE Table 4: 64 KB) takes the payload in chunks no larger.
+  if (const std::uint64_t limit = e.chunk_limit().count; limit > 0) {
+    const std::uint64_t need = (spec_.size.count + limit - 1) / limit;
+    if (need > spec_.chunks) {
+      spec_.chunks = static_cast<std::uint32_t>(std::min<std::uint64_t>(need, UINT32_MAX));
+      plan_ = plan_chunks(dim_models(topo, spec_.collective, spec_.dim_algorithms, spec_.dims),
+                          spec_.collective, spec_.size, spec_.chunks, spec_.schedule);
+    }
+  }
+  if (admission_) shape_admission();
+}
+
+// ACE Sec. 6: a phase's partition in proportion to (its bandwidth x its chunk size), the chunk
+// size being what a chunk holds in the phase (the larger of the stage's input and output); the
+// results partition weighted like the last phase, by the chunk's final size. From the first
+// chunk's walk (every chunk of a baseline schedule walks the same way).
+void HierarchicalCollective::shape_admission() {
+  const auto models = dim_models(topo_, spec_.collective, spec_.dim_algorithms, spec_.dims);
+  const ChunkPlan& cp = plan_.chunks.front();
+  std::vector<double> weights;
+  double bytes = 1, bw = 0;
+  for (std::size_t k = 0; k < cp.dims.size(); ++k) {
+    const std::uint32_t p = topo_.dimensions()[cp.dims[k]].spec.size;
+    const double after = after_stage(cp.ops[k], p, bytes);
+    bw = models[cp.dims[k]].bandwidth.bytes_per_s;
+    weights.push_back(bw * std::max(bytes, after));
+    bytes = after;
+  }
+  weights.push_back(bw * bytes);
+  admission_->shape(weights);
+}
+
+std::uint32_t HierarchicalCollective::phase(std::uint32_t stage) const {
+  const std::uint32_t phases = admission_->phases();
+  return std::min(stage, phases == 0 ? 0 : phases - 1);
+}
+
+bool HierarchicalCollective::admit(std::uint32_t c) {
+  if (!admission_) return true;
+  Chunk& ch = chunks_[c];
+  const ChunkPlan& cp = plan_.chunks[c];
+  const std::uint32_t p = topo_.dimensions()[cp.dims[ch.stage]].spec.size;
+  const double after = after_stage(cp.ops[ch.stage], p, ch.bytes);
+  const double need = std::max(ch.bytes, after);
+  const std::uint32_t ph = phase(ch.stage);
+  if (!admission_->try_enter(ph, need)) return false;
+  // The last stage writes its results into the results partition: room there too.
+  if (ch.stage + 1 == cp.dims.size()) {
+    if (!admission_->try_enter(admission_->phases(), after)) {
+      admission_->leave(ph, need);
+      return false;
+    }
+    ch.result = after;
+  }
+  ch.held = need;
+  return true;
 }
 
 HierarchicalCollective::~HierarchicalCollective() = default;
@@ -330,7 +397,8 @@ void HierarchicalCollective::enqueue(std::uint32_t c) {
   const double size = cp.ops[ch.stage] == Collective::AllGather
                           ? ch.bytes * static_cast<double>(topo_.dimensions()[dim].spec.size)
                           : ch.bytes;
-  queues_->push(dim, DimensionQueues::Entry{this, c, size, ch.stage + 1 == cp.dims.size()});
+  queues_->push(
+      dim, DimensionQueues::Entry{this, c, size, ch.stage + 1 == cp.dims.size(), ex_.sim().now()});
 }
 
 void HierarchicalCollective::launch(std::uint32_t dim, std::uint32_t c, std::uint32_t slot) {
@@ -353,7 +421,21 @@ void HierarchicalCollective::launch(std::uint32_t dim, std::uint32_t c, std::uin
     r->programs.push_back(collective::build_program(
         algo, topo_, collective::Communicator{d.groups[g], ""}, op, size, 1));
   }
-  for (std::size_t g = 0; g < d.groups.size(); ++g) {
+  if (staging_ && ch.stage == 0) {
+    std::vector<topology::NodeId> npus;
+    for (const auto& group : d.groups) npus.insert(npus.end(), group.begin(), group.end());
+    r->copy_in.start(ex_.endpoint(), npus,
+                     core::Bytes{static_cast<std::uint64_t>(std::llround(ch.bytes))}, false,
+                     [this, r] { start_programs(r); });
+    return;
+  }
+  start_programs(r);
+}
+
+void HierarchicalCollective::start_programs(Running* r) {
+  const std::uint32_t c = r->chunk, dim = r->dim;
+  const Collective op = plan_.chunks[c].ops[chunks_[c].stage];
+  for (std::size_t g = 0; g < r->programs.size(); ++g) {
     ex_.start(
         r->programs[g],
         [this, r](CollectiveId, const CollectiveStats& s) {
@@ -376,24 +458,56 @@ void HierarchicalCollective::stage_done(Running* r) {
   }
   const double p = static_cast<double>(topo_.dimensions()[r->dim].spec.size);
   ch.bytes = after_stage(cp.ops[ch.stage], static_cast<std::uint32_t>(p), ch.bytes);
+  if (admission_) admission_->leave(phase(ch.stage), ch.held);
   ++ch.stage;
   const std::uint32_t dim = r->dim, chunk = r->chunk;
+  std::vector<topology::NodeId> npus;
+  if (staging_ && ch.stage == cp.dims.size()) {
+    for (const auto& group : topo_.dimensions()[dim].groups) {
+      npus.insert(npus.end(), group.begin(), group.end());
+    }
+  }
   // The stage's programs are finished and never read again: free them now.
   in_flight_.erase(std::find_if(in_flight_.begin(), in_flight_.end(),
                                 [r](const auto& x) { return x.get() == r; }));
-  if (ch.stage == cp.dims.size()) {
-    ++chunks_done_;
-    if (finished()) {
-      stats_.end = now;
-      DimensionQueues* queues = queues_;  // on_done may end this collective's life
-      if (on_done_) on_done_(stats_);
-      queues->start_waiting(dim);  // other collectives' stages may wait for this place
-      return;
-    }
-  } else {
+  if (ch.stage < cp.dims.size()) {
     enqueue(chunk);
+  } else if (staging_) {
+    // RX DMA of the result; the chunk is done when every NPU has written it back.
+    if (copies_out_.size() <= chunk) copies_out_.resize(plan_.chunks.size());
+    copies_out_[chunk] = std::make_unique<StagingBarrier>();
+    copies_out_[chunk]->start(ex_.endpoint(), npus,
+                              core::Bytes{static_cast<std::uint64_t>(std::llround(ch.bytes))}, true,
+                              [this, chunk, dim] {
+                                if (admission_)
+                                  admission_->leave(admission_->phases(), chunks_[chunk].result);
+                                chunk_done(dim);
+                              });
+  } else {
+    chunk_done(dim);
+    return;
   }
-  queues_->start_waiting(dim);
+  if (admission_) {
+    queues_->start_all_waiting();
+  } else {
+    queues_->start_waiting(dim);
+  }
+}
+
+void HierarchicalCollective::chunk_done(std::uint32_t dim) {
+  ++chunks_done_;
+  DimensionQueues* queues = queues_;
+  const bool any = admission_ != nullptr;
+  if (finished()) {
+    stats_.end = ex_.sim().now();
+    if (on_done_) on_done_(stats_);  // may end this collective's life: touch nothing after
+  }
+  // Other stages may wait for this place (or, with an engine, for the room it freed).
+  if (any) {
+    queues->start_all_waiting();
+  } else {
+    queues->start_waiting(dim);
+  }
 }
 
 }  // namespace collsim::scheduler

@@ -26,6 +26,7 @@
 
 #include "collective/algorithm.hpp"
 #include "scheduler/executor.hpp"
+#include "scheduler/staging.hpp"
 #include "scheduler/themis_plan.hpp"
 #include "topology/topology.hpp"
 
@@ -109,14 +110,18 @@ class DimensionQueues {
     std::uint32_t chunk = 0;
     double size = 0;    ///< SCF key: the larger of the stage's input and output bytes per NPU
     bool last = false;  ///< the chunk's last stage (SCF puts it at the tail)
+    core::Time since;   ///< when it was queued (chunk queuing, ACE Fig. 11)
   };
   /// Queue `e` on `dim` by the policy, then start what can start there.
   void push(std::uint32_t dim, const Entry& e);
   /// A stage that ran in `slot` of `dim` ended; frees the place without starting anything (the
   /// owner queues the chunk's next stage first, then calls start_waiting).
   void finish(std::uint32_t dim, std::uint32_t slot);
-  /// Start waiting chunk-stages on `dim` while it has free places.
+  /// Start waiting chunk-stages on `dim` while it has free places (and the endpoint admits the
+  /// first waiting one: ACE's SRAM and state machines; a refused one waits at the head).
   void start_waiting(std::uint32_t dim);
+  /// start_waiting on every dimension (room freed in an endpoint may unblock any of them).
+  void start_all_waiting();
 
  private:
   IntraDimPolicy intra_;
@@ -143,17 +148,28 @@ class HierarchicalCollective {
   const CollectiveStats& stats() const { return stats_; }
   const Plan& plan() const { return plan_; }
   const std::vector<DimActivity>& activity() const { return activity_; }
+  /// Chunk-stages started, and their time waiting in the dimension queues, summed.
+  std::uint64_t stages_started() const { return stages_started_; }
+  core::Time chunk_queuing() const { return chunk_queuing_; }
 
  private:
   friend class DimensionQueues;
   struct Chunk {
     std::uint32_t stage = 0;  // index into its ChunkPlan
     double bytes = 0;         // per NPU before the current stage
+    double held = 0;          // bytes per NPU it holds in the endpoint's current partition
+    double result = 0;        // in the results partition (its last stage and RX DMA)
   };
   struct Running;  // a chunk-stage in flight: its programs and how many groups remain
   void enqueue(std::uint32_t chunk);
+  // Room for the chunk's next stage in the endpoint (always, without ChunkAdmission).
+  bool admit(std::uint32_t chunk);
+  std::uint32_t phase(std::uint32_t stage) const;
+  void shape_admission();
   void launch(std::uint32_t dim, std::uint32_t chunk, std::uint32_t slot);
+  void start_programs(Running* r);
   void stage_done(Running* r);
+  void chunk_done(std::uint32_t dim);
 
   const topology::Topology& topo_;
   Executor& ex_;
@@ -167,6 +183,11 @@ class HierarchicalCollective {
   std::function<void(const CollectiveStats&)> on_done_;
   CollectiveStats stats_;
   std::size_t chunks_done_ = 0;
+  endpoint::ChunkAdmission* admission_ = nullptr;
+  bool staging_ = false;  // the endpoint copies chunks in before their first stage and out after
+  std::vector<std::unique_ptr<StagingBarrier>> copies_out_;  // RX DMA in flight, by chunk
+  std::uint64_t stages_started_ = 0;
+  core::Time chunk_queuing_;
 };
 
 }  // namespace collsim::scheduler

@@ -21,13 +21,17 @@ Workload load_workload(const std::string& spec, const topology::Topology& topo,
     std::vector<std::uint32_t> dims;
     for (const auto& d : topo.dimensions()) dims.push_back(d.spec.size);
     if (dims.empty()) dims.push_back(topo.num_npus());
-    return read_astra_text(spec, dims, AstraTextOptions{options.astra_clock_hz});
+    return read_astra_text(spec, dims,
+                           AstraTextOptions{options.astra_clock_hz * options.compute_share});
   }
   if (spec.find('/') != std::string::npos || spec.find('.') != std::string::npos) {
     throw core::InputError(fmt::format("{}: \"{}\": no such workload file", field, spec));
   }
   const Model m = find_model(spec, field);
-  const auto compute = compute::make_compute_model(options.compute, "compute");
+  auto compute = compute::make_compute_model(options.compute, "compute");
+  if (options.compute_share != 1.0 || options.memory_share != 1.0) {
+    compute = compute->scaled(options.compute_share, options.memory_share);
+  }
   return build_workload(m, *compute, BuildOptions{options.batch, options.bytes_per_element});
 }
 

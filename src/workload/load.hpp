@@ -11,8 +11,12 @@
 namespace collsim::workload {
 
 struct LoadOptions {
-  double astra_clock_hz = 1e9;          ///< ASTRA-sim compute times are cycles of this clock
-  std::string compute = "systolic";     ///< zoo models: compute::make_compute_model text
+  double astra_clock_hz = 1e9;       ///< ASTRA-sim compute times are cycles of this clock
+  std::string compute = "systolic";  ///< zoo models: compute::make_compute_model text
+  /// What training keeps of the NPU's compute and memory bandwidth (endpoint.hpp TrainingShare):
+  /// zoo models scale their compute model; ASTRA-sim compute times stretch by 1 / compute.
+  double compute_share = 1.0;
+  double memory_share = 1.0;
   std::uint32_t batch = 16;             ///< zoo models: samples per NPU (MultiTree Sec. V)
   std::uint32_t bytes_per_element = 4;  ///< zoo models: gradient precision (MultiTree: 32 bits)
 };

@@ -12,7 +12,9 @@
 #include "collective/communicator.hpp"
 #include "core/error.hpp"
 #include "endpoint/endpoint.hpp"
+#include "scheduler/collective_sweep.hpp"
 #include "scheduler/hierarchical.hpp"
+#include "scheduler/staging.hpp"
 
 namespace collsim::workload {
 
@@ -136,6 +138,13 @@ class Trainer final : public core::EventHandler {
   }
   bool finished() const { return finished_; }
   TrainingResult& result() { return result_; }
+  // Chunk-stages the hierarchical collectives started and their time in the queues, summed.
+  void chunk_queuing(std::uint64_t& stages, core::Time& total) const {
+    for (const auto& h : staged_) {
+      stages += h->stages_started();
+      total += h->chunk_queuing();
+    }
+  }
 
   void on_event(std::uint64_t) override {  // a compute step ended
     if (o_.timeline) {
@@ -392,7 +401,7 @@ class Trainer final : public core::EventHandler {
     const auto& ps = programs(c);
     in.remaining = static_cast<std::uint32_t>(ps.size());
     for (const auto& p : ps) {
-      ex_.start(
+      stager_.start(
           p,
           [this, id](scheduler::CollectiveId, const scheduler::CollectiveStats& s) {
             result_.messages += s.messages;
@@ -461,6 +470,7 @@ class Trainer final : public core::EventHandler {
   std::map<CacheKey, std::vector<collective::Program>> cache_;
   std::unique_ptr<scheduler::DimensionQueues> queues_;
   std::vector<std::unique_ptr<scheduler::HierarchicalCollective>> staged_;
+  scheduler::Stager stager_{ex_};  // ACE's memory staging around flat collectives
   std::uint32_t active_ = 0;
   core::Time comm_since_;
   std::vector<std::pair<core::Time, std::uint32_t>> ideal_;  // min-heap: end, instance
@@ -477,8 +487,11 @@ TrainingResult run_training(const topology::Topology& topo, const network::Backe
   if (options.iterations == 0) throw core::InputError("iterations: must be >= 1, got 0");
   core::Simulation sim;
   auto net = network::make_backend(backend, sim, topo, options.backend_options, "backend");
-  endpoint::Ideal endpoint(*net);
-  scheduler::Executor ex(sim, endpoint);
+  const endpoint::EndpointInfo& info =
+      options.endpoint ? *options.endpoint
+                       : endpoint::find_endpoint(endpoint::kDefaultEndpoint, "endpoint");
+  const auto endpoint = info.make(sim, *net, topo, options.endpoint_params);
+  scheduler::Executor ex(sim, *endpoint);
   ex.set_observer(observer);
   Trainer t(topo, sim, ex, w, options);
   t.start();
@@ -492,6 +505,10 @@ TrainingResult run_training(const topology::Topology& topo, const network::Backe
   }
   TrainingResult r = std::move(t.result());
   r.events = sim.events_processed();
+  std::uint64_t stages = 0;
+  core::Time queuing;
+  t.chunk_queuing(stages, queuing);
+  r.endpoint_metrics = scheduler::endpoint_metrics(endpoint->stats(), stages, queuing);
   return r;
 }
 

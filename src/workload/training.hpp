@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "collective/algorithm.hpp"
+#include "endpoint/endpoint.hpp"
 #include "network/backend.hpp"
 #include "scheduler/executor.hpp"
 #include "topology/topology.hpp"
@@ -54,6 +55,8 @@ struct TrainingOptions {
   IssueOrder order = IssueOrder::Fifo;
   std::uint32_t iterations = 1;
   network::BackendOptions backend_options;
+  const endpoint::EndpointInfo* endpoint = nullptr;  ///< nullptr: ideal
+  endpoint::EndpointParams endpoint_params;
   std::optional<core::Time> max_time;  ///< stop with core::SimulationError past this
   bool timeline = false;               ///< record TrainingResult::timeline (for --trace)
 };
@@ -90,6 +93,8 @@ struct TrainingResult {
   std::vector<LayerTimes> layers;
   std::uint64_t collectives = 0, messages = 0, bytes = 0;
   std::uint64_t events = 0;
+  /// The endpoint's figures over the run (collective_sweep.hpp endpoint_metrics).
+  std::vector<std::pair<std::string, double>> endpoint_metrics;
   std::vector<TimelineSlice> timeline;  ///< when TrainingOptions::timeline, in end order
 };
 

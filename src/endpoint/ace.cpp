@@ -1,0 +1,92 @@
+// ACE, the Accelerator Collectives Engine in the NIC (MICRO'20 Sec. 4 and 6, Fig. 6 and 7c).
+// A collective's input is DMA'd into ACE's SRAM once (memory bus, then NPU-NIC bus: stage_in)
+// and its result written back once (stage_out); in between, messages leave from and arrive into
+// the SRAM without touching the NPU or its buses, and an arriving message that is reduced goes
+// through ACE's ALUs: `alus` units of `lanes` FP32 lanes, each fed by a `bus_width`-byte bus
+// per cycle, so they consume min(4 lanes, bus_width) x alus bytes per cycle, as one FIFO server.
+//
+// SRAM and state machines bound the chunks in flight (Sec. 4.3): the SRAM is split into P + 1
+// partitions for a P-phase collective, sized by (the phase's bandwidth x its chunk size, Sec. 6),
+// the last one holding results for the RX DMA; the state machines are spread evenly, so a phase
+// runs at most max(1, machines / P) chunk-stages at once. A chunk-stage enters its phase's
+// partition only when it has room for it; a partition that is empty takes any chunk, so an
+// oversize chunk runs alone instead of never (counted in EndpointStats::oversize).
+// Training keeps all compute and 100% - ace_memory_share of memory bandwidth (Sec. 5).
+#include <algorithm>
+#include <numeric>
+
+#include "endpoint/bus_endpoint.hpp"
+#include "endpoint/models.hpp"
+
+namespace collsim::endpoint {
+namespace {
+
+core::Bandwidth alu_rate(const EndpointParams& p) {
+  const double per_alu = std::min<double>(4.0 * p.ace_alu_lanes, p.ace_bus_width.count);
+  return core::Bandwidth{per_alu * p.ace_alus * p.ace_clock_hz};
+}
+
+class Ace final : public BusEndpoint, public ChunkAdmission {
+ public:
+  Ace(core::Simulation& sim, network::Backend& backend, const topology::Topology& topo,
+      const EndpointParams& p)
+      : BusEndpoint(sim, backend, topo, p, alu_rate(p)) {}
+
+  std::string_view name() const override { return "ace"; }
+  bool stages_memory() const override { return true; }
+  core::Bytes chunk_limit() const override { return p_.ace_chunk; }
+  ChunkAdmission* admission() override { return this; }
+
+  void shape(const std::vector<double>& weights) override {
+    if (!capacity_.empty() || weights.size() < 2) return;
+    const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
+    const double sram = static_cast<double>(p_.ace_sram.count);
+    for (double w : weights) capacity_.push_back(total > 0 ? sram * w / total : 0);
+    used_.assign(weights.size(), 0);
+    holders_.assign(weights.size(), 0);
+    const auto phases = static_cast<std::uint32_t>(weights.size() - 1);
+    machines_ = std::max<std::uint32_t>(1, p_.ace_state_machines / phases);
+  }
+  std::uint32_t phases() const override {
+    return capacity_.empty() ? 0 : static_cast<std::uint32_t>(capacity_.size() - 1);
+  }
+  bool try_enter(std::uint32_t phase, double bytes) override {
+    if (capacity_.empty()) return true;
+    const bool results = phase + 1 == capacity_.size();
+    if (!results && holders_[phase] >= machines_) return false;
+    if (holders_[phase] > 0 && used_[phase] + bytes > capacity_[phase]) return false;
+    if (bytes > capacity_[phase]) ++stats_.oversize;
+    used_[phase] += bytes;
+    ++holders_[phase];
+    return true;
+  }
+  void leave(std::uint32_t phase, double bytes) override {
+    if (capacity_.empty()) return;
+    used_[phase] = holders_[phase] == 1 ? 0 : used_[phase] - bytes;
+    --holders_[phase];
+  }
+
+ private:
+  void send_step(std::uint32_t slot, Flight&) override { to_network(slot); }
+
+  void arrive_step(std::uint32_t slot, Flight& f) override {
+    if (f.m.reduce && f.step == 0) return wait(slot, Resource::Reduce, f.m.dst, f.m.bytes);
+    delivered(slot);
+  }
+
+  // Per partition (phases, then results): bytes per NPU it may hold, held, chunk-stages in it.
+  std::vector<double> capacity_, used_;
+  std::vector<std::uint32_t> holders_;
+  std::uint32_t machines_ = 1;
+};
+
+}  // namespace
+
+TrainingShare ace_share(const EndpointParams& p) { return {1.0, 1.0 - p.ace_memory_share}; }
+
+std::unique_ptr<Endpoint> make_ace(core::Simulation& sim, network::Backend& backend,
+                                   const topology::Topology& topo, const EndpointParams& p) {
+  return std::make_unique<Ace>(sim, backend, topo, p);
+}
+
+}  // namespace collsim::endpoint

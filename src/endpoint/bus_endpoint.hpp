@@ -1,0 +1,86 @@
+#pragma once
+// What the NPU-driven endpoints and ACE share (ACE, MICRO'20, Sec. 4-5): per NPU an NPU-memory
+// bus (reads and writes share it), an NPU-NIC bus with one LogGP resource per direction (its
+// bandwidth is the sum of the NPU's links, so each direction is as fast as the links), and a
+// reduction unit (a FIFO server: the NPU's share of compute, or ACE's ALUs). A message walks a
+// sequence of steps, each on one of these resources; the model (npu_driven.cpp, ace.cpp) says
+// which. The base keeps messages in flight in a slot pool (no allocation per message once
+// warm), stands between the executor and the network to time the network part, and sums the
+// breakdown of ACE Fig. 11 into EndpointStats.
+#include <cstdint>
+#include <vector>
+
+#include "core/slot_pool.hpp"
+#include "endpoint/endpoint.hpp"
+#include "endpoint/loggp_bus.hpp"
+
+namespace collsim::endpoint {
+
+class BusEndpoint : public Endpoint,
+                    protected network::DeliveryHandler,
+                    protected core::EventHandler {
+ public:
+  void send(const Message& m, network::DeliveryHandler& h, std::uint64_t tag) override;
+  EndpointStats stats() const override { return stats_; }
+  void stage_in(topology::NodeId npu, core::Bytes b, StagingHandler& h, std::uint64_t tag) override;
+  void stage_out(topology::NodeId npu, core::Bytes b, StagingHandler& h,
+                 std::uint64_t tag) override;
+
+ protected:
+  /// reduce_rate: bytes per second the reduction unit consumes (of the message being reduced).
+  BusEndpoint(core::Simulation& sim, network::Backend& backend, const topology::Topology& topo,
+              const EndpointParams& p, core::Bandwidth reduce_rate);
+
+  struct Flight {
+    Message m;
+    network::DeliveryHandler* h = nullptr;
+    std::uint64_t tag = 0;
+    std::uint8_t step = 0;  ///< the model's own step counter
+    bool injected = false;  ///< forwarded to the executor
+    bool delivered = false;
+    core::Time net_start;
+  };
+  enum class Resource : std::uint8_t { Memory, NicTx, NicRx, Reduce };
+
+  /// Step `f.step` of a message on the source side (step 0 right at send, then after each wait
+  /// it scheduled). Returns when it has scheduled a wait (wait()) or put the message on the
+  /// network (to_network()).
+  virtual void send_step(std::uint32_t slot, Flight& f) = 0;
+  /// Step of a message that has arrived (step counts on from 0 at arrival); ends with wait() or
+  /// delivered().
+  virtual void arrive_step(std::uint32_t slot, Flight& f) = 0;
+
+  /// Use `r` of `npu` for `bytes` now and continue the message when it is done.
+  void wait(std::uint32_t slot, Resource r, topology::NodeId npu, core::Bytes bytes);
+  void to_network(std::uint32_t slot);
+  void delivered(std::uint32_t slot);
+
+  core::Simulation& sim_;
+  const EndpointParams p_;
+  EndpointStats stats_;
+
+ private:
+  struct Staging {
+    topology::NodeId npu = 0;
+    core::Bytes bytes;
+    StagingHandler* h = nullptr;
+    std::uint64_t tag = 0;
+    bool out = false;
+    std::uint8_t step = 0;
+  };
+  static constexpr std::uint64_t kStagingBit = 1ull << 63;
+  core::Time use(Resource r, topology::NodeId npu, core::Bytes bytes);
+  void staging_step(std::uint32_t slot);
+  void on_event(std::uint64_t tag) override;
+  void on_injected(std::uint64_t slot) override;
+  void on_delivered(std::uint64_t slot) override;
+  void release_if_done(std::uint32_t slot);
+
+  network::Backend& backend_;
+  std::vector<Bus> memory_, nic_tx_, nic_rx_, reduce_;  // by NPU
+  core::SlotPool<Flight> flights_;
+  std::vector<bool> arrived_;  // by slot: the network delivered it (arrive_step from then on)
+  core::SlotPool<Staging> staging_;
+};
+
+}  // namespace collsim::endpoint

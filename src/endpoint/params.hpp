@@ -1,0 +1,82 @@
+#pragma once
+// Endpoint parameters: the NPU, its memory and NIC buses, and the ACE engine (ACE, MICRO'20,
+// Table 7 and Sec. 5-6). One struct for every endpoint model; each model reads the fields it
+// needs (the `used by` column of `collsim list`). Defaults are the paper's platform, except the
+// two calibration knobs (message_overhead, link_efficiency), which default to "no effect" so a
+// platform without them keeps its results; ACE's scenarios set link_efficiency to Table 7's 94%.
+//
+// Text forms (scenario `endpoint_params:` maps, CLI --endpoint-param KEY=VALUE): sizes, times and
+// bandwidths with their units, counts as whole numbers, shares as a fraction or a percentage
+// ("0.2", "20%"), clocks in Hz ("700 MHz"), FLOP rates in FLOP/s ("91.75e12" is not accepted:
+// write "91.75 TFLOP/s").
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "core/units.hpp"
+
+namespace collsim::endpoint {
+
+struct EndpointParams {
+  // Calibration knobs (every endpoint, ideal included).
+  core::Time message_overhead{};  ///< added at the source before each message enters the network
+  double link_efficiency = 1.0;   ///< payload share of the wire bytes: wire = payload / efficiency
+
+  // The NPU-driven endpoints' buses: LogGP (Culler et al. 1993) with ACE Sec. 5's values.
+  core::Time bus_latency = core::Time::from_ns(50);   ///< L: 50 cycles at 1 GHz
+  core::Time bus_overhead = core::Time::from_ns(20);  ///< o: 20 cycles
+  core::Time bus_gap = core::Time::from_ns(20);       ///< g: 20 cycles
+  core::Bandwidth npu_nic_bandwidth{500e9};           ///< Table 7, each direction
+  core::Bandwidth npu_memory_bandwidth{900e9};        ///< Table 7 (NVIDIA Volta)
+
+  // What a collective takes from training (Sec. 5, "Target Systems").
+  double baseline_compute_share = 0.05;  ///< NPU compute a baseline collective uses (~5%)
+  double baseline_memory_share = 0.20;   ///< memory bandwidth a baseline collective uses (~20%)
+  double ace_memory_share = 0.05;        ///< memory bandwidth ACE's DMA uses (~5%)
+  double npu_peak_flops = 2.0 * 256 * 256 * 700e6;  ///< 256x256 MACs at 700 MHz: 91.75 TFLOP/s
+
+  // ACE (Sec. 4 and 6).
+  core::Bytes ace_sram{4u << 20};         ///< 4 x 1 MB banks
+  std::uint32_t ace_state_machines = 16;  ///< spread evenly over the phases
+  std::uint32_t ace_alus = 4;             ///< ALU units
+  std::uint32_t ace_alu_lanes = 16;       ///< FP32 lanes per ALU
+  core::Bytes ace_bus_width{64};          ///< SRAM-ALU bus per ALU, bytes per cycle
+  double ace_clock_hz = 1e9;              ///< not given by the paper: ASTRA-sim's 1 GHz tick
+  core::Bytes ace_chunk{64u << 10};       ///< Table 4: chunk 64 KB on average
+};
+
+/// One parameter of the schema: scenario key, kind, description, source and where it lives.
+struct EndpointParam {
+  enum class Kind { Time, Bandwidth, Bytes, Count, Share, Frequency, Flops };
+  std::string_view key;
+  Kind kind = Kind::Count;
+  std::string_view description;
+  std::string_view source;
+  std::string_view used_by;  ///< which endpoints read it
+  std::variant<core::Time EndpointParams::*, core::Bandwidth EndpointParams::*,
+               core::Bytes EndpointParams::*, std::uint32_t EndpointParams::*,
+               double EndpointParams::*>
+      member;
+};
+
+/// The schema, in a fixed order.
+const std::vector<EndpointParam>& endpoint_params();
+
+/// Set parameter `key` from `text`. Throws core::InputError naming `field` for an unknown key
+/// (listing the valid ones), malformed text or a value out of range (shares in (0, 1], counts
+/// and sizes >= 1, bandwidths, clocks and FLOP rates > 0).
+void set_endpoint_param(EndpointParams& p, std::string_view key, std::string_view text,
+                        std::string_view field);
+/// "KEY=VALUE" (the command-line form).
+void set_endpoint_param(EndpointParams& p, std::string_view assignment, std::string_view field);
+
+/// The value as the user writes it ("50 ns", "20%", "700 MHz").
+std::string format_endpoint_param(const EndpointParams& p, const EndpointParam& e);
+
+/// The endpoint's name with the parameters that differ from the defaults, for reports:
+/// "ace", "baseline:link_efficiency=94%".
+std::string endpoint_label(std::string_view name, const EndpointParams& p);
+
+}  // namespace collsim::endpoint
