@@ -57,6 +57,14 @@ int list_everything(std::ostream& out) {
   for (const auto& e : endpoint::endpoints()) {
     out << fmt::format("  {:<20} {}\n  {:<20} source: {}\n", e.name, e.description, "", e.source);
   }
+  out << "\nEndpoint parameters (--endpoint-param KEY=VALUE, or a platform's "
+         "`endpoint_params:`):\n";
+  const endpoint::EndpointParams defaults;
+  for (const auto& p : endpoint::endpoint_params()) {
+    out << fmt::format("  {:<24} default {}: {} (used by {}); source: {}\n", p.key,
+                       endpoint::format_endpoint_param(defaults, p), p.description, p.used_by,
+                       p.source);
+  }
   out << "\nGroups (--group, or `group:` in a job): all (every NPU), dim:K (every group of "
          "dimension K at once,\n  K = 0 innermost), npus:0,4,8,12 or npus:0-3;4-7 (explicit NPUs "
          "in rank order)\n";
