@@ -80,6 +80,10 @@ reproduce: build
 	  echo "collsim: $$f"; \
 	  ./$(BUILD)/collsim run $$f --format csv --output results/$$(basename $$f .yaml).csv || exit 1; \
 	done
+	@for f in examples/ace/*.yaml; do \
+	  echo "collsim: $$f"; \
+	  ./$(BUILD)/collsim run $$f --format csv --output results/ace-$$(basename $$f .yaml).csv || exit 1; \
+	done
 	@for f in examples/training/multitree-fig11.yaml; do \
 	  echo "collsim: $$f"; \
 	  ./$(BUILD)/collsim run $$f --format csv --output results/$$(basename $$f .yaml).csv || exit 1; \
@@ -121,6 +125,9 @@ figures:
 	$(PYTHON) tools/plot.py stacked results/fig11.csv docs/img/switch-fc-fig11.png \
 	  --x platform --y compute_ms,exposed_ms --hue run --facet workload --filter layer=total \
 	  --ylabel "ms per iteration" --title "switch-fc Fig. 11: two iterations, swfc vs hierarchical torus (flow)"
+	$(PYTHON) tools/plot.py bars results/ace-fig9.csv docs/img/ace-fig9.png \
+	  --x platform --y time_us --hue endpoint --facet size_MB --filter 'algorithm!=ideal' \
+	  --ylabel "time (us)" --title "ACE Fig. 9: all-reduce on L x V x H tori, baseline / ACE / ideal endpoints (flow)"
 	$(PYTHON) tools/plot.py lines results/fig2-optical.csv,results/fig2-electrical.csv docs/img/wrht-fig2.png \
 	  --x npus --y time_ms --hue series --facet size_MB --logx --logy --ylabel "all-reduce time (ms)" \
 	  --title "WRHT Fig. 2: gradient all-reduce (panels: MB) vs nodes"
