@@ -33,14 +33,18 @@ int run_scenario(const std::string& path, const OutputOptions& out_opt, std::ost
     for (const endpoint::EndpointInfo* e : p.endpoints) {
       for (const config::BackendChoice& b : s.backends) {
         for (const config::JobSpec& j : s.jobs) {
-          if (!j.concurrent.empty()) {
-            scheduler::ConcurrentJob job;
-            job.name = j.name;
-            job.members = j.concurrent;
+          // What every kind of job takes from the platform, backend and endpoint it runs on.
+          const auto on_run = [&](auto& job) {
             job.max_time = j.max_time;
             job.backend_options = b.options;
             job.endpoint = e;
             job.endpoint_params = p.endpoint_params;
+          };
+          if (!j.concurrent.empty()) {
+            scheduler::ConcurrentJob job;
+            job.name = j.name;
+            job.members = j.concurrent;
+            on_run(job);
             work.push_back(Work{p.name, &p.topology, b.info, std::move(job)});
             continue;
           }
@@ -50,10 +54,7 @@ int run_scenario(const std::string& path, const OutputOptions& out_opt, std::ost
           job.algorithms = j.algorithms;
           job.chunks = j.chunks;
           job.group = j.group;
-          job.max_time = j.max_time;
-          job.backend_options = b.options;
-          job.endpoint = e;
-          job.endpoint_params = p.endpoint_params;
+          on_run(job);
           if (j.all_algorithms) {
             std::vector<std::string> skipped, warnings;
             job.algorithms = scheduler::expand_all_algorithms(p.topology, j.collective, j.chunks,

@@ -58,28 +58,24 @@ void BusEndpoint::to_network(std::uint32_t slot) {
                 f.m.attrs);
 }
 
-void BusEndpoint::delivered(std::uint32_t slot) {
-  Flight& f = flights_[slot];
-  f.delivered = true;
-  network::DeliveryHandler* h = f.h;
-  const std::uint64_t tag = f.tag;
-  release_if_done(slot);
-  h->on_delivered(tag);
-}
-
-void BusEndpoint::release_if_done(std::uint32_t slot) {
-  const Flight& f = flights_[slot];
-  if (f.injected && f.delivered) flights_.release(slot);
-}
+void BusEndpoint::delivered(std::uint32_t slot) { tell_executor(slot, false); }
 
 void BusEndpoint::on_injected(std::uint64_t tag) {
-  const auto slot = static_cast<std::uint32_t>(tag);
+  tell_executor(static_cast<std::uint32_t>(tag), true);
+}
+
+// The slot is free once the executor has heard both; it may reuse its tag from inside the call.
+void BusEndpoint::tell_executor(std::uint32_t slot, bool injected) {
   Flight& f = flights_[slot];
-  f.injected = true;
+  (injected ? f.injected : f.delivered) = true;
   network::DeliveryHandler* h = f.h;
-  const std::uint64_t executor_tag = f.tag;
-  release_if_done(slot);
-  h->on_injected(executor_tag);
+  const std::uint64_t tag = f.tag;
+  if (f.injected && f.delivered) flights_.release(slot);
+  if (injected) {
+    h->on_injected(tag);
+  } else {
+    h->on_delivered(tag);
+  }
 }
 
 void BusEndpoint::on_delivered(std::uint64_t tag) {

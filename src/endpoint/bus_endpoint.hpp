@@ -74,7 +74,7 @@ class BusEndpoint : public Endpoint,
   void on_event(std::uint64_t tag) override;
   void on_injected(std::uint64_t slot) override;
   void on_delivered(std::uint64_t slot) override;
-  void release_if_done(std::uint32_t slot);
+  void tell_executor(std::uint32_t slot, bool injected);
 
   network::Backend& backend_;
   std::vector<Bus> memory_, nic_tx_, nic_rx_, reduce_;  // by NPU
