@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "compute/compute.hpp"
 #include "compute/systolic.hpp"
 #include "core/error.hpp"
 
@@ -129,6 +130,83 @@ TEST(ModelZoo, Errors) {
   const compute::Systolic s({32, 32, 16, 1e9, {}});
   EXPECT_THROW(data_parallel(find_model("dlrm", "t"), s, BuildOptions{}), core::InputError);
   EXPECT_THROW(data_parallel(find_model("alexnet", "t"), s, BuildOptions{0, 4}), core::InputError);
+}
+
+}  // namespace
+}  // namespace collsim::workload
+
+namespace collsim::workload {
+namespace {
+
+TEST(ModelZoo, TensorParallelGroupTakesTheLeadingDimensionsUpTo128) {
+  // Themis Sec. 5.2: "model-parallel across the first dimensions up to 128 NPUs".
+  EXPECT_EQ(model_parallel_group(128, {16, 8, 8}), 128u);
+  EXPECT_EQ(model_parallel_group(128, {16, 64}), 16u);
+  EXPECT_EQ(model_parallel_group(128, {4, 4, 8, 8}), 128u);
+  EXPECT_EQ(model_parallel_group(128, {8, 16, 8}), 128u);
+  EXPECT_EQ(model_parallel_group(128, {256, 4}), 1u);
+  EXPECT_EQ(model_parallel_group(100, {1024}), 64u);  // the largest divisor up to 100
+  EXPECT_EQ(model_parallel_group(128, {1024}), 128u);
+}
+
+TEST(ModelZoo, Transformer1TIsMegatronsTrillionParameterConfiguration) {
+  // Narayanan et al. 2021 Table 1: 128 layers, d 25600, vocab 51200, 2048 tokens: 1.008 T.
+  const Model m = find_model("transformer-1t", "t");
+  EXPECT_EQ(m.params, 1008038758400u);
+  EXPECT_EQ(m.model_parallel, 128u);
+  EXPECT_TRUE(m.recompute);
+}
+
+TEST(ModelZoo, TensorParallelSplitsWorkAndAllReducesActivationsInTheGroup) {
+  // One block, d = 8, 4 tokens, vocab 16, batch 2, 2-byte elements, M = 4; roofline with memory
+  // unbounded, so a pass takes its FLOPs / M at 1 TFLOP/s.
+  const std::string text =
+      "name: tiny\nparams: 1032\nrecompute: true\nmodel_parallel: 4\nlayers:\n"
+      "  - [wte, embedding, 128, 0, 32, \"4x8\"]\n"
+      "  - [h.0.attn.qkv_proj, linear, 216, 768, 96, \"4x24\"]\n"
+      "  - [h.0.attn.out_proj, linear, 72, 256, 32, \"4x8\"]\n"
+      "  - [h.0.mlp.fc1, linear, 288, 1024, 128, \"4x32\"]\n"
+      "  - [h.0.mlp.fc2, linear, 264, 1024, 32, \"4x8\"]\n"
+      "  - [ln_f, layernorm, 64, 0, 32, \"4x8\"]\n";
+  const Model m = parse_model(text, "tiny.yaml");
+  const auto compute = compute::make_compute_model("roofline:peak=1,memory=1000000TB/s", "c");
+  BuildOptions o{2, 2, 4};
+  const Workload w = build_workload(m, *compute, o);
+  ASSERT_EQ(w.layers.size(), 5u);  // wte, qkv, out_proj, fc1, fc2 (+ ln_f)
+  EXPECT_EQ(w.model_parallel_npus, 4u);
+  const core::Bytes act{2 * 32 * 2};  // batch x 4 x 8 elements x 2 bytes
+  // Embedding: forward all-reduce of its output (vocabulary parallel), weights over DP groups.
+  EXPECT_EQ(w.layers[0].comm[0].scope, Scope::ModelParallel);
+  EXPECT_EQ(w.layers[0].comm[0].size, act);
+  EXPECT_EQ(w.layers[0].comm[2].size.count, 128u / 4 * 2);
+  EXPECT_EQ(w.layers[0].comm[2].scope, Scope::DataParallel);
+  // qkv (column parallel): no forward all-reduce; input gradients all-reduced.
+  EXPECT_FALSE(w.layers[1].comm[0].collective);
+  EXPECT_EQ(w.layers[1].comm[1].size, act);
+  EXPECT_EQ(w.layers[1].comm[1].scope, Scope::ModelParallel);
+  // out_proj (row parallel): forward all-reduce, and again when recomputed in back-propagation.
+  EXPECT_EQ(w.layers[2].comm[0].size, act);
+  EXPECT_EQ(w.layers[2].comm[1].size, act);
+  // fc2 carries ln_f's parameters too: (264 + 64) / 4 x 2 bytes.
+  EXPECT_EQ(w.layers[4].comm[2].size.count, (264u + 64) / 4 * 2);
+  // Compute: fc1 forward 2 x 2 x 1024 FLOPs / 4 = 1024 FLOPs at 1 TFLOP/s = 1.024 ns; the input
+  // gradient the same plus the recomputed forward.
+  EXPECT_EQ(w.layers[3].compute[0].ps, 1024);
+  EXPECT_EQ(w.layers[3].compute[1].ps, 2048);
+  EXPECT_EQ(w.layers[3].compute[2].ps, 1024);
+  validate(w, 8);
+  // A group of one NPU (the platform's first dimension is larger than model_parallel) and a
+  // model without Megatron's layers are refused.
+  EXPECT_THROW(tensor_parallel(m, *compute, BuildOptions{2, 2, 1}), core::InputError);
+  EXPECT_THROW(tensor_parallel(find_model("alexnet", "t"), *compute, o), core::InputError);
+  EXPECT_THROW(parse_model("name: x\nparams: 1\nmodel_parallel: 1\nlayers:\n"
+                           "  - [a, linear, 1, 1, 1, \"1\"]\n",
+                           "x"),
+               core::InputError);
+  EXPECT_THROW(parse_model("name: x\nparams: 1\nrecompute: maybe\nlayers:\n"
+                           "  - [a, linear, 1, 1, 1, \"1\"]\n",
+                           "x"),
+               core::InputError);
 }
 
 }  // namespace

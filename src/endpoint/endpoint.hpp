@@ -100,6 +100,9 @@ class Endpoint {
   virtual core::Bytes chunk_limit() const { return {}; }
   /// The engine's bounds on chunks in flight; nullptr: none.
   virtual ChunkAdmission* admission() { return nullptr; }
+  /// True if a message's timing here never depends on other messages (no shared buses, engines
+  /// or memory): NPUs with the same traffic then behave alike (scheduler/group_symmetry.hpp).
+  virtual bool messages_independent() const { return false; }
 };
 
 /// No cost at either end: the network's callbacks are the executor's (today's behaviour, and
@@ -110,6 +113,7 @@ class Ideal final : public Endpoint, private core::EventHandler {
   Ideal(core::Simulation& sim, network::Backend& backend, const EndpointParams& p = {});
   std::string_view name() const override { return "ideal"; }
   void send(const Message& m, network::DeliveryHandler& h, std::uint64_t tag) override;
+  bool messages_independent() const override { return true; }
 
  private:
   void on_event(std::uint64_t slot) override;

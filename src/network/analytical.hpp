@@ -21,6 +21,7 @@ class AnalyticalBackend final : public Backend, private core::EventHandler {
                 const MessageAttributes& attrs, DeliveryHandler& handler,
                 std::uint64_t tag) override;
   const std::vector<LinkStats>& link_stats() const override { return link_stats_; }
+  bool link_contention_only() const override { return true; }
 
  private:
   void on_event(std::uint64_t event) override;

@@ -104,6 +104,10 @@ class Backend {
   virtual std::vector<std::pair<std::string, double>> summary() const { return {}; }
   /// When a run stalls: which channels hold traffic that cannot move (empty if none).
   virtual std::string describe_blocked() const { return {}; }
+  /// True if messages affect each other only through the topology links they share (no
+  /// per-NPU limits, routers or wavelengths): traffic on disjoint links is independent
+  /// (scheduler/group_symmetry.hpp).
+  virtual bool link_contention_only() const { return false; }
 
  protected:
   explicit Backend(const topology::Topology& topo) : num_npus_(topo.num_npus()) {}

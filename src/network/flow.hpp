@@ -35,6 +35,7 @@ class FlowBackend final : public Backend, private core::EventHandler {
                 std::uint64_t tag) override;
   const std::vector<LinkStats>& link_stats() const override { return stats_; }
   std::vector<Resource> resources() const override;
+  bool link_contention_only() const override { return !inject_cap_ && !eject_cap_; }
 
   /// Current rate of the flow carrying message `tag` (bytes/s; for tests), or -1 if none.
   double rate_of(std::uint64_t tag) const;

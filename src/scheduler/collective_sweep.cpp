@@ -8,6 +8,7 @@
 #include "collective/communicator.hpp"
 #include "core/error.hpp"
 #include "endpoint/endpoint.hpp"
+#include "scheduler/group_symmetry.hpp"
 #include "scheduler/hierarchical.hpp"
 
 namespace collsim::scheduler {
@@ -60,11 +61,19 @@ Outcome run_together(const topology::Topology& topo, const network::BackendInfo&
   std::vector<std::unique_ptr<HierarchicalCollective>> staged(launches.size());
   // Hierarchical collectives that run together share the dimension queues (the first one's intra
   // policy and active_chunks; check_job refuses members that disagree).
+  // One group per dimension stands for all when nothing tells them apart (group_symmetry.hpp).
+  bool want_one_group = true;
+  for (const Launch& l : launches) {
+    want_one_group = want_one_group && l.programs.empty() && !(l.staged && l.staged->all_groups);
+  }
+  GroupSymmetry symmetry;
+  symmetry.broken = "not asked";
   std::unique_ptr<DimensionQueues> queues;
   for (const Launch& l : launches) {
     if (l.staged && !queues) {
+      if (want_one_group) symmetry = run_symmetry(topo, *net, ex);
       queues = std::make_unique<DimensionQueues>(topo.dimensions().size(), l.staged->intra,
-                                                 l.staged->active_chunks);
+                                                 l.staged->active_chunks, symmetry.holds());
     }
   }
   for (std::size_t i = 0; i < launches.size(); ++i) {
@@ -112,7 +121,7 @@ Outcome run_together(const topology::Topology& topo, const network::BackendInfo&
     out.endpoint.push_back(endpoint_metrics(endpoint->stats(), stages,
                                             staged[i] ? staged[i]->chunk_queuing() : core::Time{}));
   }
-  out.links = net->link_stats();
+  out.links = symmetry.holds() ? expand_link_stats(net->link_stats(), symmetry) : net->link_stats();
   out.backend_metrics = net->summary();
   out.resources = net->resources();
   return out;

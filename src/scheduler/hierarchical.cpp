@@ -135,6 +135,7 @@ struct HierarchicalCollective::Running {
   std::uint32_t slot = 0;
   core::Time begin;
   std::uint32_t remaining = 0;  // groups still running
+  std::uint64_t scale = 1;      // groups each program stands for (group_symmetry.hpp)
   std::deque<collective::Program> programs;
 };
 
@@ -219,6 +220,7 @@ HierarchicalSpec spec_from_choice(const collective::AlgorithmChoice& choice, Col
             : intra == 1 ? IntraDimPolicy::Lifo
                          : IntraDimPolicy::Fifo;
   s.active_chunks = static_cast<std::uint32_t>(choice.params.at("active_chunks"));
+  s.all_groups = choice.params.at("groups") == 1;
   // dimK=NAME overrides (algorithms/hierarchical.cpp lists the names in this order).
   static constexpr const char* kDimAlgorithms[] = {"",
                                                    "ring",
@@ -238,8 +240,8 @@ HierarchicalSpec spec_from_choice(const collective::AlgorithmChoice& choice, Col
 }
 
 DimensionQueues::DimensionQueues(std::size_t dims, IntraDimPolicy intra,
-                                 std::uint32_t active_chunks)
-    : intra_(intra), active_chunks_(active_chunks), waiting_(dims) {
+                                 std::uint32_t active_chunks, bool one_group)
+    : intra_(intra), active_chunks_(active_chunks), one_group_(one_group), waiting_(dims) {
   if (active_chunks == 0) throw core::InputError("active_chunks: must be >= 1, got 0");
   slot_busy_.assign(dims, std::vector<bool>(active_chunks, false));
 }
@@ -415,9 +417,12 @@ void HierarchicalCollective::launch(std::uint32_t dim, std::uint32_t c, std::uin
   r->chunk = c;
   r->slot = slot;
   r->begin = ex_.sim().now();
-  r->remaining = static_cast<std::uint32_t>(d.groups.size());
+  // One group stands for all when they are interchangeable (staging is per NPU: never then).
+  const std::size_t groups = queues_->one_group() && !staging_ ? 1 : d.groups.size();
+  r->remaining = static_cast<std::uint32_t>(groups);
+  r->scale = d.groups.size() / groups;
   const auto& algo = spec_.dim_algorithms[dim];
-  for (std::size_t g = 0; g < d.groups.size(); ++g) {
+  for (std::size_t g = 0; g < groups; ++g) {
     r->programs.push_back(collective::build_program(
         algo, topo_, collective::Communicator{d.groups[g], ""}, op, size, 1));
   }
@@ -439,8 +444,8 @@ void HierarchicalCollective::start_programs(Running* r) {
     ex_.start(
         r->programs[g],
         [this, r](CollectiveId, const CollectiveStats& s) {
-          stats_.messages += s.messages;
-          stats_.bytes += s.bytes;
+          stats_.messages += s.messages * r->scale;
+          stats_.bytes += s.bytes * r->scale;
           if (--r->remaining == 0) stage_done(r);
         },
         fmt::format("chunk {} {} dim{}[{}]", c, collective::to_string(op), dim, g));

@@ -51,6 +51,9 @@ struct HierarchicalSpec {
   /// all at once (the model-parallel groups over the inner dimensions and the data-parallel
   /// groups over the outer ones of a hybrid-parallel job); `size` is per such group.
   std::vector<std::uint32_t> dims;
+  /// Simulate every group even where one per dimension would give the same times
+  /// (`groups=all`; group_symmetry.hpp).
+  bool all_groups = false;
 };
 
 /// Themis Table 1: the basic algorithm for a dimension kind (ring: ring both ways; uring and
@@ -99,10 +102,14 @@ class HierarchicalCollective;
 /// (header comment); FIFO and LIFO order by arrival across collectives, SCF by stage size.
 class DimensionQueues {
  public:
-  /// Throws core::InputError if active_chunks is 0.
-  DimensionQueues(std::size_t dims, IntraDimPolicy intra, std::uint32_t active_chunks);
+  /// Throws core::InputError if active_chunks is 0. `one_group`: the stages run on the first
+  /// group of each dimension only, standing for all (the runner checked group_symmetry.hpp's
+  /// conditions).
+  DimensionQueues(std::size_t dims, IntraDimPolicy intra, std::uint32_t active_chunks,
+                  bool one_group = false);
   IntraDimPolicy intra() const { return intra_; }
   std::uint32_t active_chunks() const { return active_chunks_; }
+  bool one_group() const { return one_group_; }
 
   /// A chunk-stage waiting for its dimension.
   struct Entry {
@@ -126,6 +133,7 @@ class DimensionQueues {
  private:
   IntraDimPolicy intra_;
   std::uint32_t active_chunks_;
+  bool one_group_;
   std::vector<std::deque<Entry>> waiting_;
   std::vector<std::vector<bool>> slot_busy_;
 };

@@ -32,7 +32,14 @@ Workload load_workload(const std::string& spec, const topology::Topology& topo,
   if (options.compute_share != 1.0 || options.memory_share != 1.0) {
     compute = compute->scaled(options.compute_share, options.memory_share);
   }
-  return build_workload(m, *compute, BuildOptions{options.batch, options.bytes_per_element});
+  BuildOptions b{options.batch, options.bytes_per_element};
+  if (m.model_parallel > 0) {
+    std::vector<std::uint32_t> dims;
+    for (const auto& d : topo.dimensions()) dims.push_back(d.spec.size);
+    if (dims.empty()) dims.push_back(topo.num_npus());
+    b.model_parallel = model_parallel_group(m.model_parallel, dims);
+  }
+  return build_workload(m, *compute, b);
 }
 
 }  // namespace collsim::workload

@@ -58,7 +58,9 @@ Model parse_model(const std::string& text, const std::string& source) {
         fmt::format("{}:{}: not valid YAML: {}", source, e.mark.line + 1, e.msg));
   }
   r.unique_keys(root, "");
-  r.check_keys(root, "", {"name", "description", "source", "params", "columns", "layers"});
+  r.check_keys(root, "",
+               {"name", "description", "source", "params", "columns", "layers", "model_parallel",
+                "recompute"});
   for (const char* k : {"name", "params", "layers"}) {
     if (!root[k]) r.fail(root, k, "missing");
   }
@@ -67,6 +69,18 @@ Model parse_model(const std::string& text, const std::string& source) {
   if (root["description"]) m.description = r.scalar(root["description"], "description");
   if (root["source"]) m.source = r.scalar(root["source"], "source");
   m.params = number(r, root["params"], "params");
+  if (root["model_parallel"]) {
+    const std::uint64_t mp = number(r, root["model_parallel"], "model_parallel");
+    if (mp < 2 || mp > 1u << 20)
+      r.fail(root["model_parallel"], "model_parallel", "must be 2..2^20");
+    m.model_parallel = static_cast<std::uint32_t>(mp);
+  }
+  if (root["recompute"]) {
+    const std::string v = r.scalar(root["recompute"], "recompute");
+    if (v != "true" && v != "false")
+      r.fail(root["recompute"], "recompute", "must be true or false");
+    m.recompute = v == "true";
+  }
   const YAML::Node layers = root["layers"];
   if (!layers.IsSequence() || layers.size() == 0)
     r.fail(layers, "layers", "must be a non-empty list");
@@ -158,11 +172,12 @@ std::vector<LayerWork> layer_work(const Model& m, const BuildOptions& o) {
   for (const ModelRow& r : m.rows) {
     const bool starts = r.macs > 0 || is_embedding(r.type) || !open;
     if (starts) {
-      out.push_back(LayerWork{r.name, {}, 0});
+      out.push_back(LayerWork{r.name, {}, 0, r.activations, 0});
       open = !is_embedding(r.type);
       auto& pw = out.back().pass;
       if (r.macs > 0) {
         const compute::Gemm g = gemm_per_sample(r);
+        out.back().inputs = g.m * g.k;
         const std::uint64_t bm = static_cast<std::uint64_t>(b) * g.m;
         const double flops = 2.0 * b * static_cast<double>(r.macs);
         pw[0].gemms.push_back({bm, g.n, g.k});
@@ -261,11 +276,95 @@ Workload hybrid_dlrm(const Model& m, const compute::ComputeModel& compute, const
   return w;
 }
 
+std::uint32_t model_parallel_group(std::uint32_t up_to, const std::vector<std::uint32_t>& dims) {
+  std::uint32_t m = 1;
+  if (dims.size() == 1) {
+    for (std::uint32_t d = 1; d <= dims[0] && d <= up_to; ++d) {
+      if (dims[0] % d == 0) m = d;
+    }
+    return m;
+  }
+  for (std::uint32_t d : dims) {
+    if (static_cast<std::uint64_t>(m) * d > up_to) break;
+    m *= d;
+  }
+  return m;
+}
+
+namespace {
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+// 1/m of a pass: every GEMM's n split m ways.
+compute::PassWork split(compute::PassWork w, std::uint32_t m) {
+  for (auto& g : w.gemms) g.n = (g.n + m - 1) / m;
+  w.flops /= m;
+  w.bytes /= m;
+  return w;
+}
+}  // namespace
+
+Workload tensor_parallel(const Model& m, const compute::ComputeModel& compute,
+                         const BuildOptions& o) {
+  const std::uint32_t mp = o.model_parallel;
+  if (mp < 2) {
+    throw core::InputError(
+        fmt::format("model {}: tensor parallelism needs a group of 2 or more NPUs, got {} (the "
+                    "platform's leading dimensions are larger than model_parallel {})",
+                    m.name, mp, m.model_parallel));
+  }
+  if (o.batch == 0) throw core::InputError("batch: must be >= 1, got 0");
+  if (o.bytes_per_element == 0) throw core::InputError("precision: must be >= 1 byte");
+  Workload w;
+  w.name = m.name;
+  w.source = fmt::format(
+      "model zoo: {} ({}), tensor parallel over {} NPUs{}, data parallel across groups, batch "
+      "{} per group, {}-byte elements, {}",
+      m.name, m.source, mp, m.recompute ? " with activation recomputation" : "", o.batch,
+      o.bytes_per_element, compute.describe());
+  w.model_parallel_npus = mp;
+  bool found = false;
+  for (const LayerWork& lw : layer_work(m, o)) {
+    Layer l;
+    l.name = lw.name;
+    for (std::size_t p = 0; p < kPasses; ++p) l.compute[p] = compute.time(split(lw.pass[p], mp));
+    const core::Bytes act{static_cast<std::uint64_t>(o.batch) * lw.activations *
+                          o.bytes_per_element};
+    const bool row_parallel = ends_with(lw.name, "out_proj") || ends_with(lw.name, "fc2");
+    const bool column_parallel = ends_with(lw.name, "qkv_proj") || ends_with(lw.name, "fc1");
+    found = found || row_parallel || column_parallel;
+    const bool forward_ar = row_parallel || ends_with(lw.name, "wte");
+    if (forward_ar) l.comm[0] = Comm{collective::Collective::AllReduce, act, Scope::ModelParallel};
+    if (m.recompute) l.compute[1] += l.compute[0];
+    if (column_parallel) {
+      const core::Bytes in{static_cast<std::uint64_t>(o.batch) * lw.inputs * o.bytes_per_element};
+      l.comm[1] = Comm{collective::Collective::AllReduce, in, Scope::ModelParallel};
+    } else if (m.recompute && row_parallel) {  // the recomputed forward's all-reduce
+      l.comm[1] = Comm{collective::Collective::AllReduce, act, Scope::ModelParallel};
+    }
+    if (lw.params > 0) {
+      l.comm[2] =
+          Comm{collective::Collective::AllReduce,
+               core::Bytes{(lw.params + mp - 1) / mp * o.bytes_per_element}, Scope::DataParallel};
+    }
+    w.layers.push_back(std::move(l));
+  }
+  if (!found) {
+    throw core::InputError(fmt::format(
+        "model {}: tensor parallelism needs attention or MLP layers named *qkv_proj / "
+        "*out_proj / *fc1 / *fc2 (Megatron's column- and row-parallel pairs); it has none",
+        m.name));
+  }
+  return w;
+}
+
 Workload build_workload(const Model& m, const compute::ComputeModel& compute,
                         const BuildOptions& o) {
   for (const ModelRow& r : m.rows) {
     if (r.type == "embedding_bag") return hybrid_dlrm(m, compute, o);
   }
+  if (o.model_parallel > 1) return tensor_parallel(m, compute, o);
   return data_parallel(m, compute, o);
 }
 

@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "endpoint/endpoint.hpp"
 #include "scheduler/collective_sweep.hpp"
+#include "scheduler/group_symmetry.hpp"
 #include "scheduler/hierarchical.hpp"
 #include "scheduler/staging.hpp"
 
@@ -115,8 +116,10 @@ std::vector<Action> final_actions(const Workload& w) {
 
 class Trainer final : public core::EventHandler {
  public:
+  // `one_group`: hierarchical stages run on the first group of each dimension, standing for all
+  // (scheduler/group_symmetry.hpp).
   Trainer(const topology::Topology& topo, core::Simulation& sim, scheduler::Executor& ex,
-          const Workload& w, const TrainingOptions& o)
+          const Workload& w, const TrainingOptions& o, bool one_group)
       : topo_(topo), sim_(sim), ex_(ex), w_(w), o_(o) {
     const std::uint32_t n = topo.num_npus();
     m_ = w.model_parallel_npus == 0 ? n : w.model_parallel_npus;
@@ -127,7 +130,7 @@ class Trainer final : public core::EventHandler {
       const auto s =
           scheduler::spec_from_choice(o.algorithm, Collective::AllReduce, core::Bytes{1}, o.chunks);
       queues_ = std::make_unique<scheduler::DimensionQueues>(topo.dimensions().size(), s.intra,
-                                                             s.active_chunks);
+                                                             s.active_chunks, one_group);
     }
     check_collectives();
   }
@@ -493,7 +496,13 @@ TrainingResult run_training(const topology::Topology& topo, const network::Backe
   const auto endpoint = info.make(sim, *net, topo, options.endpoint_params);
   scheduler::Executor ex(sim, *endpoint);
   ex.set_observer(observer);
-  Trainer t(topo, sim, ex, w, options);
+  bool one_group = false;
+  if (!options.ideal && options.algorithm.info->staged &&
+      !scheduler::spec_from_choice(options.algorithm, Collective::AllReduce, core::Bytes{1}, 1)
+           .all_groups) {
+    one_group = scheduler::run_symmetry(topo, *net, ex).holds();
+  }
+  Trainer t(topo, sim, ex, w, options, one_group);
   t.start();
   scheduler::ExecuteOptions eo;
   eo.max_time = options.max_time;

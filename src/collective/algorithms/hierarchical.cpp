@@ -39,7 +39,16 @@ AlgorithmInfo hierarchical_info() {
                  {"fifo", "lifo", "scf"}},
        ParamSpec{"active_chunks", 1, 1, 1024,
                  "chunk-stages a dimension runs at once (Sec. 4.3: several when one chunk cannot "
-                 "saturate it)"}},
+                 "saturate it)"},
+       ParamSpec{"groups",
+                 0,
+                 0,
+                 1,
+                 "auto: where every group of a dimension would do the same (links of its own, "
+                 "same shape; analytical, queue or flow backend without NIC caps; ideal endpoint; "
+                 "no trace), simulate the first group only: same times, far fewer messages; all: "
+                 "simulate every group",
+                 {"auto", "all"}}},
       nullptr};
   // Per-dimension overrides of Table 1's basic algorithm (Themis Sec. 4.5: any algorithm per
   // dimension); dimensions past dim3 always take the default.
