@@ -84,7 +84,7 @@ reproduce: build
 	  echo "collsim: $$f"; \
 	  ./$(BUILD)/collsim run $$f --format csv --output results/ace-$$(basename $$f .yaml).csv || exit 1; \
 	done
-	@for f in examples/training/multitree-fig11.yaml; do \
+	@for f in examples/training/multitree-fig11.yaml examples/training/themis-fig12.yaml; do \
 	  echo "collsim: $$f"; \
 	  ./$(BUILD)/collsim run $$f --format csv --output results/$$(basename $$f .yaml).csv || exit 1; \
 	done
@@ -110,6 +110,9 @@ figures:
 	$(PYTHON) tools/plot.py stacked results/multitree-fig11.csv docs/img/multitree-fig11-training.png \
 	  --x workload --y compute_ms,exposed_ms --hue run --filter layer=total --ylabel "ms per iteration" \
 	  --title "MultiTree Fig. 11 setting: one data-parallel iteration on the 8x8 torus (flow)"
+	$(PYTHON) tools/plot.py stacked results/themis-fig12.csv docs/img/themis-fig12-training.png \
+	  --x platform --y compute_ms,exposed_ms --hue run --facet workload --filter layer=total \
+	  --ylabel "ms per iteration" --title "Themis Fig. 12: training iterations on the Table 2 platforms (flow)"
 	$(PYTHON) tools/plot.py lines results/fig10-chunks.csv,results/fig10-chunks-flow.csv docs/img/themis-fig10-chunks.png \
 	  --x chunks --y bw_utilization_pct --facet platform --logx --ylabel "avg BW util. %" \
 	  --filter 'algorithm!=ideal' --title "Themis Fig. 10: 100 MB all-reduce, 4..512 chunks"

@@ -122,6 +122,12 @@ def panels(df, facet, sharex=True):
     return fig, [(name, part, ax) for (name, part), ax in zip(groups, axes[:, 0])]
 
 
+def xticks(ax, positions, labels):
+    """Tick labels, slanted when they are too long to sit side by side (platform names)."""
+    long = max((len(v) for v in labels), default=0) > 10 and len(labels) > 3
+    ax.set_xticks(positions, labels, rotation=20 if long else 0, ha="right" if long else "center")
+
+
 def save(fig, out, title):
     if title:
         fig.suptitle(title)
@@ -143,7 +149,7 @@ def bars(df, x, y, hue, out, *, facet=None, title=None, ylabel=None, logy=False)
             sel = part[part[hue] == h].set_index(x)[y]
             ax.bar([i + k * width for i in range(len(xs))], [sel.get(v, float("nan")) for v in xs],
                    width, label=str(h))
-        ax.set_xticks([i + width * (len(hues) - 1) / 2 for i in range(len(xs))], [str(v) for v in xs])
+        xticks(ax, [i + width * (len(hues) - 1) / 2 for i in range(len(xs))], [str(v) for v in xs])
         ax.set_ylabel(ylabel or y)
         ax.set_xlabel(x)
         if logy:
@@ -178,8 +184,7 @@ def stacked(df, x, ys, hue, out, *, facet=None, title=None, ylabel=None):
                 ax.bar(pos, vals, width, bottom=bottom, color=colors[j % len(colors)],
                        hatch=hatches[k % len(hatches)], edgecolor="black", linewidth=0.4)
                 bottom = [b + v for b, v in zip(bottom, vals)]
-        ax.set_xticks([i + width * (len(hues) - 1) / 2 for i in range(len(xs))],
-                      [str(v) for v in xs])
+        xticks(ax, [i + width * (len(hues) - 1) / 2 for i in range(len(xs))], [str(v) for v in xs])
         ax.set_ylabel(ylabel or " + ".join(ys))
         if name is not None:
             ax.set_title(str(name), fontsize=10)

@@ -39,6 +39,14 @@ int list_everything(std::ostream& out) {
     out << fmt::format("  {:<20} {}\n  {:<20} collectives: {}\n  {:<20} source: {}\n", a.name,
                        a.description, "", colls, "", a.source);
     for (const auto& p : a.params) {
+      if (!p.choices.empty()) {  // named values: show the names, not their indexes
+        std::string names;
+        for (const auto& c : p.choices) names += (names.empty() ? "" : "|") + c;
+        out << fmt::format("  {:<20} {}={} (one of {}): {}\n", "", p.key,
+                           p.choices[static_cast<std::size_t>(p.default_value)], names,
+                           p.description);
+        continue;
+      }
       out << fmt::format("  {:<20} {}={} (default {}, range {}..{}): {}\n", "", p.key,
                          p.default_value, p.default_value, p.min, p.max, p.description);
     }
