@@ -9,7 +9,7 @@ BUILD      ?= build
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CLANG      ?= clang++-14
 DEB_PACKAGES := cmake make g++ libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev \
-                libgtest-dev libgmock-dev libbenchmark-dev libabsl-dev
+                libgtest-dev libgmock-dev libbenchmark-dev libabsl-dev protobuf-compiler libprotobuf-dev
 
 .PHONY: deps configure build run test golden sanitize clang bench format clean reproduce figures
 

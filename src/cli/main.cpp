@@ -142,7 +142,9 @@ int main(int argc, char** argv) {
                    "a model of the zoo (alexnet, resnet50, vgg16, ...: `collsim list`), trained "
                    "data parallel; or a workload file: .yaml (collsim's layer list: per-layer "
                    "compute times and collectives) or an ASTRA-sim text workload (DATA, MODEL, "
-                   "HYBRID_*, MICRO)")
+                   "HYBRID_*, MICRO); or a Chakra execution trace: PREFIX of PREFIX.<rank>.et "
+                   "files (ASTRA-sim 2.x's workload-configuration), one file per NPU or rank 0's "
+                   "for all")
       ->required();
   cli::add_topology_options(*train, tr.platform);
   train

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "workload/astra_text.hpp"
+#include "workload/formats/chakra.hpp"
 #include "workload/model_zoo.hpp"
 #include "workload/yaml_workload.hpp"
 
@@ -13,14 +14,20 @@ namespace collsim::workload {
 
 Workload load_workload(const std::string& spec, const topology::Topology& topo,
                        const LoadOptions& options, const std::string& field) {
+  std::vector<std::uint32_t> dims;
+  for (const auto& d : topo.dimensions()) dims.push_back(d.spec.size);
+  if (dims.empty()) dims.push_back(topo.num_npus());
+  if (chakra::is_trace(spec)) {
+    std::vector<chakra::RankTrace> ranks;
+    for (const std::string& f : chakra::trace_files(spec)) ranks.push_back(chakra::read_et(f));
+    const std::string name = std::filesystem::path(ranks.front().file).stem().stem().string();
+    return chakra::to_workload(ranks, dims, options.chakra, name);
+  }
   const std::filesystem::path p(spec);
   std::error_code ec;
   if (std::filesystem::is_regular_file(p, ec)) {
     const auto ext = p.extension().string();
     if (ext == ".yaml" || ext == ".yml") return read_yaml_workload(spec);
-    std::vector<std::uint32_t> dims;
-    for (const auto& d : topo.dimensions()) dims.push_back(d.spec.size);
-    if (dims.empty()) dims.push_back(topo.num_npus());
     return read_astra_text(spec, dims,
                            AstraTextOptions{options.astra_clock_hz * options.compute_share});
   }
@@ -34,9 +41,6 @@ Workload load_workload(const std::string& spec, const topology::Topology& topo,
   }
   BuildOptions b{options.batch, options.bytes_per_element};
   if (m.model_parallel > 0) {
-    std::vector<std::uint32_t> dims;
-    for (const auto& d : topo.dimensions()) dims.push_back(d.spec.size);
-    if (dims.empty()) dims.push_back(topo.num_npus());
     b.model_parallel = model_parallel_group(m.model_parallel, dims);
   }
   return build_workload(m, *compute, b);

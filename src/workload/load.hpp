@@ -1,11 +1,13 @@
 #pragma once
 // One entry point for every workload a user can name (`collsim train --workload`, a scenario's
-// training job): a collsim workload file (.yaml / .yml, yaml_workload.hpp), an ASTRA-sim text
-// workload (any other existing file, astra_text.hpp), or a model of the zoo (model_zoo.hpp),
-// trained data parallel with `batch`, `compute` and `bytes_per_element`.
+// training job): a Chakra execution trace (PREFIX of PREFIX.<rank>.et files, or one of them;
+// formats/chakra.hpp), a collsim workload file (.yaml / .yml, yaml_workload.hpp), an ASTRA-sim
+// text workload (any other existing file, astra_text.hpp), or a model of the zoo
+// (model_zoo.hpp), trained data parallel with `batch`, `compute` and `bytes_per_element`.
 #include <string>
 
 #include "topology/topology.hpp"
+#include "workload/formats/chakra.hpp"
 #include "workload/workload.hpp"
 
 namespace collsim::workload {
@@ -19,6 +21,7 @@ struct LoadOptions {
   double memory_share = 1.0;
   std::uint32_t batch = 16;             ///< zoo models: samples per NPU (MultiTree Sec. V)
   std::uint32_t bytes_per_element = 4;  ///< zoo models: gradient precision (MultiTree: 32 bits)
+  chakra::ToWorkloadOptions chakra;     ///< Chakra traces: the roofline of compute nodes
 };
 
 /// Throws core::InputError naming `field` when `spec` names nothing loadable, or what the reader
