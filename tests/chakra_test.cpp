@@ -4,6 +4,7 @@
 // a directory of real traces (ASTRA-sim's microbenchmarks), every one of them.
 #include "workload/formats/chakra.hpp"
 
+#include <fmt/format.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 
 #include "core/error.hpp"
 #include "topology/builders.hpp"
@@ -194,6 +196,85 @@ TEST(Chakra, EveryMicrobenchmarkTraceLoadsAndRuns) {
   }
   EXPECT_GE(read, 13u);
   EXPECT_GE(ran, 12u);
+}
+
+}  // namespace
+}  // namespace collsim::workload::chakra
+
+// `collsim astra` with ASTRA-sim 2.x's three files (the network and system of its regression
+// test: an 8-NPU ring at 50 GB/s and 500 ns, 4 chunks, 10-cycle endpoint delay) and a Chakra
+// trace of one 1 MiB all-reduce per rank.
+#include "cli_run.hpp"
+
+namespace collsim::workload::chakra {
+namespace {
+
+TEST(AstraCommand, RunsTheThreeInputFilesAndPrintsAstraSimsLines) {
+  const fs::path d = dir();
+  for (int r = 0; r < 8; ++r) {
+    write(d / ("ar." + std::to_string(r) + ".et"), {coll(1, pb::ALL_REDUCE, 1 << 20, {})});
+  }
+  std::ofstream(d / "net.yml") << "topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 50.0 ]  # "
+                                  "GB/s\nlatency: [ 500.0 ]  # ns\n";
+  std::ofstream(d / "sys.json")
+      << R"({"scheduling-policy": "LIFO", "endpoint-delay": 10, "active-chunks-per-dimension": 1,
+             "preferred-dataset-splits": 4, "all-reduce-implementation": ["ring"],
+             "all-gather-implementation": ["ring"], "reduce-scatter-implementation": ["ring"],
+             "all-to-all-implementation": ["ring"], "collective-optimization": "localBWAware",
+             "local-mem-bw": 50, "boost-mode": 0})";
+  std::ofstream(d / "mem.json") << R"({"memory-type": "NO_MEMORY_EXPANSION"})";
+  const std::string files = fmt::format(
+      "--workload-configuration={0}/ar --system-configuration={0}/sys.json "
+      "--network-configuration={0}/net.yml --remote-memory-configuration={0}/mem.json",
+      d.string());
+  const auto r = test::collsim("astra " + files + " --no-layers");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("read as 2^30 bytes/s, as ASTRA-sim does"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("preferred-dataset-splits 4 -> chunks per collective"), std::string::npos);
+  // The ring is bandwidth-bound: each NPU's link carries 2 (N-1)/N x 1 MiB = 1.75 MiB at 50 x 2^30
+  // B/s (34,180 ns) after one hop's latency and the endpoint delay (510 ns): 34,690 cycles, plus
+  // the pipeline's fill (2% here).
+  const auto at = r.out.find("sys[7] finished, ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const long cycles = std::stol(r.out.substr(at + 17));
+  EXPECT_NEAR(cycles, 34690, 0.03 * 34690);
+  EXPECT_NE(r.out.find("sys[0] finished, " + std::to_string(cycles) +
+                       " cycles, exposed communication " + std::to_string(cycles) + " cycles."),
+            std::string::npos);
+  // GB/s as 1e9: the bandwidth part 2^30 / 1e9 = 7.4% longer.
+  const auto si = test::collsim("astra " + files + " --si-gigabytes -q --no-layers");
+  const long si_cycles = std::stol(si.out.substr(si.out.find("sys[7] finished, ") + 17));
+  EXPECT_NEAR(si_cycles - cycles, 34180 * 0.0737, 100);
+  // Every system key is honoured or refused by name; so are a bad network and memory file.
+  std::ofstream(d / "bad.json") << R"({"all-reduce-implementation": ["ring"], "L": 1})";
+  const auto bad = test::collsim(
+      fmt::format("astra --workload-configuration={0}/ar --system-configuration={0}/bad.json "
+                  "--network-configuration={0}/net.yml",
+                  d.string()));
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("bad.json: L: not a system key collsim simulates"), std::string::npos)
+      << bad.err;
+  std::ofstream(d / "boost.json") << R"({"all-reduce-implementation": ["ring"], "boost-mode": 1})";
+  EXPECT_NE(test::collsim(fmt::format("astra --workload-configuration={0}/ar "
+                                      "--system-configuration={0}/boost.json "
+                                      "--network-configuration={0}/net.yml",
+                                      d.string()))
+                .err.find("boost-mode: 1 (boost mode) is not simulated"),
+            std::string::npos);
+  std::ofstream(d / "net2.yml") << "topology: [ Ring, Torus ]\nnpus_count: [ 4, 2 ]\n"
+                                   "bandwidth: [ 50, 50 ]\nlatency: [ 500, 500 ]\n";
+  EXPECT_NE(test::collsim(fmt::format("astra --workload-configuration={0}/ar "
+                                      "--system-configuration={0}/sys.json "
+                                      "--network-configuration={0}/net2.yml",
+                                      d.string()))
+                .err.find("dimension 1: topology \"Torus\": not one of Ring, FullyConnected"),
+            std::string::npos);
+  std::ofstream(d / "mem2.json") << R"({"memory-type": "PER_NPU_MEMORY_EXPANSION"})";
+  const std::string mem2 = std::regex_replace(files, std::regex("mem\\.json"), "mem2.json");
+  EXPECT_NE(test::collsim("astra " + mem2)
+                .err.find("only {\"memory-type\": \"NO_MEMORY_EXPANSION\"} is accepted"),
+            std::string::npos);
+  fs::remove_all(d);
 }
 
 }  // namespace

@@ -85,6 +85,21 @@ struct TrainOptions {
 int run_train(const TrainOptions& opt, const OutputOptions& out_opt, std::ostream& out,
               std::ostream& err);
 
+struct AstraOptions {
+  std::string workload;  ///< --workload-configuration: Chakra PREFIX or an ASTRA-sim 1.0 text file
+  std::string system;    ///< --system-configuration: ASTRA-sim system JSON
+  std::string network;   ///< --network-configuration: analytical network YAML
+  std::string remote_memory;  ///< --remote-memory-configuration: NO_MEMORY_EXPANSION only
+  std::string comm_group;     ///< --comm-group-configuration: refused (not simulated yet)
+  bool si_gigabytes = false;  ///< network "GB/s" as 1e9 bytes/s instead of ASTRA-sim's 2^30
+  std::string backend = "analytical";
+  std::string max_time;
+};
+/// `collsim astra`: ASTRA-sim 2.x's three input files, read unchanged (config/astra_config.hpp);
+/// prints ASTRA-sim's per-rank lines, then collsim's training report.
+int run_astra(const AstraOptions& opt, const OutputOptions& out_opt, std::ostream& out,
+              std::ostream& err);
+
 /// `collsim list`: every topology, algorithm (with parameters), collective and backend.
 int list_everything(std::ostream& out);
 

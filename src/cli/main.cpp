@@ -194,6 +194,45 @@ int main(int argc, char** argv) {
   train->add_flag("--no-layers", out_opt.no_layers,
                   "table: the totals and the summary only, no per-layer lines");
 
+  cli::AstraOptions ao;
+  auto* astra = app.add_subcommand(
+      "astra",
+      "run ASTRA-sim 2.x's inputs unchanged: a Chakra trace (or an ASTRA-sim 1.0 text workload), "
+      "its system JSON and its analytical network YAML; prints ASTRA-sim's per-rank lines, then "
+      "collsim's report (docs/astra.md)");
+  astra
+      ->add_option("--workload-configuration", ao.workload,
+                   "PREFIX of PREFIX.<rank>.et Chakra traces, or an ASTRA-sim 1.0 text workload")
+      ->required();
+  astra
+      ->add_option("--system-configuration", ao.system,
+                   "system JSON (scheduling-policy, *-implementation, preferred-dataset-splits, "
+                   "active-chunks-per-dimension, endpoint-delay, ...; every key honoured or "
+                   "refused)")
+      ->required();
+  astra
+      ->add_option("--network-configuration", ao.network,
+                   "analytical network YAML: topology (Ring, FullyConnected, Switch), npus_count, "
+                   "bandwidth (GB/s), latency (ns) per dimension")
+      ->required();
+  astra->add_option("--remote-memory-configuration", ao.remote_memory,
+                    "remote memory JSON: only NO_MEMORY_EXPANSION (collsim models no remote "
+                    "memory)");
+  astra->add_option("--comm-group-configuration", ao.comm_group,
+                    "communicator groups: not simulated yet (refused)");
+  astra->add_flag("--si-gigabytes", ao.si_gigabytes,
+                  "read the network's GB/s as 1e9 bytes/s (default: 2^30, as ASTRA-sim does)");
+  astra
+      ->add_option("--backend,-b", ao.backend,
+                   "network backend: analytical (ASTRA-sim's congestion-unaware model, "
+                   "default), queue (its congestion-aware one), flow, packet")
+      ->capture_default_str();
+  astra->add_option("--max-time", ao.max_time,
+                    "stop a run that has not finished after this much simulated time");
+  add_output_options(astra, out_opt);
+  astra->add_flag("--no-layers", out_opt.no_layers,
+                  "table: the totals and the summary only, no per-layer lines");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -216,6 +255,7 @@ int main(int argc, char** argv) {
     if (*inventory) return cli::show_inventory(inv, std::cout);
     if (*mtree) return cli::show_multitree(mo, std::cout);
     if (*train) return cli::run_train(tr, out_opt, std::cout, std::cerr);
+    if (*astra) return cli::run_astra(ao, out_opt, std::cout, std::cerr);
   } catch (const core::InputError& e) {
     std::cerr << "collsim: error: " << e.what() << '\n';
     return 2;

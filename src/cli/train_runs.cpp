@@ -12,7 +12,8 @@
 namespace collsim::cli {
 
 int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions& opt,
-                      std::ostream& out, std::ostream& err) {
+                      std::ostream& out, std::ostream& err,
+                      const std::function<void(const report::TrainingRow&)>& on_row) {
   const report::Format format = report::parse_format(opt.format, "--format");
   if (!opt.activity.empty()) {
     throw core::InputError(
@@ -32,6 +33,7 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
     lo.compute = w.spec.compute;
     lo.batch = w.spec.batch;
     lo.bytes_per_element = w.spec.bytes_per_element;
+    lo.chakra = w.spec.chakra;
     // Compute coupling (ACE Sec. 5): training runs with what the endpoint leaves it.
     if (w.endpoint && w.endpoint->training_share) {
       const endpoint::TrainingShare share = w.endpoint->training_share(w.endpoint_params);
@@ -77,6 +79,7 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
         row.order = workload::to_string(w.spec.order);
         row.iterations = w.spec.iterations;
         row.result = workload::run_training(*w.topology, *w.backend, workloads[i], to);
+        if (on_row) on_row(row);
         rows.push_back(std::move(row));
         row_workloads.push_back(&workloads[i]);
       }

@@ -2,6 +2,7 @@
 // Training runs for `collsim train` and scenario training jobs: one run per algorithm x overlap
 // policy of a training spec on a platform and backend, with a progress line per run, and the
 // report at the end (all or nothing with --output).
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -26,7 +27,9 @@ struct TrainingWork {
 
 /// Loads each work's workload (core::InputError before anything runs if one cannot be loaded or
 /// does not fit its platform), runs them in order and writes the report. Returns 0.
+/// `on_row`, if set, sees each row as its run ends (`collsim astra` prints ASTRA-sim's lines).
 int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions& opt,
-                      std::ostream& out, std::ostream& err);
+                      std::ostream& out, std::ostream& err,
+                      const std::function<void(const report::TrainingRow&)>& on_row = {});
 
 }  // namespace collsim::cli

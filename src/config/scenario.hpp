@@ -58,6 +58,7 @@
 #include "network/backend.hpp"
 #include "scheduler/collective_sweep.hpp"
 #include "topology/topology.hpp"
+#include "workload/formats/chakra.hpp"
 #include "workload/training.hpp"
 
 namespace collsim::config {
@@ -74,6 +75,7 @@ struct TrainingSpec {
   std::string compute = "systolic";  ///< zoo models (workload/load.hpp)
   std::uint32_t batch = 16;
   std::uint32_t bytes_per_element = 4;
+  workload::chakra::ToWorkloadOptions chakra;  ///< Chakra traces: compute nodes' roofline
 };
 
 struct Platform {

@@ -1,0 +1,64 @@
+#pragma once
+// ASTRA-sim 2.x input files, read unchanged for `collsim astra`:
+//
+// Network (analytical backend YAML): per dimension `topology` (Ring, FullyConnected, Switch),
+// `npus_count`, `bandwidth` (GB/s) and `latency` (ns), dimension 0 the innermost. Each becomes a
+// dimension of a hierarchical platform (Themis Table 2 form): a bidirectional ring, a fully
+// connected group or a switch, every link of the dimension at `bandwidth` with `latency` per hop
+// (a switch dimension is two hops, NPU -> switch -> NPU, as in ASTRA-sim's analytical network).
+// ASTRA-sim turns "GB/s" into bytes with 2^30 (its analytical network's unit conversion);
+// collsim does the same unless `si_gigabytes` (1e9).
+//
+// System (JSON): every key is honoured or refused with a message that names it:
+//   scheduling-policy            LIFO | FIFO: which waiting collective runs next (--order)
+//   endpoint-delay               cycles (1 GHz) added to each message at its source
+//   active-chunks-per-dimension  the hierarchical collective's active_chunks
+//   preferred-dataset-splits     chunks per collective
+//   all-reduce-implementation, reduce-scatter-, all-gather-, all-to-all-implementation
+//                                one name per dimension (ring, direct, halvingDoubling,
+//                                doubleBinaryTree): one dimension -> that flat algorithm; more
+//                                -> `hierarchical` with that algorithm per dimension. collsim
+//                                takes one algorithm per dimension for every collective, so the
+//                                four lists must agree (all-to-all: ring or direct)
+//   collective-optimization      localBWAware (reduce-scatter then all-gather across the
+//                                dimensions: the baseline schedule) | baseline (an all-reduce
+//                                per dimension: per-dim-all-reduce)
+//   inter-dimension-scheduling   ascending | baseline (baseline) | offlineGreedy | themis (Themis)
+//   intra-dimension-scheduling   FIFO | SCF | smallestFirst
+//   local-mem-bw                 GB/s: the roofline's memory bandwidth for Chakra compute nodes
+//   roofline-enabled             0 | 1: compute nodes from num_ops / tensor_size
+//   peak-perf                    TFLOP/s of that roofline
+//   boost-mode                   0 only (1 is refused)
+// Throws core::InputError naming the file, the key and the reason.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "collective/algorithm.hpp"
+#include "topology/topology.hpp"
+#include "workload/formats/chakra.hpp"
+#include "workload/training.hpp"
+
+namespace collsim::config {
+
+struct AstraNetwork {
+  std::vector<topology::DimSpec> dims;
+  topology::Topology topology;
+};
+
+/// Read an analytical network YAML (`si_gigabytes`: GB/s as 1e9 bytes/s instead of 2^30).
+AstraNetwork read_astra_network(const std::string& path, bool si_gigabytes);
+
+struct AstraSystem {
+  collective::AlgorithmChoice algorithm;  ///< flat or hierarchical, from the implementations
+  std::uint32_t chunks = 1;
+  workload::IssueOrder order = workload::IssueOrder::Fifo;
+  core::Time endpoint_delay;
+  workload::chakra::ToWorkloadOptions compute;  ///< roofline of Chakra compute nodes
+  std::vector<std::string> used;                ///< "key -> what collsim does with it", in order
+};
+
+/// Read a system JSON for a platform of `dims` dimensions.
+AstraSystem read_astra_system(const std::string& path, std::size_t dims);
+
+}  // namespace collsim::config
