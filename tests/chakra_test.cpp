@@ -279,3 +279,62 @@ TEST(AstraCommand, RunsTheThreeInputFilesAndPrintsAstraSimsLines) {
 
 }  // namespace
 }  // namespace collsim::workload::chakra
+
+namespace collsim::workload::chakra {
+namespace {
+
+TEST(AstraCommand, ReadsAstraSim10SystemAndNetworkFiles) {
+  // ASTRA-sim 1.0's formats (the Themis, ACE and switch-fc papers' inputs): a text system file
+  // and an analytical network JSON, with a 1.0 text workload of one 1 MiB all-reduce.
+  const fs::path d = dir();
+  std::ofstream(d / "net.json") << R"({"topology-name": "Hierarchical",
+      "topologies-per-dim": ["Ring", "Switch"], "dimension-type": ["N", "P"],
+      "dimensions-count": 2, "units-count": [4, 2], "links-count": [2, 1],
+      "link-latency": [500, 500], "link-bandwidth": [50, 25], "nic-latency": [0, 0],
+      "router-latency": [0, 0], "hbm-latency": [500, 500], "hbm-bandwidth": [370, 370],
+      "hbm-scale": [0, 0]})";
+  std::ofstream(d / "sys.txt") << "scheduling-policy: LIFO \nendpoint-delay: 10\n"
+                                  "active-chunks-per-dimension: 1\npreferred-dataset-splits: 4\n"
+                                  "boost-mode: 0\nall-reduce-implementation: ring_direct\n"
+                                  "all-gather-implementation: ring_ring\n"
+                                  "reduce-scatter-implementation: ring_ring\n"
+                                  "all-to-all-implementation: oneDirect\n"
+                                  "collective-optimization: localBWAware\n";
+  std::ofstream(d / "ar.txt") << "MICRO\n1\nar -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 1048576 5\n";
+  const std::string args = fmt::format(
+      "astra --workload-configuration={0}/ar.txt --system-configuration={0}/sys.txt "
+      "--network-configuration={0}/net.json --no-layers",
+      d.string());
+  const auto r = test::collsim(args);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("sys[7] finished, "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("sys[8] finished"), std::string::npos);
+  // The all-to-all's oneDirect cannot run on two dimensions, but this workload does not need it.
+  EXPECT_NE(r.err.find("all-to-all-implementation oneDirect -> not run on 2 dimensions"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("algorithm hierarchical:schedule=baseline:intra=fifo:active_chunks=1:dim0="
+                       "ring:dim1=direct"),
+            std::string::npos)
+      << r.err;
+  // A workload that needs a collective whose implementations differ is refused, naming them.
+  std::ofstream(d / "mix.txt") << "MICRO\n2\nag -1 5 ALLGATHER 1024 5 NONE 0 5 NONE 0 5\n"
+                                  "ar -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 1024 5\n";
+  const auto mix = test::collsim(std::regex_replace(args, std::regex("ar\\.txt"), "mix.txt"));
+  EXPECT_EQ(mix.status, 2);
+  EXPECT_NE(mix.err.find("whose implementations differ"), std::string::npos) << mix.err;
+  // Unknown keys and the HBM model are refused by name.
+  std::ofstream(d / "sys2.txt") << "all-reduce-implementation: ring_ring\nL: 5\n";
+  EXPECT_NE(test::collsim(std::regex_replace(args, std::regex("sys\\.txt"), "sys2.txt"))
+                .err.find("sys2.txt: L: not a system key collsim simulates"),
+            std::string::npos);
+  std::ofstream(d / "hbm.json") << R"({"topologies-per-dim": ["Ring"], "units-count": [4],
+      "links-count": [2], "link-latency": [1], "link-bandwidth": [5], "hbm-scale": [1]})";
+  EXPECT_NE(test::collsim(std::regex_replace(args, std::regex("net\\.json"), "hbm.json"))
+                .err.find("hbm-scale: the HBM model is not simulated"),
+            std::string::npos);
+  fs::remove_all(d);
+}
+
+}  // namespace
+}  // namespace collsim::workload::chakra

@@ -1,6 +1,7 @@
 // `collsim astra`: run ASTRA-sim 2.x's inputs unchanged (docs/astra.md).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include "config/astra_config.hpp"
 #include "core/error.hpp"
 #include "core/parse.hpp"
+#include "workload/load.hpp"
 
 namespace collsim::cli {
 
@@ -50,6 +52,20 @@ int run_astra(const AstraOptions& opt, const OutputOptions& out_opt, std::ostrea
   if (!opt.remote_memory.empty()) check_remote_memory(opt.remote_memory);
   const config::AstraNetwork net = config::read_astra_network(opt.network, opt.si_gigabytes);
   const config::AstraSystem sys = config::read_astra_system(opt.system, net.dims.size());
+  // The workload's collectives choose among the system's implementations.
+  workload::LoadOptions lo;
+  lo.chakra = sys.compute;
+  const workload::Workload wl =
+      workload::load_workload(opt.workload, net.topology, lo, "--workload-configuration");
+  std::vector<collective::Collective> used;
+  for (const workload::Layer& l : wl.layers) {
+    for (const workload::Comm& c : l.comm) {
+      if (c.collective && std::find(used.begin(), used.end(), *c.collective) == used.end()) {
+        used.push_back(*c.collective);
+      }
+    }
+  }
+  const collective::AlgorithmChoice algorithm = sys.algorithm_for(used);
   if (!out_opt.quiet) {
     err << (opt.si_gigabytes
                 ? "collsim: network bandwidth \"GB/s\" read as 1e9 bytes/s (--si-gigabytes)\n"
@@ -57,15 +73,15 @@ int run_astra(const AstraOptions& opt, const OutputOptions& out_opt, std::ostrea
                   "(--si-gigabytes: 1e9)\n");
     for (const std::string& u : sys.used) err << "collsim: " << u << "\n";
     err << fmt::format("collsim: {} NPUs ({}), algorithm {}\n", net.topology.num_npus(),
-                       net.topology.name(), sys.algorithm.label);
+                       net.topology.name(), algorithm.label);
   }
   TrainingWork w;
   w.platform = std::filesystem::path(opt.network).stem().string();
   w.topology = &net.topology;
   w.backend = &network::find_backend(opt.backend, "--backend");
-  w.endpoint_params.message_overhead = sys.endpoint_delay;
+  w.endpoint_params.message_overhead = sys.endpoint_delay + net.message_delay;
   w.spec.workload = opt.workload;
-  w.spec.algorithms = {sys.algorithm};
+  w.spec.algorithms = {algorithm};
   w.spec.chunks = sys.chunks;
   w.spec.order = sys.order;
   w.spec.chakra = sys.compute;

@@ -1,10 +1,14 @@
 #include "config/astra_config.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -48,7 +52,111 @@ double number(const YAML::Node& n, const std::string& where) {
 
 }  // namespace
 
+namespace {
+
+topology::DimKind dim_kind(const std::string& kind, const std::string& where) {
+  if (kind == "Ring") return topology::DimKind::Ring;
+  if (kind == "FullyConnected") return topology::DimKind::FullyConnected;
+  if (kind == "Switch") return topology::DimKind::Switch;
+  throw core::InputError(
+      fmt::format("{}: topology \"{}\": not one of Ring, FullyConnected, Switch", where, kind));
+}
+
+// ASTRA-sim 1.0's analytical network JSON.
+AstraNetwork json_network(const std::string& path, double giga) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(slurp(path));
+  } catch (const nlohmann::json::parse_error& e) {
+    throw core::InputError(fmt::format("{}: not valid JSON: {}", path, e.what()));
+  }
+  if (!j.is_object()) throw core::InputError(fmt::format("{}: must be a JSON object", path));
+  const auto key = [&](const std::string& k) { return fmt::format("{}: {}", path, k); };
+  static const char* known[] = {
+      "topology-name", "topologies-per-dim", "dimension-type", "dimensions-count", "units-count",
+      "links-count",   "link-latency",       "link-bandwidth", "nic-latency",      "router-latency",
+      "hbm-latency",   "hbm-bandwidth",      "hbm-scale"};
+  for (const auto& [k, v] : j.items()) {
+    if (std::find_if(std::begin(known), std::end(known), [&](const char* x) { return k == x; }) ==
+        std::end(known)) {
+      throw core::InputError(
+          fmt::format("{}: not an analytical-network key collsim reads", key(k)));
+    }
+  }
+  if (j.value("topology-name", std::string("Hierarchical")) != "Hierarchical") {
+    throw core::InputError(fmt::format("{}: only \"Hierarchical\" is read", key("topology-name")));
+  }
+  const auto list = [&](const std::string& k) {
+    if (!j.contains(k) || !j[k].is_array() || j[k].empty()) {
+      throw core::InputError(fmt::format("{}: must be a non-empty list", key(k)));
+    }
+    return j[k];
+  };
+  const auto kinds = list("topologies-per-dim"), units = list("units-count"),
+             links = list("links-count"), lat = list("link-latency"), bw = list("link-bandwidth");
+  const std::size_t n = kinds.size();
+  for (const auto* l : {&units, &links, &lat, &bw}) {
+    if (l->size() != n) {
+      throw core::InputError(fmt::format("{}: every per-dimension list needs {} entries", path, n));
+    }
+  }
+  if (j.contains("dimensions-count") && j["dimensions-count"] != n) {
+    throw core::InputError(fmt::format("{}: says {}, the lists have {}", key("dimensions-count"),
+                                       j["dimensions-count"].dump(), n));
+  }
+  const auto optional = [&](const std::string& k) {
+    std::vector<double> out(n, 0.0);
+    if (!j.contains(k)) return out;
+    const auto l = list(k);
+    if (l.size() != n) throw core::InputError(fmt::format("{}: needs {} entries", key(k), n));
+    for (std::size_t d = 0; d < n; ++d) {
+      if (!l[d].is_number()) throw core::InputError(fmt::format("{}[{}]: not a number", key(k), d));
+      out[d] = l[d].get<double>();
+    }
+    return out;
+  };
+  for (double h : optional("hbm-scale")) {
+    if (h != 0) {
+      throw core::InputError(fmt::format(
+          "{}: the HBM model is not simulated; set it to 0 (hbm-latency and hbm-bandwidth are "
+          "then unused)",
+          key("hbm-scale")));
+    }
+  }
+  const auto router = optional("router-latency"), nic = optional("nic-latency");
+  const auto size = optional("units-count"), per = optional("links-count"),
+             ns = optional("link-latency"), gbps = optional("link-bandwidth");
+  AstraNetwork net;
+  for (std::size_t d = 0; d < n; ++d) {
+    const std::string where = fmt::format("{}: dimension {}", path, d);
+    if (!kinds[d].is_string()) throw core::InputError(fmt::format("{}: not a string", where));
+    topology::DimSpec s;
+    s.kind = dim_kind(kinds[d].get<std::string>(), where);
+    if (size[d] < 2 || size[d] != std::floor(size[d])) {
+      throw core::InputError(fmt::format("{}: units-count must be a whole number >= 2", where));
+    }
+    s.size = static_cast<std::uint32_t>(size[d]);
+    s.links_per_npu = static_cast<std::uint32_t>(std::max(0.0, per[d]));
+    if (s.kind == topology::DimKind::Ring && s.links_per_npu == 1) {
+      s.kind = topology::DimKind::UniRing;  // one link per NPU: a one-way ring
+    }
+    if (!(gbps[d] > 0))
+      throw core::InputError(fmt::format("{}: link-bandwidth must be > 0", where));
+    s.bandwidth = core::Bandwidth{gbps[d] * giga};
+    s.latency = core::Time::from_ns(ns[d] + router[d]);  // a hop: its link and the router it enters
+    net.dims.push_back(s);
+    net.message_delay = std::max(net.message_delay, core::Time::from_ns(nic[d]));
+  }
+  net.topology = topology::hierarchical(net.dims);
+  return net;
+}
+
+}  // namespace
+
 AstraNetwork read_astra_network(const std::string& path, bool si_gigabytes) {
+  if (path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0) {
+    return json_network(path, si_gigabytes ? 1e9 : 1073741824.0);
+  }
   YAML::Node root;
   try {
     root = YAML::Load(slurp(path));
@@ -79,16 +187,7 @@ AstraNetwork read_astra_network(const std::string& path, bool si_gigabytes) {
     const std::string where = fmt::format("{}: dimension {}", path, d);
     const std::string kind = kinds[d].as<std::string>();
     topology::DimSpec s;
-    if (kind == "Ring") {
-      s.kind = topology::DimKind::Ring;
-    } else if (kind == "FullyConnected") {
-      s.kind = topology::DimKind::FullyConnected;
-    } else if (kind == "Switch") {
-      s.kind = topology::DimKind::Switch;
-    } else {
-      throw core::InputError(
-          fmt::format("{}: topology \"{}\": not one of Ring, FullyConnected, Switch", where, kind));
-    }
+    s.kind = dim_kind(kind, where);
     const double n = number(sizes[d], where + ": npus_count");
     if (n < 2 || n != std::floor(n) || n > 1 << 20) {
       throw core::InputError(
@@ -123,15 +222,89 @@ std::string algorithm_name(const std::string& astra, const std::string& where) {
 
 }  // namespace
 
+namespace {
+
+// ASTRA-sim 1.0's text system file ("key: value" lines, implementations joined by '_') as the
+// JSON object of 2.x.
+nlohmann::json text_system(const std::string& text, const std::string& path) {
+  nlohmann::json j = nlohmann::json::object();
+  std::istringstream in(text);
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    const auto trim = [](std::string x) {
+      const auto b = x.find_first_not_of(" \t\r"), e = x.find_last_not_of(" \t\r");
+      return b == std::string::npos ? std::string() : x.substr(b, e - b + 1);
+    };
+    line = trim(line);
+    if (line.empty() || line[0] == '#') continue;
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) {
+      throw core::InputError(fmt::format("{}:{}: expected \"key: value\"", path, n));
+    }
+    const std::string k = trim(line.substr(0, colon)), v = trim(line.substr(colon + 1));
+    if (k.size() > 15 && k.compare(k.size() - 15, 15, "-implementation") == 0) {
+      nlohmann::json list = nlohmann::json::array();
+      std::size_t start = 0;
+      while (start <= v.size()) {
+        const auto u = std::min(v.find('_', start), v.size());
+        list.push_back(v.substr(start, u - start));
+        start = u + 1;
+      }
+      j[k] = list;
+    } else if (!v.empty() && v.find_first_not_of("0123456789") == std::string::npos) {
+      j[k] = std::stoll(v);
+    } else {
+      j[k] = v;
+    }
+  }
+  return j;
+}
+
+}  // namespace
+
+collective::AlgorithmChoice AstraSystem::algorithm_for(
+    const std::vector<collective::Collective>& used) const {
+  const collective::AlgorithmChoice* pick = nullptr;
+  for (collective::Collective c : used) {
+    if (const auto u = unavailable.find(c); u != unavailable.end()) {
+      throw core::InputError(u->second);
+    }
+    const auto it = algorithms.find(c);
+    if (it == algorithms.end()) {
+      throw core::InputError(fmt::format("{}: no {}-implementation for the workload's {}", file,
+                                         collective::to_string(c), collective::to_string(c)));
+    }
+    if (pick && pick->label != it->second.label) {
+      throw core::InputError(fmt::format(
+          "{}: the workload runs {} and {} collectives, whose implementations differ ({} vs {}); "
+          "collsim takes one algorithm for every collective of a run",
+          file, collective::to_string(used.front()), collective::to_string(c), pick->label,
+          it->second.label));
+    }
+    pick = &it->second;
+  }
+  if (!pick && algorithms.empty()) {
+    throw core::InputError(fmt::format("{}: no implementation collsim can run", file));
+  }
+  if (!pick) pick = &algorithms.begin()->second;
+  return *pick;
+}
+
 AstraSystem read_astra_system(const std::string& path, std::size_t dims) {
   nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(slurp(path));
-  } catch (const nlohmann::json::parse_error& e) {
-    throw core::InputError(fmt::format("{}: not valid JSON: {}", path, e.what()));
+  const std::string content = slurp(path);
+  if (path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0) {
+    try {
+      j = nlohmann::json::parse(content);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw core::InputError(fmt::format("{}: not valid JSON: {}", path, e.what()));
+    }
+  } else {
+    j = text_system(content, path);  // ASTRA-sim 1.0's format
   }
   if (!j.is_object()) throw core::InputError(fmt::format("{}: must be a JSON object", path));
   AstraSystem s;
+  s.file = path;
   const auto key = [&](const std::string& k) { return fmt::format("{}: {}", path, k); };
   const auto integer = [&](const std::string& k, std::int64_t min) {
     const auto& v = j.at(k);
@@ -151,7 +324,7 @@ AstraSystem read_astra_system(const std::string& path, std::size_t dims) {
     return j.at(k).get<double>();
   };
   std::string schedule = "baseline", intra = "fifo";
-  std::vector<std::string> impl;  // collsim names per dimension, from all-reduce-implementation
+  std::map<collective::Collective, std::vector<std::string>> impl;  // collsim names per dimension
   std::int64_t active = 1;
   bool roofline = false;
   for (const auto& [k, v] : j.items()) {
@@ -174,6 +347,21 @@ AstraSystem read_astra_system(const std::string& path, std::size_t dims) {
       s.used.push_back(fmt::format("{} {} -> chunks per collective", k, s.chunks));
     } else if (k == "all-reduce-implementation" || k == "reduce-scatter-implementation" ||
                k == "all-gather-implementation" || k == "all-to-all-implementation") {
+      const collective::Collective c =
+          k == "all-reduce-implementation"       ? collective::Collective::AllReduce
+          : k == "reduce-scatter-implementation" ? collective::Collective::ReduceScatter
+          : k == "all-gather-implementation"     ? collective::Collective::AllGather
+                                                 : collective::Collective::AllToAll;
+      if (v.is_array() && v.size() == 1 && v[0].is_string() && dims != 1 &&
+          v[0].get<std::string>().rfind("one", 0) == 0) {
+        // Refused only if the workload runs this collective (AstraSystem::algorithm_for).
+        s.unavailable[c] = fmt::format(
+            "{}: \"{}\" spans every NPU; collsim runs it on one-dimension platforms only", key(k),
+            v[0].get<std::string>());
+        s.used.push_back(
+            fmt::format("{} {} -> not run on {} dimensions", k, v[0].get<std::string>(), dims));
+        continue;
+      }
       if (!v.is_array() || v.size() != dims) {
         throw core::InputError(
             fmt::format("{}: must list one implementation per dimension ({})", key(k), dims));
@@ -182,26 +370,20 @@ AstraSystem read_astra_system(const std::string& path, std::size_t dims) {
       for (std::size_t d = 0; d < dims; ++d) {
         if (!v[d].is_string())
           throw core::InputError(fmt::format("{}[{}]: not a string", key(k), d));
-        names.push_back(algorithm_name(v[d].get<std::string>(), fmt::format("{}[{}]", key(k), d)));
-      }
-      if (k == "all-to-all-implementation") {
-        for (std::size_t d = 0; d < dims; ++d) {
-          if (names[d] != "ring" && names[d] != "direct") {
-            throw core::InputError(
-                fmt::format("{}[{}]: all-to-all runs ring or direct", key(k), d));
+        std::string a = v[d].get<std::string>();
+        // ASTRA-sim 1.0's one* implementations: one algorithm over all NPUs (one dimension only).
+        if (a.rfind("one", 0) == 0 && a.size() > 3) {
+          if (dims != 1) {
+            throw core::InputError(fmt::format(
+                "{}[{}]: \"{}\" spans every NPU; collsim runs it on one-dimension platforms only",
+                key(k), d, a));
           }
+          a = std::string(1, static_cast<char>(std::tolower(a[3]))) + a.substr(4);
         }
-        s.used.push_back(fmt::format("{} -> ring / direct all-to-all", k));
-        continue;
+        names.push_back(algorithm_name(a, fmt::format("{}[{}]", key(k), d)));
       }
-      if (impl.empty()) {
-        impl = names;
-      } else if (impl != names) {
-        throw core::InputError(fmt::format(
-            "{}: differs from the other implementations; collsim takes one algorithm per "
-            "dimension for every collective",
-            key(k)));
-      }
+      impl[c] = names;
+      s.used.push_back(fmt::format("{} -> {} per dimension", k, fmt::join(names, ", ")));
     } else if (k == "collective-optimization") {
       const std::string o = text(k);
       if (o == "localBWAware") {
@@ -259,30 +441,32 @@ AstraSystem read_astra_system(const std::string& path, std::size_t dims) {
     throw core::InputError(fmt::format("{}: roofline-enabled needs peak-perf", path));
   }
   if (impl.empty()) {
-    throw core::InputError(fmt::format("{}: all-reduce-implementation: missing", path));
+    throw core::InputError(fmt::format("{}: no *-implementation key", path));
   }
-  std::string choice;
-  if (dims == 1) {
-    if (schedule == "themis" || intra != "fifo" || active != 1) {
-      // One dimension: nothing to schedule across dimensions; the keys still say what they say.
-      s.used.push_back("(one dimension: the scheduling keys have nothing to choose)");
-    }
-    choice = impl[0];
-  } else {
-    choice =
-        fmt::format("hierarchical:schedule={}:intra={}:active_chunks={}", schedule, intra, active);
-    for (std::size_t d = 0; d < dims; ++d) {
-      if (impl[d] == "double-binary-tree") {
-        throw core::InputError(fmt::format(
-            "{}: all-reduce-implementation[{}]: doubleBinaryTree runs on one-dimension platforms "
-            "only in collsim",
-            path, d));
+  if (dims == 1 && (schedule == "themis" || intra != "fifo" || active != 1)) {
+    s.used.push_back("(one dimension: the scheduling keys have nothing to choose)");
+  }
+  for (const auto& [c, names] : impl) {
+    std::string choice;
+    if (dims == 1) {
+      choice = names[0];
+    } else {
+      choice = fmt::format("hierarchical:schedule={}:intra={}:active_chunks={}", schedule, intra,
+                           active);
+      for (std::size_t d = 0; d < dims && d < 4; ++d) {  // past dim3: Table 1's default
+        if (names[d] == "double-binary-tree" && !s.unavailable.count(c)) {
+          s.unavailable[c] = fmt::format(
+              "{}: {}-implementation[{}]: doubleBinaryTree runs on one-dimension platforms only "
+              "in collsim",
+              path, collective::to_string(c), d);
+        }
+        choice += fmt::format(":dim{}={}", d, names[d]);
       }
-      if (d >= 4) break;  // dimensions past dim3 take Table 1's default
-      choice += fmt::format(":dim{}={}", d, impl[d]);
+    }
+    if (!s.unavailable.count(c)) {
+      s.algorithms.emplace(c, collective::parse_algorithm(choice, key("implementation")));
     }
   }
-  s.algorithm = collective::parse_algorithm(choice, key("all-reduce-implementation"));
   return s;
 }
 

@@ -8,18 +8,25 @@
 // (a switch dimension is two hops, NPU -> switch -> NPU, as in ASTRA-sim's analytical network).
 // ASTRA-sim turns "GB/s" into bytes with 2^30 (its analytical network's unit conversion);
 // collsim does the same unless `si_gigabytes` (1e9).
+// ASTRA-sim 1.0's analytical network JSON (a .json file) too: `topologies-per-dim`,
+// `units-count`, `links-count` (links per NPU), `link-latency` (ns; plus `router-latency` per
+// hop), `link-bandwidth` (GB/s per link), `nic-latency` (per message), `dimensions-count`
+// (checked), `topology-name` Hierarchical, `dimension-type` (read, no effect: N or P names the
+// technology); `hbm-scale` must be 0 (no HBM model).
 //
-// System (JSON): every key is honoured or refused with a message that names it:
+// System (2.x JSON, or 1.0's text file of "key: value" lines with implementations joined by
+// '_'): every key is honoured or refused with a message that names it:
 //   scheduling-policy            LIFO | FIFO: which waiting collective runs next (--order)
 //   endpoint-delay               cycles (1 GHz) added to each message at its source
 //   active-chunks-per-dimension  the hierarchical collective's active_chunks
 //   preferred-dataset-splits     chunks per collective
 //   all-reduce-implementation, reduce-scatter-, all-gather-, all-to-all-implementation
 //                                one name per dimension (ring, direct, halvingDoubling,
-//                                doubleBinaryTree): one dimension -> that flat algorithm; more
-//                                -> `hierarchical` with that algorithm per dimension. collsim
-//                                takes one algorithm per dimension for every collective, so the
-//                                four lists must agree (all-to-all: ring or direct)
+//                                doubleBinaryTree; 1.0's oneRing etc. on one dimension): one
+//                                dimension -> that flat algorithm; more -> `hierarchical` with
+//                                that algorithm per dimension. collsim takes one algorithm per
+//                                run, so the lists of the collectives a workload runs must agree
+//                                (AstraSystem::algorithm_for)
 //   collective-optimization      localBWAware (reduce-scatter then all-gather across the
 //                                dimensions: the baseline schedule) | baseline (an all-reduce
 //                                per dimension: per-dim-all-reduce)
@@ -31,6 +38,7 @@
 //   boost-mode                   0 only (1 is refused)
 // Throws core::InputError naming the file, the key and the reason.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -44,13 +52,22 @@ namespace collsim::config {
 struct AstraNetwork {
   std::vector<topology::DimSpec> dims;
   topology::Topology topology;
+  core::Time message_delay;  ///< 1.0's nic-latency: added to each message at its source
 };
 
 /// Read an analytical network YAML (`si_gigabytes`: GB/s as 1e9 bytes/s instead of 2^30).
 AstraNetwork read_astra_network(const std::string& path, bool si_gigabytes);
 
 struct AstraSystem {
-  collective::AlgorithmChoice algorithm;  ///< flat or hierarchical, from the implementations
+  std::string file;
+  /// Per collective, from its *-implementation: flat (one dimension) or hierarchical.
+  std::map<collective::Collective, collective::AlgorithmChoice> algorithms;
+  /// Collectives whose implementation collsim cannot run here, and why (an error only if the
+  /// workload runs them).
+  std::map<collective::Collective, std::string> unavailable;
+  /// The algorithm for a workload that runs `used` collectives: theirs, which must agree
+  /// (collsim takes one algorithm per run); throws core::InputError naming the keys otherwise.
+  collective::AlgorithmChoice algorithm_for(const std::vector<collective::Collective>& used) const;
   std::uint32_t chunks = 1;
   workload::IssueOrder order = workload::IssueOrder::Fifo;
   core::Time endpoint_delay;
