@@ -85,6 +85,10 @@ struct TrainOptions {
 int run_train(const TrainOptions& opt, const OutputOptions& out_opt, std::ostream& out,
               std::ostream& err);
 
+/// The whole command line: `argv` as main() gets it (argv[0] the program name); writes what the
+/// binary would to `out` and `err` and returns its exit status (see app.cpp).
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+
 struct AstraOptions {
   std::string workload;  ///< --workload-configuration: Chakra PREFIX or an ASTRA-sim 1.0 text file
   std::string system;    ///< --system-configuration: ASTRA-sim system JSON

@@ -1,0 +1,90 @@
+"""collsim from Python: run scenarios, collective sweeps, training runs and ASTRA-sim inputs in
+process and get the results as pandas DataFrames.
+
+    import collsim
+    df = collsim.collective("torus:8x8", algorithms=["ring", "direct"], sizes="32KiB:64MiB")
+    df.plot(x="size_bytes", y="algbw_GBps")
+
+Every function mirrors a `collsim` subcommand (run, collective, train, astra); keyword arguments
+are its long options with `_` for `-` (`link_bandwidth="16 GB/s"`, `no_layers=True`); lists are
+joined with commas. Bad input raises CollsimError with the command line's message.
+"""
+import io
+import json
+import os
+import tempfile
+
+import pandas as pd
+
+from . import _collsim
+
+__all__ = ["CollsimError", "cli", "run", "collective", "train", "astra"]
+
+
+class CollsimError(Exception):
+    """A collsim command failed; `status` is its exit status (2: bad input, 3: the simulation
+    could not finish), the message its error text."""
+
+    def __init__(self, message, status):
+        super().__init__(message)
+        self.status = status
+
+
+def cli(*args):
+    """Run `collsim ARGS...` and return its standard output (raises CollsimError)."""
+    status, out, err = _collsim.run_cli([str(a) for a in args])
+    if status != 0:
+        lines = [l for l in err.splitlines() if l.startswith("collsim:")]
+        raise CollsimError("\n".join(lines) or err.strip(), status)
+    return out
+
+
+def _options(options):
+    args = []
+    for key, value in options.items():
+        flag = "--" + key.replace("_", "-")
+        if value is True:
+            args.append(flag)
+        elif value is False or value is None:
+            continue
+        elif isinstance(value, (list, tuple)):
+            args += [flag, ",".join(str(v) for v in value)]
+        else:
+            args += [flag, str(value)]
+    return args
+
+
+def _frame(args):
+    return pd.read_csv(io.StringIO(cli(*args, "--format", "csv", "--quiet")))
+
+
+def run(scenario):
+    """Run a scenario: a path to a YAML file, or a dict in the same form (relative paths in it
+    are taken from the current directory). Returns one row per run."""
+    if isinstance(scenario, (str, os.PathLike)):
+        return _frame(["run", os.fspath(scenario)])
+    fd, path = tempfile.mkstemp(suffix=".yaml", prefix=".collsim-", dir=os.getcwd())
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(scenario, f)  # JSON is YAML
+        return _frame(["run", path])
+    finally:
+        os.remove(path)
+
+
+def collective(topology, collective="all-reduce", algorithms="ring", sizes="1MiB", **options):
+    """`collsim collective`: one row per algorithm x size (x backend)."""
+    return _frame(["collective", "--topology", topology, "--collective", collective]
+                  + _options({"algorithms": algorithms, "sizes": sizes}) + _options(options))
+
+
+def train(workload, topology, **options):
+    """`collsim train`: per-layer rows and a `total` row per run (column `layer`)."""
+    return _frame(["train", "--workload", workload, "--topology", topology] + _options(options))
+
+
+def astra(workload_configuration, system_configuration, network_configuration, **options):
+    """`collsim astra` on ASTRA-sim's three input files: collsim's report rows."""
+    return _frame(["astra", "--workload-configuration", workload_configuration,
+                   "--system-configuration", system_configuration,
+                   "--network-configuration", network_configuration] + _options(options))

@@ -1,0 +1,42 @@
+"""The Python package against the command line's numbers and errors (run by CTest)."""
+import os
+
+import pytest
+
+import collsim
+
+SOURCE = os.environ.get("COLLSIM_SOURCE_DIR", os.getcwd())
+
+
+def test_collective_sweep_is_a_dataframe_with_closed_form_times():
+    # Direct all-reduce on fc:4 at 16 GB/s, 150 ns: 2 (alpha + S / (N B)); 1 MiB -> 33.068 us.
+    df = collective("fc:4", algorithms=["direct", "ring"], sizes=["1MiB", "4MiB"],
+                    link_bandwidth="16 GB/s", link_latency="150 ns", backend="analytical")
+    assert len(df) == 4
+    row = df[(df.algorithm == "direct") & (df.size_bytes == 1 << 20)].iloc[0]
+    assert row.time_ns == pytest.approx(33068, rel=1e-6)
+    assert set(df.algorithm) == {"direct", "ring"}
+
+
+def collective(*args, **kwargs):
+    return collsim.collective(*args, **kwargs)
+
+
+def test_scenario_dict_and_train():
+    df = collsim.run({"name": "py", "backend": "analytical",
+                      "platforms": [{"name": "t", "topology": "torus:4x4",
+                                     "link_bandwidth": "16 GB/s", "link_latency": "150 ns"}],
+                      "jobs": [{"collective": "all-reduce", "sizes": ["64KiB"],
+                                "algorithms": ["ring", "direct"]}]})
+    assert list(df.algorithm) == ["ring", "direct"]
+    t = collsim.train(os.path.join(SOURCE, "examples/training/toy.yaml"), "torus:4x4",
+                      algorithms="ring", backend="analytical")
+    assert "total" in set(t.layer)
+    assert (t[t.layer == "total"].iteration_ns > 0).all()
+
+
+def test_errors_carry_the_command_lines_message():
+    with pytest.raises(collsim.CollsimError) as e:
+        collsim.collective("torus:4x4", algorithms="nope")
+    assert e.value.status == 2
+    assert "nope" in str(e.value)

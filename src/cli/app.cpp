@@ -1,0 +1,281 @@
+// collsim command line (run_cli: the binary's main and the Python package call it). Exit status: 0
+// success; 1 a verification failed or an internal error; 2 bad input (unknown name, bad unit,
+// impossible combination, unreadable file); 3 the simulation could not finish (deadlock or time
+// bound).
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <string>
+
+#include "cli/backend_flags.hpp"
+#include "cli/commands.hpp"
+#include "cli/endpoint_flags.hpp"
+#include "core/error.hpp"
+
+namespace {
+
+void add_output_options(CLI::App* cmd, collsim::cli::OutputOptions& o) {
+  cmd->add_option("--format", o.format, "table (for people), csv or json (units in column names)")
+      ->capture_default_str();
+  cmd->add_option("--output,-o", o.output,
+                  "write results to FILE instead of standard output (all or nothing; CSV rows "
+                  "go to FILE.partial as runs finish)");
+  cmd->add_option("--trace", o.trace,
+                  "write a timeline of every run to FILE.json (Chrome trace-event format: open "
+                  "it in ui.perfetto.dev or chrome://tracing); best with one size and algorithm");
+  cmd->add_option("--activity", o.activity,
+                  "hierarchical collectives: write each dimension's activity over time to "
+                  "FILE.csv (the share of every window in which the dimension ran a chunk-stage, "
+                  "Themis Fig. 9; all or nothing)");
+  cmd->add_option("--activity-window", o.activity_window,
+                  "the window of --activity, e.g. 100 us (Themis Fig. 9)")
+      ->capture_default_str();
+  cmd->add_option("--lightpaths", o.lightpaths,
+                  "optical backend: write every lightpath (nodes, direction, hops, wavelength, "
+                  "requested, begin and end time) to FILE.csv (all or nothing)");
+  cmd->add_flag("--quiet,-q", o.quiet, "no progress line and no notes on standard error");
+  cmd->add_flag("--progress", o.progress,
+                "show the progress line even when standard error is not a terminal");
+}
+
+}  // namespace
+
+namespace collsim::cli {
+
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{
+      "collsim: simulate collective communication algorithms on interconnect topologies for\n"
+      "distributed deep-learning training. Compare algorithms side by side (time, algbw, busbw).\n"
+      "Examples:\n"
+      "  collsim run examples/default.yaml\n"
+      "  collsim collective --topology torus:8x8 --link-bandwidth '16 GB/s' --link-latency "
+      "'150 ns' \\\n"
+      "      --collective all-reduce --algorithms ring,halving-doubling,direct --sizes "
+      "32KiB:64MiB\n"
+      "  collsim train --workload examples/training/toy.yaml --topology torus:4x4 -a ring,direct\n"
+      "  collsim list",
+      "collsim"};
+  app.set_version_flag("--version", std::string("collsim ") + COLLSIM_VERSION,
+                       "print the version and exit");
+  app.require_subcommand(1);
+
+  cli::OutputOptions out_opt;
+
+  std::string scenario;
+  auto* run = app.add_subcommand("run", "run a scenario file (YAML): platforms x jobs");
+  run->add_option("SCENARIO", scenario, "scenario file, e.g. examples/default.yaml")->required();
+  add_output_options(run, out_opt);
+  cli::add_limit_options(*run, out_opt.max_messages, out_opt.max_memory);
+  run->add_flag("--no-layers", out_opt.no_layers,
+                "training jobs' table: the totals and the summary only, no per-layer lines");
+
+  cli::CollectiveOptions co;
+  auto* coll = app.add_subcommand("collective", "sweep one collective over sizes and algorithms");
+  cli::add_topology_options(*coll, co.platform);
+  coll->add_option("--collective,-c", co.collective,
+                   "all-reduce, reduce-scatter, all-gather, all-to-all")
+      ->capture_default_str();
+  coll->add_option("--algorithms,-a", co.algorithms,
+                   "comma-separated (first is the speedup baseline), or all; e.g. "
+                   "ring,ring:directions=2,halving-doubling,direct")
+      ->capture_default_str();
+  coll->add_option("--sizes,-s", co.sizes,
+                   "collective sizes: a list 1MiB,64MiB or a doubling range 32KiB:64MiB")
+      ->capture_default_str();
+  coll->add_option("--chunks", co.chunks, "split each collective into C pipelined chunks")
+      ->capture_default_str();
+  coll->add_option("--group,-g", co.group,
+                   "the communicators: all (every NPU); dim:K (every group of dimension K at once, "
+                   "K = 0 innermost: the X rings of a torus for dim:0); npus:0,4,8,12 or "
+                   "npus:0-3;4-7 (explicit NPUs in rank order, ';' between communicators)")
+      ->capture_default_str();
+  coll->add_option("--backend,-b", co.backend, cli::backend_help());
+  coll->add_option("--busiest-links", co.busiest_links,
+                   "report this many of the busiest links per run, most utilized first (0: none)")
+      ->capture_default_str();
+  cli::add_backend_options(*coll, co.backend_params);  // one per backend parameter
+  cli::add_endpoint_options(*coll, co.endpoint, co.endpoint_params);
+  coll->add_option("--max-time", co.max_time,
+                   "stop a run that has not finished after this much simulated time, e.g. 10 s");
+  add_output_options(coll, out_opt);
+  cli::add_limit_options(*coll, out_opt.max_messages, out_opt.max_memory);
+
+  auto* list = app.add_subcommand("list", "list topologies, collectives, algorithms, backends");
+
+  cli::MultiTreeOptions mo;
+  auto* mtree = app.add_subcommand(
+      "multitree", "show MultiTree's trees, time steps and schedule tables (MultiTree Fig. 3, 5)");
+  mtree->add_option("--topology,-t", mo.topology, "a direct network, e.g. torus:4x4")->required();
+  mtree->add_option("--mode", mo.mode, "reference (the authors' simulator) or paper (Algorithm 1)")
+      ->capture_default_str();
+  mtree->add_option("--kary", mo.kary, "tree edges an NPU sends and receives per step, plus one")
+      ->capture_default_str();
+  mtree->add_option("--format", mo.format, "table or json")->capture_default_str();
+  mtree->add_flag("--check", mo.check,
+                  "only prove that no directed link carries two tree edges in one time step");
+
+  cli::VerifyOptions vo;
+  auto* verify = app.add_subcommand(
+      "verify", "check an algorithm's program with the symbolic verifier; say why it fails");
+  verify->add_option("--topology,-t", vo.topology, "as for `collective`")->required();
+  verify->add_option("--algorithm,-a", vo.algorithm, "one algorithm, e.g. ring:directions=2")
+      ->required();
+  verify->add_option("--collective,-c", vo.collective, "collective")->capture_default_str();
+  verify->add_option("--chunks", vo.chunks, "pipelined chunks")->capture_default_str();
+  verify
+      ->add_option("--group,-g", vo.group,
+                   "verify on each communicator of the group (forms as for `collective`)")
+      ->capture_default_str();
+  cli::add_limit_options(*verify, vo.max_messages, vo.max_memory);
+
+  cli::TopologyFlags inv;
+  auto* inventory = app.add_subcommand(
+      "inventory",
+      "the hardware of a topology per dimension: groups, switches, switch ports, links, "
+      "bandwidth per NPU and in total (what a power or cost model starts from)");
+  cli::add_topology_options(*inventory, inv);
+
+  cli::TrainOptions tr;
+  auto* train = app.add_subcommand(
+      "train",
+      "run training iterations of a workload: compute, communication, exposed communication per "
+      "layer and in total, for each algorithm x backend x overlap policy");
+  train
+      ->add_option("--workload,-w", tr.workload,
+                   "a model of the zoo (alexnet, resnet50, vgg16, ...: `collsim list`), trained "
+                   "data parallel; or a workload file: .yaml (collsim's layer list: per-layer "
+                   "compute times and collectives) or an ASTRA-sim text workload (DATA, MODEL, "
+                   "HYBRID_*, MICRO); or a Chakra execution trace: PREFIX of PREFIX.<rank>.et "
+                   "files (ASTRA-sim 2.x's workload-configuration), one file per NPU or rank 0's "
+                   "for all")
+      ->required();
+  cli::add_topology_options(*train, tr.platform);
+  train
+      ->add_option(
+          "--algorithms,-a", tr.algorithms,
+          "collective algorithms to compare, comma-separated (first is the speedup "
+          "baseline), e.g. ring,direct or hierarchical:schedule=themis:intra=scf; ideal: every "
+          "collective at 100% bandwidth utilization (Themis Table 3)")
+      ->capture_default_str();
+  train
+      ->add_option("--chunks", tr.chunks,
+                   "chunks per collective (hierarchical collectives: Themis uses 64)")
+      ->capture_default_str();
+  train
+      ->add_option("--overlap", tr.overlap,
+                   "layer (each weight-gradient collective as soon as its gradient is computed, "
+                   "MultiTree Fig. 11b) or none (all after back-propagation, Fig. 11a); both: "
+                   "none,layer")
+      ->capture_default_str();
+  train
+      ->add_option("--order", tr.order,
+                   "which waiting collective of a communicator runs next: fifo (issue order) or "
+                   "lifo (the latest first: the first layers' gradients, as ACE does)")
+      ->capture_default_str();
+  train->add_option("--iterations", tr.iterations, "training iterations")->capture_default_str();
+  train->add_option("--backend,-b", tr.backend, cli::backend_help());
+  cli::add_backend_options(*train, tr.backend_params);
+  cli::add_endpoint_options(*train, tr.endpoint, tr.endpoint_params);
+  train->add_option("--batch", tr.batch, "zoo models: samples per NPU (MultiTree: 16)")
+      ->capture_default_str();
+  train
+      ->add_option("--compute", tr.compute,
+                   "zoo models: systolic[:rows=R,cols=C,arrays=A,clock=F] (default MultiTree's "
+                   "16 x 32x32 at 1 GHz) or roofline[:peak=TFLOPS,memory=BW] (default A100 FP16)")
+      ->capture_default_str();
+  train
+      ->add_option("--precision", tr.precision,
+                   "zoo models: bytes per gradient element (MultiTree: 4; Themis: 2)")
+      ->capture_default_str();
+  train
+      ->add_option("--astra-clock", tr.astra_clock,
+                   "ASTRA-sim text workloads give compute in cycles of this clock")
+      ->capture_default_str();
+  train->add_option("--max-time", tr.max_time,
+                    "stop a run that has not finished after this much simulated time");
+  add_output_options(train, out_opt);
+  train->add_flag("--no-layers", out_opt.no_layers,
+                  "table: the totals and the summary only, no per-layer lines");
+
+  cli::AstraOptions ao;
+  auto* astra = app.add_subcommand(
+      "astra",
+      "run ASTRA-sim 2.x's inputs unchanged: a Chakra trace (or an ASTRA-sim 1.0 text workload), "
+      "its system JSON and its analytical network YAML; prints ASTRA-sim's per-rank lines, then "
+      "collsim's report (docs/astra.md)");
+  astra
+      ->add_option("--workload-configuration", ao.workload,
+                   "PREFIX of PREFIX.<rank>.et Chakra traces, or an ASTRA-sim 1.0 text workload")
+      ->required();
+  astra
+      ->add_option("--system-configuration", ao.system,
+                   "system JSON (scheduling-policy, *-implementation, preferred-dataset-splits, "
+                   "active-chunks-per-dimension, endpoint-delay, ...; every key honoured or "
+                   "refused)")
+      ->required();
+  astra
+      ->add_option("--network-configuration", ao.network,
+                   "analytical network YAML: topology (Ring, FullyConnected, Switch), npus_count, "
+                   "bandwidth (GB/s), latency (ns) per dimension")
+      ->required();
+  astra->add_option("--remote-memory-configuration", ao.remote_memory,
+                    "remote memory JSON: only NO_MEMORY_EXPANSION (collsim models no remote "
+                    "memory)");
+  astra->add_option("--comm-group-configuration", ao.comm_group,
+                    "communicator groups: not simulated yet (refused)");
+  astra->add_flag("--si-gigabytes", ao.si_gigabytes,
+                  "read the network's GB/s as 1e9 bytes/s (default: 2^30, as ASTRA-sim does)");
+  astra
+      ->add_option("--backend,-b", ao.backend,
+                   "network backend: analytical (ASTRA-sim's congestion-unaware model, "
+                   "default), queue (its congestion-aware one), flow, packet")
+      ->capture_default_str();
+  astra->add_option("--max-time", ao.max_time,
+                    "stop a run that has not finished after this much simulated time");
+  add_output_options(astra, out_opt);
+  astra->add_flag("--no-layers", out_opt.no_layers,
+                  "table: the totals and the summary only, no per-layer lines");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e, out, err);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e, out, err);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e, out, err);
+  } catch (const CLI::ParseError& e) {
+    err << "collsim: error: " << e.what() << "\n(run `collsim --help` or `collsim "
+        << "SUBCOMMAND --help`)\n";
+    return 2;
+  }
+
+  try {
+    if (*run) return cli::run_scenario(scenario, out_opt, out, err);
+    if (*coll) return cli::run_collective(co, out_opt, out, err);
+    if (*list) return cli::list_everything(out);
+    if (*verify) return cli::verify_algorithm(vo, out);
+    if (*inventory) return cli::show_inventory(inv, out);
+    if (*mtree) return cli::show_multitree(mo, out);
+    if (*train) return cli::run_train(tr, out_opt, out, err);
+    if (*astra) return cli::run_astra(ao, out_opt, out, err);
+  } catch (const core::InputError& e) {
+    err << "collsim: error: " << e.what() << '\n';
+    return 2;
+  } catch (const core::ResourceError& e) {
+    err << "collsim: error: " << e.what() << '\n';
+    return 2;
+  } catch (const std::bad_alloc&) {
+    err << "collsim: error: out of memory; use fewer NPUs, ranks or chunks (runs estimated "
+           "above --max-memory are refused before they start)\n";
+    return 2;
+  } catch (const core::SimulationError& e) {
+    err << "collsim: simulation failed: " << e.what() << '\n';
+    return 3;
+  } catch (const std::exception& e) {
+    err << "collsim: internal error: " << e.what() << '\n';
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace collsim::cli
