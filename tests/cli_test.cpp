@@ -693,3 +693,32 @@ TEST(Cli, VerifyComposesAHierarchicalCollective) {
 }
 
 }  // namespace
+
+namespace collsim {
+namespace {
+
+TEST(CliHelp, NameShowsEveryEntryOfThatNameWithItsParametersAndSource) {
+  const auto ring = test::collsim("help ring");
+  ASSERT_EQ(ring.status, 0) << ring.err;
+  EXPECT_NE(ring.out.find("Topology (--topology):\n  ring:N"), std::string::npos) << ring.out;
+  EXPECT_NE(ring.out.find("Algorithm (--algorithms"), std::string::npos);
+  EXPECT_NE(ring.out.find("directions=1 (default 1, range 1..2)"), std::string::npos);
+  const auto flow = test::collsim("help flow");
+  EXPECT_NE(flow.out.find("--npu-injection-bandwidth"), std::string::npos) << flow.out;
+  EXPECT_NE(flow.out.find("source: ACE Sec. 3"), std::string::npos);
+  const auto h = test::collsim("help hierarchical");
+  EXPECT_NE(h.out.find("schedule=baseline (one of baseline|themis|per-dim-all-reduce)"),
+            std::string::npos)
+      << h.out;
+  const auto ace = test::collsim("help ace");
+  EXPECT_NE(ace.out.find("bus_latency              default 50 ns"), std::string::npos) << ace.out;
+  const auto bad = test::collsim("help nope");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("\"nope\" is no topology"), std::string::npos);
+  EXPECT_EQ(bad.err.find("ring, bidir-ring, fc, switch, torus, mesh, hier, optical-ring, fattree, "
+                         "bigraph, swfc, htorus, ring"),
+            std::string::npos);  // each name once
+}
+
+}  // namespace
+}  // namespace collsim

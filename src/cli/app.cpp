@@ -196,6 +196,13 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   train->add_flag("--no-layers", out_opt.no_layers,
                   "table: the totals and the summary only, no per-layer lines");
 
+  std::string help_name;
+  auto* help = app.add_subcommand(
+      "help",
+      "what one topology, dimension kind, algorithm, backend, endpoint or model takes: "
+      "parameters with types, units, defaults, ranges and their paper sources");
+  help->add_option("name", help_name, "e.g. torus, hierarchical, flow, ace, resnet50")->required();
+
   cli::AstraOptions ao;
   auto* astra = app.add_subcommand(
       "astra",
@@ -258,6 +265,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (*mtree) return cli::show_multitree(mo, out);
     if (*train) return cli::run_train(tr, out_opt, out, err);
     if (*astra) return cli::run_astra(ao, out_opt, out, err);
+    if (*help) return cli::help_for(help_name, out);
   } catch (const core::InputError& e) {
     err << "collsim: error: " << e.what() << '\n';
     return 2;

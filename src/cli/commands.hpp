@@ -104,6 +104,11 @@ struct AstraOptions {
 int run_astra(const AstraOptions& opt, const OutputOptions& out_opt, std::ostream& out,
               std::ostream& err);
 
+/// `collsim help NAME`: what `collsim list` says about NAME (a topology, dimension kind,
+/// algorithm, backend, endpoint, endpoint parameter or model), every entry of that name.
+/// Throws core::InputError listing the names for an unknown one.
+int help_for(const std::string& name, std::ostream& out);
+
 /// `collsim list`: every topology, algorithm (with parameters), collective and backend.
 int list_everything(std::ostream& out);
 

@@ -1,9 +1,12 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <ostream>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "collective/algorithm.hpp"
+#include "core/error.hpp"
 #include "endpoint/endpoint.hpp"
 #include "network/backend.hpp"
 #include "network/params.hpp"
@@ -13,75 +16,156 @@
 
 namespace collsim::cli {
 
+namespace {
+
+// One entry of each registry, as `collsim list` and `collsim help NAME` print it.
+void print_form(std::ostream& out, const topology::TopologyForm& f) {
+  out << fmt::format("  {:<22} {}\n  {:<22} e.g. {}; source: {}\n", f.syntax, f.description, "",
+                     f.example, f.source);
+}
+
+void print_dim_kind(std::ostream& out, const topology::DimKindTraits& k) {
+  std::string aliases;
+  for (std::string_view a : k.aliases) aliases += fmt::format(" (or {})", a);
+  out << fmt::format("  {:<22} {}\n  {:<22} {}; source: {}\n", std::string(k.name) + aliases,
+                     k.description, "", k.aggregation, k.source);
+}
+
+void print_algorithm(std::ostream& out, const collective::AlgorithmInfo& a) {
+  std::string colls;
+  for (auto c : a.collectives)
+    colls += (colls.empty() ? "" : ", ") + std::string(collective::to_string(c));
+  out << fmt::format("  {:<20} {}\n  {:<20} collectives: {}\n  {:<20} source: {}\n", a.name,
+                     a.description, "", colls, "", a.source);
+  for (const auto& p : a.params) {
+    if (!p.choices.empty()) {  // named values: show the names, not their indexes
+      std::string names;
+      for (const auto& c : p.choices) names += (names.empty() ? "" : "|") + c;
+      out << fmt::format("  {:<20} {}={} (one of {}): {}\n", "", p.key,
+                         p.choices[static_cast<std::size_t>(p.default_value)], names,
+                         p.description);
+      continue;
+    }
+    out << fmt::format("  {:<20} {}={} (default {}, range {}..{}): {}\n", "", p.key,
+                       p.default_value, p.default_value, p.min, p.max, p.description);
+  }
+}
+
+void print_backend(std::ostream& out, const network::BackendInfo& b) {
+  out << fmt::format("  {:<20} {}\n", b.name, b.description);
+  for (const auto& p : b.params) {
+    out << fmt::format("  {:<20} {} ({}): {} {}, default {}: {}; source: {}\n", "", p.key,
+                       network::cli_flag(p), network::type_text(p), network::range_text(p),
+                       network::default_text(p), p.description, p.source);
+  }
+}
+
+void print_endpoint(std::ostream& out, const endpoint::EndpointInfo& e) {
+  out << fmt::format("  {:<20} {}\n  {:<20} source: {}\n", e.name, e.description, "", e.source);
+}
+
+void print_endpoint_param(std::ostream& out, const endpoint::EndpointParam& p) {
+  const endpoint::EndpointParams defaults;
+  out << fmt::format("  {:<24} default {}: {} (used by {}); source: {}\n", p.key,
+                     endpoint::format_endpoint_param(defaults, p), p.description, p.used_by,
+                     p.source);
+}
+
+void print_model(std::ostream& out, const std::string& name) {
+  const workload::Model m = workload::find_model(name, "model");
+  out << fmt::format("  {:<20} {} ({:.1f} M parameters)\n", name, m.description,
+                     static_cast<double>(m.params) / 1e6);
+}
+
+// The name a topology form is called by: "torus:AxB[xC...]" -> "torus".
+std::string_view form_name(std::string_view syntax) { return syntax.substr(0, syntax.find(':')); }
+
+}  // namespace
+
 int list_everything(std::ostream& out) {
   out << "Topologies (--topology, or `topology:` in a scenario; links take --link-bandwidth and "
          "--link-latency):\n";
-  for (const auto& f : topology::topology_forms()) {
-    out << fmt::format("  {:<22} {}\n  {:<22} e.g. {}; source: {}\n", f.syntax, f.description, "",
-                       f.example, f.source);
-  }
+  for (const auto& f : topology::topology_forms()) print_form(out, f);
   out << "\nDimension kinds (hier:<kind><size>x..., or `kind:` in a scenario's `dims:`; "
          "links_per_npu physical links of `bandwidth` leave each NPU):\n";
-  for (const auto& k : topology::dim_kinds()) {
-    std::string aliases;
-    for (std::string_view a : k.aliases) aliases += fmt::format(" (or {})", a);
-    out << fmt::format("  {:<22} {}\n  {:<22} {}; source: {}\n", std::string(k.name) + aliases,
-                       k.description, "", k.aggregation, k.source);
-  }
+  for (const auto& k : topology::dim_kinds()) print_dim_kind(out, k);
   out << "\n";
   out << "Collectives (--collective):\n"
          "  all-reduce, reduce-scatter, all-gather, all-to-all\n\n";
   out << "Algorithms (--algorithms, comma-separated; parameters as name:key=value):\n";
-  for (const auto& a : collective::algorithms()) {
-    std::string colls;
-    for (auto c : a.collectives)
-      colls += (colls.empty() ? "" : ", ") + std::string(collective::to_string(c));
-    out << fmt::format("  {:<20} {}\n  {:<20} collectives: {}\n  {:<20} source: {}\n", a.name,
-                       a.description, "", colls, "", a.source);
-    for (const auto& p : a.params) {
-      if (!p.choices.empty()) {  // named values: show the names, not their indexes
-        std::string names;
-        for (const auto& c : p.choices) names += (names.empty() ? "" : "|") + c;
-        out << fmt::format("  {:<20} {}={} (one of {}): {}\n", "", p.key,
-                           p.choices[static_cast<std::size_t>(p.default_value)], names,
-                           p.description);
-        continue;
-      }
-      out << fmt::format("  {:<20} {}={} (default {}, range {}..{}): {}\n", "", p.key,
-                         p.default_value, p.default_value, p.min, p.max, p.description);
-    }
-  }
+  for (const auto& a : collective::algorithms()) print_algorithm(out, a);
   out << "\nBackends (--backend, or `backend:` in a scenario; each parameter as --flag on the "
          "command line or key: in a scenario's backend map):\n";
-  for (const auto& b : network::backends()) {
-    out << fmt::format("  {:<20} {}\n", b.name, b.description);
-    for (const auto& p : b.params) {
-      out << fmt::format("  {:<20} {} ({}): {} {}, default {}: {}; source: {}\n", "", p.key,
-                         network::cli_flag(p), network::type_text(p), network::range_text(p),
-                         network::default_text(p), p.description, p.source);
-    }
-  }
+  for (const auto& b : network::backends()) print_backend(out, b);
   out << "\nEndpoints (what an NPU and its NIC add around each message):\n";
-  for (const auto& e : endpoint::endpoints()) {
-    out << fmt::format("  {:<20} {}\n  {:<20} source: {}\n", e.name, e.description, "", e.source);
-  }
+  for (const auto& e : endpoint::endpoints()) print_endpoint(out, e);
   out << "\nEndpoint parameters (--endpoint-param KEY=VALUE, or a platform's "
          "`endpoint_params:`):\n";
-  const endpoint::EndpointParams defaults;
-  for (const auto& p : endpoint::endpoint_params()) {
-    out << fmt::format("  {:<24} default {}: {} (used by {}); source: {}\n", p.key,
-                       endpoint::format_endpoint_param(defaults, p), p.description, p.used_by,
-                       p.source);
-  }
+  for (const auto& p : endpoint::endpoint_params()) print_endpoint_param(out, p);
   out << "\nGroups (--group, or `group:` in a job): all (every NPU), dim:K (every group of "
          "dimension K at once,\n  K = 0 innermost), npus:0,4,8,12 or npus:0-3;4-7 (explicit NPUs "
          "in rank order)\n";
   out << "\nModels (collsim train --workload NAME; data parallel, --batch, --compute, "
          "--precision):\n";
-  for (const std::string& name : workload::model_names()) {
-    const workload::Model m = workload::find_model(name, "model");
-    out << fmt::format("  {:<20} {} ({:.1f} M parameters)\n", name, m.description,
-                       static_cast<double>(m.params) / 1e6);
+  for (const std::string& name : workload::model_names()) print_model(out, name);
+  return 0;
+}
+
+int help_for(const std::string& name, std::ostream& out) {
+  bool found = false;
+  const auto section = [&](const char* title) {
+    out << (found ? "\n" : "") << title << "\n";
+    found = true;
+  };
+  for (const auto& f : topology::topology_forms()) {
+    if (form_name(f.syntax) == name) section("Topology (--topology):"), print_form(out, f);
+  }
+  for (const auto& k : topology::dim_kinds()) {
+    bool match = k.name == name;
+    for (std::string_view a : k.aliases) match = match || a == name;
+    if (match) section("Dimension kind (hier:... or a scenario's dims:):"), print_dim_kind(out, k);
+  }
+  for (const auto& a : collective::algorithms()) {
+    if (a.name == name)
+      section("Algorithm (--algorithms NAME[:key=value...]):"), print_algorithm(out, a);
+  }
+  for (const auto& b : network::backends()) {
+    if (b.name == name) section("Network backend (--backend):"), print_backend(out, b);
+  }
+  for (const auto& e : endpoint::endpoints()) {
+    if (e.name != name) continue;
+    section("Endpoint (--endpoint):");
+    print_endpoint(out, e);
+    out << "  parameters (--endpoint-param KEY=VALUE):\n";
+    for (const auto& p : endpoint::endpoint_params()) {
+      if (p.used_by.find(name) != std::string_view::npos || p.used_by == "all") {
+        print_endpoint_param(out, p);
+      }
+    }
+  }
+  for (const auto& p : endpoint::endpoint_params()) {
+    if (p.key == name)
+      section("Endpoint parameter (--endpoint-param):"), print_endpoint_param(out, p);
+  }
+  for (const std::string& m : workload::model_names()) {
+    if (m == name) section("Model (--workload):"), print_model(out, m);
+  }
+  if (!found) {
+    std::string names;
+    std::vector<std::string> seen;
+    const auto add = [&](std::string_view n) {
+      if (std::find(seen.begin(), seen.end(), n) != seen.end()) return;
+      seen.emplace_back(n);
+      names += (names.empty() ? "" : ", ") + std::string(n);
+    };
+    for (const auto& f : topology::topology_forms()) add(form_name(f.syntax));
+    for (const auto& a : collective::algorithms()) add(a.name);
+    for (const auto& b : network::backends()) add(b.name);
+    for (const auto& e : endpoint::endpoints()) add(e.name);
+    throw core::InputError(fmt::format(
+        "help: \"{}\" is no topology, dimension kind, algorithm, backend, endpoint, endpoint "
+        "parameter or model; try one of: {} (or a model: `collsim list`)",
+        name, names));
   }
   return 0;
 }
