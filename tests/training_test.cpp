@@ -221,3 +221,34 @@ TEST(Training, HierarchicalCollectivesRunThroughTheDimensionQueues) {
 
 }  // namespace
 }  // namespace collsim::workload
+
+namespace collsim::workload {
+namespace {
+
+TEST(Training, TimelinesRecordTheChunkStagesOfHierarchicalCollectives) {
+  // torus:4x4, one-way rings, 1 chunk: the all-reduce is reduce-scatter on dim0 then dim1,
+  // all-gather on dim1 then dim0, back to back from 20 us to 144.68 us (124.68 us, above).
+  const auto t = topology::from_compact("torus:4x4", kBw, kLat);
+  TrainingOptions o;
+  o.algorithm = collective::parse_algorithm("hierarchical:dim0=ring:dim1=ring", "t");
+  o.timeline = true;
+  Workload w;
+  w.name = "h";
+  w.layers = {layer("l0", Collective::AllReduce)};
+  const TrainingResult r = run_training(t, network::find_backend("analytical", "b"), w, o);
+  EXPECT_EQ(r.total.ps, 20000000 + 124680000);  // recording changes nothing
+  ASSERT_EQ(r.stages.size(), 4u);
+  const std::uint32_t dims[] = {0, 1, 1, 0};
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(r.stages[i].dim, dims[i]);
+    EXPECT_EQ(r.stages[i].op, i < 2 ? Collective::ReduceScatter : Collective::AllGather);
+    if (i > 0) {
+      EXPECT_EQ(r.stages[i].begin.ps, r.stages[i - 1].end.ps);
+    }
+  }
+  EXPECT_EQ(r.stages.front().begin.ps, 20000000);
+  EXPECT_EQ(r.stages.back().end.ps, 144680000);
+}
+
+}  // namespace
+}  // namespace collsim::workload

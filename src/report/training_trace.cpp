@@ -66,6 +66,31 @@ std::string render_training_trace(const std::vector<TrainingRow>& rows,
                         collective::to_string(*c.collective)),
             *s, {{"bytes", c.size.count}, {"scope", workload::to_string(c.scope)}});
     }
+    // Chunk-stages of hierarchical collectives: a track per dimension and place (active_chunks).
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> places;  // (dim, slot) -> track
+    for (const scheduler::StageInfo& st : row.result.stages) {
+      const auto key = std::make_pair(st.dim, st.slot);
+      auto it = std::find(places.begin(), places.end(), key);
+      if (it == places.end()) {
+        places.push_back(key);
+        it = places.end() - 1;
+      }
+      const int tid = 100 + static_cast<int>(it - places.begin());
+      events.push_back(
+          {{"ph", "X"},
+           {"pid", pid},
+           {"tid", tid},
+           {"name", fmt::format("chunk {} {}", st.chunk, collective::to_string(st.op))},
+           {"ts", us(st.begin)},
+           {"dur", us(st.end - st.begin)},
+           {"args", {{"bytes_per_npu", st.bytes}}}});
+    }
+    for (std::size_t i = 0; i < places.size(); ++i) {
+      meta(pid, 100 + static_cast<int>(i), "thread_name",
+           places[i].second == 0
+               ? fmt::format("dim{}", places[i].first)
+               : fmt::format("dim{} place {}", places[i].first, places[i].second + 1));
+    }
     for (const auto& s : row.result.timeline) {
       const std::string& layer = w.layers[s.layer].name;
       if (s.kind == TimelineSlice::Kind::Compute) {

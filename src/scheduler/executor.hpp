@@ -68,6 +68,9 @@ class ExecutionObserver {
   virtual void on_collective_end(CollectiveId, const CollectiveStats&) {}
   /// A chunk-stage of a hierarchical collective ended (told by its driver, at info.end).
   virtual void on_stage(const StageInfo&) {}
+  /// False for an observer that only wants on_stage: hierarchical collectives may then still
+  /// simulate one group per dimension (group_symmetry.hpp).
+  virtual bool watches_messages() const { return true; }
 
  protected:
   ~ExecutionObserver() = default;

@@ -88,7 +88,9 @@ GroupSymmetry run_symmetry(const topology::Topology& topo, const network::Backen
                            const Executor& executor) {
   GroupSymmetry s;
   s.broken = one_group_blocker(backend, executor.endpoint());
-  if (s.broken.empty() && executor.observer()) s.broken = "a trace watches every message";
+  if (s.broken.empty() && executor.observer() && executor.observer()->watches_messages()) {
+    s.broken = "a trace watches every message";
+  }
   return s.broken.empty() ? group_symmetry(topo) : s;
 }
 

@@ -495,7 +495,38 @@ TrainingResult run_training(const topology::Topology& topo, const network::Backe
                        : endpoint::find_endpoint(endpoint::kDefaultEndpoint, "endpoint");
   const auto endpoint = info.make(sim, *net, topo, options.endpoint_params);
   scheduler::Executor ex(sim, *endpoint);
-  ex.set_observer(observer);
+  // Timelines record the hierarchical collectives' chunk-stages (and pass the rest on).
+  struct Stages final : scheduler::ExecutionObserver {
+    scheduler::ExecutionObserver* next = nullptr;
+    std::vector<scheduler::StageInfo> stages;
+    void on_collective_start(scheduler::CollectiveId id, const collective::Program& p,
+                             const std::string& l) override {
+      if (next) next->on_collective_start(id, p, l);
+    }
+    void on_send(const scheduler::MessageInfo& m) override {
+      if (next) next->on_send(m);
+    }
+    void on_injected(const scheduler::MessageInfo& m) override {
+      if (next) next->on_injected(m);
+    }
+    void on_delivered(const scheduler::MessageInfo& m) override {
+      if (next) next->on_delivered(m);
+    }
+    void on_recv_done(scheduler::CollectiveId id, collective::Lane l, std::uint32_t op) override {
+      if (next) next->on_recv_done(id, l, op);
+    }
+    void on_collective_end(scheduler::CollectiveId id,
+                           const scheduler::CollectiveStats& s) override {
+      if (next) next->on_collective_end(id, s);
+    }
+    void on_stage(const scheduler::StageInfo& s) override {
+      stages.push_back(s);
+      if (next) next->on_stage(s);
+    }
+    bool watches_messages() const override { return next && next->watches_messages(); }
+  } recorder;
+  recorder.next = observer;
+  ex.set_observer(options.timeline ? &recorder : observer);
   bool one_group = false;
   if (!options.ideal && options.algorithm.info->staged &&
       !scheduler::spec_from_choice(options.algorithm, Collective::AllReduce, core::Bytes{1}, 1)
@@ -514,6 +545,7 @@ TrainingResult run_training(const topology::Topology& topo, const network::Backe
   }
   TrainingResult r = std::move(t.result());
   r.events = sim.events_processed();
+  r.stages = std::move(recorder.stages);
   std::uint64_t stages = 0;
   core::Time queuing;
   t.chunk_queuing(stages, queuing);

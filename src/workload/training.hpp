@@ -96,6 +96,9 @@ struct TrainingResult {
   /// The endpoint's figures over the run (collective_sweep.hpp endpoint_metrics).
   std::vector<std::pair<std::string, double>> endpoint_metrics;
   std::vector<TimelineSlice> timeline;  ///< when TrainingOptions::timeline, in end order
+  /// When TrainingOptions::timeline: every chunk-stage of the hierarchical collectives, per
+  /// dimension, in end order (the timeline's per-dimension tracks).
+  std::vector<scheduler::StageInfo> stages;
 };
 
 /// Run `options.iterations` iterations of `w` on a fresh simulation of `topo` with `backend`.
