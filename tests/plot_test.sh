@@ -23,4 +23,12 @@ rc=$?
 [ "$rc" = 2 ] || { echo "bad column: exit $rc, want 2"; exit 1; }
 grep -q no_such_column "$work/err" || { echo "error does not name the column"; cat "$work/err"; exit 1; }
 [ ! -e "$work/c.png" ] || { echo "a PNG was written despite the error"; exit 1; }
+# `collsim plot` draws the standard figure through the same module: the same bytes as `auto`.
+"$collsim" plot "$work/r.csv" -o "$work/d.png" || exit 1
+"$py" "$src/tools/plot.py" auto "$work/r.csv" "$work/e.png" || exit 1
+cmp -s "$work/d.png" "$work/e.png" || { echo "collsim plot differs from plot.py auto"; exit 1; }
+"$collsim" plot "$work/missing.csv" -o "$work/f.png" 2>"$work/err2"
+rc=$?
+[ "$rc" = 2 ] || { echo "missing CSV: exit $rc, want 2"; exit 1; }
+grep -q "missing.csv: no such file" "$work/err2" || { echo "error does not name the file"; exit 1; }
 echo ok

@@ -5,6 +5,8 @@ process and get the results as pandas DataFrames.
     df = collsim.collective("torus:8x8", algorithms=["ring", "direct"], sizes="32KiB:64MiB")
     df.plot(x="size_bytes", y="algbw_GBps")
 
+`import collsim.plot`; collsim.plot.standard(df, "fig.png") draws the standard figure of such a DataFrame (bandwidth
+against size per algorithm, or a training breakdown); the other figures are in collsim.plot.
 Every function mirrors a `collsim` subcommand (run, collective, train, astra); keyword arguments
 are its long options with `_` for `-` (`link_bandwidth="16 GB/s"`, `no_layers=True`); lists are
 joined with commas. Bad input raises CollsimError with the command line's message.
@@ -15,8 +17,6 @@ import os
 import tempfile
 
 import pandas as pd
-
-from . import _collsim
 
 __all__ = ["CollsimError", "cli", "run", "collective", "train", "astra"]
 
@@ -32,6 +32,8 @@ class CollsimError(Exception):
 
 def cli(*args):
     """Run `collsim ARGS...` and return its standard output (raises CollsimError)."""
+    from . import _collsim  # the extension; collsim.plot works without it
+
     status, out, err = _collsim.run_cli([str(a) for a in args])
     if status != 0:
         lines = [l for l in err.splitlines() if l.startswith("collsim:")]

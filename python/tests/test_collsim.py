@@ -40,3 +40,15 @@ def test_errors_carry_the_command_lines_message():
         collsim.collective("torus:4x4", algorithms="nope")
     assert e.value.status == 2
     assert "nope" in str(e.value)
+
+
+def test_standard_figure_of_a_dataframe(tmp_path):
+    import collsim.plot
+
+    df = collsim.collective("torus:4x4", algorithms=["ring", "direct"], sizes=["64KiB", "1MiB"],
+                            backend="analytical")
+    out = tmp_path / "f.png"
+    collsim.plot.standard(df, str(out))
+    assert out.stat().st_size > 1000
+    with pytest.raises(collsim.plot.UserError):
+        collsim.plot.standard(df.drop(columns=["algbw_GBps"]), str(tmp_path / "g.png"))

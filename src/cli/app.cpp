@@ -196,6 +196,15 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   train->add_flag("--no-layers", out_opt.no_layers,
                   "table: the totals and the summary only, no per-layer lines");
 
+  cli::PlotOptions po;
+  auto* plot = app.add_subcommand(
+      "plot",
+      "draw the standard figure of a results CSV (collective: algbw against size per algorithm; "
+      "training: compute and exposed communication per run) with matplotlib");
+  plot->add_option("csv", po.csv, "results CSV(s) from --format csv, comma-separated")->required();
+  plot->add_option("--output,-o", po.output, "the PNG to write")->required();
+  plot->add_option("--title", po.title, "the figure's title");
+
   std::string help_name;
   auto* help = app.add_subcommand(
       "help",
@@ -266,6 +275,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (*train) return cli::run_train(tr, out_opt, out, err);
     if (*astra) return cli::run_astra(ao, out_opt, out, err);
     if (*help) return cli::help_for(help_name, out);
+    if (*plot) return cli::plot_results(po, err);
   } catch (const core::InputError& e) {
     err << "collsim: error: " << e.what() << '\n';
     return 2;

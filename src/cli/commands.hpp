@@ -104,6 +104,15 @@ struct AstraOptions {
 int run_astra(const AstraOptions& opt, const OutputOptions& out_opt, std::ostream& out,
               std::ostream& err);
 
+struct PlotOptions {
+  std::string csv;     ///< results CSV(s) of collsim, comma-separated
+  std::string output;  ///< the PNG to write
+  std::string title;
+};
+/// `collsim plot RESULTS.csv -o FIG.png`: the standard figure of the CSV (python/collsim/plot.py
+/// `auto`). Returns the plotting process's exit status (2: bad input, named on standard error).
+int plot_results(const PlotOptions& opt, std::ostream& err);
+
 /// `collsim help NAME`: what `collsim list` says about NAME (a topology, dimension kind,
 /// algorithm, backend, endpoint, endpoint parameter or model), every entry of that name.
 /// Throws core::InputError listing the names for an unknown one.

@@ -1,0 +1,315 @@
+"""Figures from collsim's own CSV output (the one plotting module every figure in docs/ uses):
+`collsim plot RESULTS.csv -o FIG.png`, `python3 -m collsim.plot KIND ...`, tools/plot.py, or
+collsim.plot.standard(df, "fig.png") from Python.
+
+Kinds:
+  auto      the standard figure for the CSV: training rows -> compute and exposed communication
+            per run (one panel per workload); collective rows -> bandwidth (algbw) against size,
+            one line per algorithm (one panel per platform); on multi-dimension platforms with
+            hierarchical rows, also Themis's average bandwidth utilization
+  bars      grouped bars: one group per --x value, one bar per --hue value
+  stacked   grouped bars of several --y columns stacked (--y compute_ms,exposed_ms)
+  lines     lines with markers: --y against --x, one line per --hue value
+  activity  Themis Fig. 9: the --activity CSV of `collsim run/collective`, one panel per
+            algorithm, one step line per dimension (share of each window it ran a chunk-stage)
+
+Results CSV (`--format csv`): one row per run; derived columns time_ms, time_us, size_MB,
+bw_utilization_pct, label (the algorithm in the Themis paper's names), series (backend and
+algorithm), wavelengths (platforms named w8, w16, ...) and one column per backend_metrics key
+(e.g. peak_wavelengths_per_segment) can be used as --x/--y/--hue.
+Training CSV (`collsim train --format csv`): derived compute_ms, exposed_ms, iteration_ms and run
+(algorithm / overlap); filter layer=total for the totals.
+Activity CSV: platform,backend,algorithm,size_bytes,dim,window_start_ns,window_end_ns,active_share.
+
+Same CSV, same PNG bytes (Agg backend, fixed dpi, no date in the metadata).
+
+Example:
+  python3 tools/plot.py bars results/fig8-table2.csv fig8.png --x size_MB --y speedup \\
+      --hue label --facet platform --filter 'algorithm!=ideal'
+"""
+import argparse
+import sys
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+DPI = 100
+METADATA = {"Software": None}  # no matplotlib version or date: same bytes every time
+
+
+class UserError(Exception):
+    """Bad input: reported in one line, exit status 2."""
+
+
+def short_label(algorithm):
+    """The Themis paper's name of a hierarchical algorithm choice (others unchanged)."""
+    a = str(algorithm)
+    if not a.startswith("hierarchical"):
+        return a
+    extra = [p for p in a.split(":")[1:] if p.startswith("active_chunks")]
+    suffix = f" ({extra[0].replace('_', ' ')})" if extra else ""
+    if "schedule=per-dim-all-reduce" in a:
+        return "per-dim all-reduce" + suffix
+    if "schedule=themis" in a:
+        return ("Themis+SCF" if "intra=scf" in a else "Themis+FIFO") + suffix
+    return "baseline" + suffix
+
+
+def read_results(paths):
+    """One DataFrame from one or more results CSVs, with the derived columns."""
+    frames = []
+    for p in paths:
+        try:
+            frames.append(pd.read_csv(p))
+        except FileNotFoundError:
+            raise UserError(f"{p}: no such file")
+    return _derive(pd.concat(frames, ignore_index=True))
+
+
+def _derive(df):
+    """The derived columns (module docstring) of a results DataFrame."""
+    df = df.copy()
+    if "time_ns" in df:
+        df["time_ms"] = df["time_ns"] / 1e6
+        df["time_us"] = df["time_ns"] / 1e3
+    if "size_bytes" in df:
+        df["size_MB"] = (df["size_bytes"] / 1e6).round(3)
+    if "bw_utilization" in df:
+        df["bw_utilization_pct"] = 100 * df["bw_utilization"]
+    if "algorithm" in df:
+        df["label"] = df["algorithm"].map(short_label)
+    if "backend" in df and "algorithm" in df:
+        df["series"] = df["backend"].astype(str) + " " + df["algorithm"].astype(str)
+    if "platform" in df:  # sweeps name their platforms w8, w16, ...: the wavelengths
+        w = df["platform"].astype(str).str.extract(r"^w(\d+)$")[0]
+        if w.notna().all():
+            df["wavelengths"] = w.astype(int)
+    if "backend_metrics" in df:  # "key=value;...": one column per key
+        for i, text in df["backend_metrics"].items():
+            if isinstance(text, str):
+                for pair in text.split(";"):
+                    key, _, value = pair.partition("=")
+                    df.loc[i, key] = float(value)
+    for col in ("compute_ns", "exposed_ns", "iteration_ns", "forward_compute_ns"):
+        if col in df:  # training CSVs (collsim train --format csv)
+            df[col.replace("_ns", "_ms")] = df[col] / 1e6
+    if "overlap" in df and "algorithm" in df:
+        df["run"] = df["algorithm"].astype(str) + " / overlap " + df["overlap"].astype(str)
+    return df
+
+
+def select(df, filters):
+    """Rows where every COL=VALUE (or COL!=VALUE) holds; compared as text."""
+    for f in filters:
+        neg = "!=" in f
+        col, _, val = f.partition("!=" if neg else "=")
+        need(df, col)
+        keep = df[col].astype(str) == val
+        df = df[~keep if neg else keep]
+    if df.empty:
+        raise UserError("no rows left after the filters")
+    return df
+
+
+def need(df, *cols):
+    for c in cols:
+        if c and c not in df.columns:
+            raise UserError(f"unknown column '{c}'; valid: {', '.join(df.columns)}")
+
+
+def ordered(values):
+    """Distinct values in first-appearance order (the CSV's order is the figure's order)."""
+    return list(dict.fromkeys(values))
+
+
+def panels(df, facet, sharex=True):
+    groups = [(None, df)] if not facet else [(v, df[df[facet] == v]) for v in ordered(df[facet])]
+    fig, axes = plt.subplots(len(groups), 1, figsize=(8, 2.8 * len(groups)), squeeze=False,
+                             sharex=sharex)
+    return fig, [(name, part, ax) for (name, part), ax in zip(groups, axes[:, 0])]
+
+
+def xticks(ax, positions, labels):
+    """Tick labels, slanted when they are too long to sit side by side (platform names)."""
+    long = max((len(v) for v in labels), default=0) > 10 and len(labels) > 3
+    ax.set_xticks(positions, labels, rotation=20 if long else 0, ha="right" if long else "center")
+
+
+def save(fig, out, title):
+    if title:
+        fig.suptitle(title)
+    # Leave the title its own band above the panels.
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / fig.get_size_inches()[1]) if title else None)
+    fig.savefig(out, dpi=DPI, metadata=METADATA)
+    plt.close(fig)
+
+
+def bars(df, x, y, hue, out, *, facet=None, title=None, ylabel=None, logy=False):
+    """Grouped bars of y: one group per x value, one bar per hue value, one panel per facet."""
+    need(df, x, y, hue, facet)
+    fig, parts = panels(df, facet, sharex=False)
+    hues = ordered(df[hue])
+    width = 0.8 / len(hues)
+    for name, part, ax in parts:
+        xs = ordered(part[x])
+        for k, h in enumerate(hues):
+            sel = part[part[hue] == h].set_index(x)[y]
+            ax.bar([i + k * width for i in range(len(xs))], [sel.get(v, float("nan")) for v in xs],
+                   width, label=str(h))
+        xticks(ax, [i + width * (len(hues) - 1) / 2 for i in range(len(xs))], [str(v) for v in xs])
+        ax.set_ylabel(ylabel or y)
+        ax.set_xlabel(x)
+        if logy:
+            ax.set_yscale("log")
+        if name is not None:
+            ax.set_title(str(name), fontsize=10)
+        ax.grid(axis="y", alpha=0.3)
+    parts[0][2].legend(fontsize=8)
+    save(fig, out, title)
+
+
+def stacked(df, x, ys, hue, out, *, facet=None, title=None, ylabel=None):
+    """Grouped bars of the columns `ys` stacked (compute + exposed communication, MultiTree
+    Fig. 11 and Themis Fig. 12): one group per x value, one bar per hue value (told apart by
+    hatching), one colour per stacked column."""
+    need(df, x, hue, facet, *ys)
+    from matplotlib.patches import Patch
+    fig, parts = panels(df, facet, sharex=False)
+    fig.set_size_inches(10, 3.6 * len(parts))
+    hues = ordered(df[hue])
+    width = 0.8 / len(hues)
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    hatches = ["", "//", "..", "xx", "\\\\", "oo", "--", "++", "**", "||", "O.", "x-"]
+    for name, part, ax in parts:
+        xs = ordered(part[x])
+        for k, h in enumerate(hues):
+            sel = part[part[hue] == h].set_index(x)
+            bottom = [0.0] * len(xs)
+            pos = [i + k * width for i in range(len(xs))]
+            for j, y in enumerate(ys):
+                vals = [float(sel[y].get(v, float("nan"))) for v in xs]
+                ax.bar(pos, vals, width, bottom=bottom, color=colors[j % len(colors)],
+                       hatch=hatches[k % len(hatches)], edgecolor="black", linewidth=0.4)
+                bottom = [b + v for b, v in zip(bottom, vals)]
+        xticks(ax, [i + width * (len(hues) - 1) / 2 for i in range(len(xs))], [str(v) for v in xs])
+        ax.set_ylabel(ylabel or " + ".join(ys))
+        if name is not None:
+            ax.set_title(str(name), fontsize=10)
+        ax.grid(axis="y", alpha=0.3)
+    handles = [Patch(facecolor=colors[j % len(colors)], edgecolor="black", label=y)
+               for j, y in enumerate(ys)]
+    handles += [Patch(facecolor="white", edgecolor="black", hatch=hatches[k % len(hatches)],
+                      label=str(h)) for k, h in enumerate(hues)]
+    parts[0][2].legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    save(fig, out, title)
+
+
+def lines(df, x, y, hue, out, *, facet=None, title=None, ylabel=None, logx=False, logy=False):
+    """y against x with markers, one line per hue value, one panel per facet."""
+    need(df, x, y, hue, facet)
+    fig, parts = panels(df, facet, sharex=True)
+    # One color per hue value across all panels, and every panel's lines in its own legend.
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    color_of = {h: colors[i % len(colors)] for i, h in enumerate(ordered(df[hue]))}
+    for name, part, ax in parts:
+        for h in ordered(part[hue]):
+            sel = part[part[hue] == h]
+            ax.plot(sel[x], sel[y], marker="o", label=str(h), color=color_of[h])
+        ax.set_ylabel(ylabel or y)
+        if logx:
+            ax.set_xscale("log", base=2)
+        if logy:
+            ax.set_yscale("log")
+        if name is not None:
+            ax.set_title(str(name), fontsize=10)
+        ax.grid(alpha=0.3)
+    parts[-1][2].set_xlabel(x)
+    for _, _, ax in parts:
+        ax.legend(fontsize=7)
+    save(fig, out, title)
+
+
+def activity(df, out, *, facet="label", title=None):
+    """Themis Fig. 9: each dimension's active share per window, one panel per facet value."""
+    need(df, "dim", "window_start_ns", "window_end_ns", "active_share")
+    df = df.assign(label=df["algorithm"].map(short_label))
+    need(df, facet)
+    fig, parts = panels(df, facet, sharex=True)
+    for name, part, ax in parts:
+        for d in sorted(part["dim"].unique()):
+            sel = part[part["dim"] == d]
+            xs = list(sel["window_start_ns"] / 1e6) + [sel["window_end_ns"].iloc[-1] / 1e6]
+            ys = list(100 * sel["active_share"]) + [100 * sel["active_share"].iloc[-1]]
+            ax.step(xs, ys, where="post", label=f"dim{d + 1}")
+        ax.set_ylim(-5, 105)
+        ax.set_ylabel("active %")
+        ax.set_title(str(name), fontsize=10)
+        ax.grid(alpha=0.3)
+    parts[-1][2].set_xlabel("time (ms)")
+    parts[0][2].legend(fontsize=8, ncol=4)
+    save(fig, out, title)
+
+
+def standard(df, out, *, title=None):
+    """The standard figure for a DataFrame of collsim results (see `auto` above); `df` as
+    collsim.collective / train / run return it, or read_results() of CSV files."""
+    if "layer" in df.columns:  # training
+        if "compute_ms" not in df:
+            df = _derive(df)
+        df = df[df["layer"] == "total"]
+        if df.empty:
+            raise UserError("no `total` rows: not a training CSV of collsim")
+        stacked(df, "platform", ["compute_ms", "exposed_ms"], "run", out, facet="workload",
+                title=title or "iteration: compute + exposed communication", ylabel="ms")
+        return
+    if "size_bytes" not in df.columns or "algbw_GBps" not in df.columns:
+        raise UserError("no size_bytes and algbw_GBps columns: not a collective CSV of collsim")
+    if "label" not in df:
+        df = _derive(df)
+    df = df[df["algorithm"] != "ideal"] if "algorithm" in df else df
+    lines(df, "size_bytes", "algbw_GBps", "series" if df["backend"].nunique() > 1 else "label",
+          out, facet="platform" if df["platform"].nunique() > 1 else None, title=title,
+          ylabel="algbw (GB/s)", logx=True)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("kind", choices=["auto", "bars", "stacked", "lines", "activity"])
+    ap.add_argument("csv", help="CSV file(s), comma-separated")
+    ap.add_argument("out", help="PNG to write")
+    ap.add_argument("--x", default="size_MB")
+    ap.add_argument("--y", default="time_ms")
+    ap.add_argument("--hue", default="label")
+    ap.add_argument("--facet", default=None)
+    ap.add_argument("--filter", action="append", default=[], metavar="COL=VALUE",
+                    help="keep rows where COL equals (COL!=VALUE: differs from) VALUE; repeatable")
+    ap.add_argument("--title")
+    ap.add_argument("--ylabel")
+    ap.add_argument("--logx", action="store_true")
+    ap.add_argument("--logy", action="store_true")
+    a = ap.parse_args(argv)
+    plt.switch_backend("Agg")  # files only, the same bytes everywhere
+    try:
+        df = select(read_results(a.csv.split(",")), a.filter)
+        if a.kind == "auto":
+            standard(df, a.out, title=a.title)
+        elif a.kind == "stacked":
+            stacked(df, a.x, a.y.split(","), a.hue, a.out, facet=a.facet, title=a.title,
+                    ylabel=a.ylabel)
+        elif a.kind == "bars":
+            bars(df, a.x, a.y, a.hue, a.out, facet=a.facet, title=a.title, ylabel=a.ylabel,
+                 logy=a.logy)
+        elif a.kind == "lines":
+            lines(df, a.x, a.y, a.hue, a.out, facet=a.facet, title=a.title, ylabel=a.ylabel,
+                  logx=a.logx, logy=a.logy)
+        else:
+            activity(df, a.out, facet=a.facet or "label", title=a.title)
+    except UserError as e:
+        print(f"collsim plot: error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,64 @@
+// `collsim plot RESULTS.csv -o FIG.png`: the standard figure of a results CSV, drawn by the
+// Python plotting module every figure in docs/ uses (python/collsim/plot.py, matplotlib).
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+
+extern char** environ;
+
+namespace collsim::cli {
+
+int plot_results(const PlotOptions& opt, std::ostream& err) {
+  if (opt.output.empty()) throw core::InputError("-o: the PNG to write is missing");
+  std::error_code ec;
+  for (std::size_t start = 0; start <= opt.csv.size();) {
+    const auto comma = std::min(opt.csv.find(',', start), opt.csv.size());
+    const std::string f = opt.csv.substr(start, comma - start);
+    if (!std::filesystem::is_regular_file(f, ec)) {
+      throw core::InputError(fmt::format("plot: {}: no such file", f));
+    }
+    start = comma + 1;
+  }
+  // Debian's python3 has matplotlib and pandas; the package comes from the source tree (or
+  // from where `cmake --install` put it, which Debian's python3 searches anyway).
+  const std::string python =
+      std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  std::string path = COLLSIM_PYTHON_SOURCE_DIR;
+  if (const char* old = std::getenv("PYTHONPATH"); old && *old) path += std::string(":") + old;
+  std::vector<std::string> env_strings{"PYTHONPATH=" + path};
+  for (char** e = environ; *e; ++e) {
+    if (std::string(*e).rfind("PYTHONPATH=", 0) != 0) env_strings.emplace_back(*e);
+  }
+  std::vector<std::string> args{python, "-m", "collsim.plot", "auto", opt.csv, opt.output};
+  if (!opt.title.empty()) args.insert(args.end(), {"--title", opt.title});
+  std::vector<char*> argv, envp;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawnp(&pid, python.c_str(), nullptr, nullptr, argv.data(), envp.data()) != 0) {
+    throw core::InputError(
+        fmt::format("plot: cannot run {} (install python3-matplotlib and "
+                    "python3-pandas: `make figures` does)",
+                    python));
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status)) {
+    err << "collsim: error: plot: the plotting process did not finish\n";
+    return 1;
+  }
+  return WEXITSTATUS(status);
+}
+
+}  // namespace collsim::cli
