@@ -344,3 +344,48 @@ TEST(AstraCommand, ReadsAstraSim10SystemAndNetworkFiles) {
 
 }  // namespace
 }  // namespace collsim::workload::chakra
+
+namespace collsim::workload::chakra {
+namespace {
+
+// Every ASTRA-sim network and system file in the directory COLLSIM_ASTRA_INPUTS names (the
+// layout of ASTRA-sim's repositories: astra-sim-2.0/inputs/{network,system/analytical},
+// astra-sim-1.0/{network/analytical,system,workload}) runs through `collsim astra` with the
+// 1.0 micro all-reduce workload, or is refused with an error naming the file and key.
+TEST(AstraCommand, EveryAstraSimConfigRunsOrIsRefusedByName) {
+  const char* root = std::getenv("COLLSIM_ASTRA_INPUTS");
+  if (!root || !fs::is_directory(root)) GTEST_SKIP() << "COLLSIM_ASTRA_INPUTS names no directory";
+  const fs::path r(root);
+  const fs::path workload = r / "astra-sim-1.0/workload/microAllReduce.txt";
+  ASSERT_TRUE(fs::exists(workload));
+  std::vector<std::pair<fs::path, fs::path>> pairs;
+  for (const auto& e : fs::directory_iterator(r / "astra-sim-2.0/inputs/network")) {
+    pairs.emplace_back(e.path(), r / "astra-sim-2.0/inputs/system/analytical" /
+                                     (e.path().stem().string() + ".json"));
+  }
+  for (const auto& n : fs::directory_iterator(r / "astra-sim-1.0/network/analytical")) {
+    for (const auto& s : fs::directory_iterator(r / "astra-sim-1.0/system")) {
+      pairs.emplace_back(n.path(), s.path());
+    }
+  }
+  std::size_t ran = 0;
+  for (const auto& [net, sys] : pairs) {
+    const auto res = test::collsim(fmt::format(
+        "astra --workload-configuration={} --system-configuration={} --network-configuration={} "
+        "-q --no-layers",
+        workload.string(), sys.string(), net.string()));
+    if (res.status == 0) {
+      EXPECT_NE(res.out.find("sys[0] finished, "), std::string::npos) << net << " " << sys;
+      ++ran;
+      continue;
+    }
+    EXPECT_EQ(res.status, 2) << net << " " << sys << ": " << res.err;
+    const bool named = res.err.find(net.filename().string()) != std::string::npos ||
+                       res.err.find(sys.filename().string()) != std::string::npos;
+    EXPECT_TRUE(named) << "the error names neither file: " << res.err;
+  }
+  EXPECT_GE(ran, 8u);
+}
+
+}  // namespace
+}  // namespace collsim::workload::chakra
