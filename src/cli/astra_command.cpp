@@ -65,15 +65,22 @@ int run_astra(const AstraOptions& opt, const OutputOptions& out_opt, std::ostrea
       }
     }
   }
-  const collective::AlgorithmChoice algorithm = sys.algorithm_for(used);
+  const auto chosen = sys.algorithms_for(used);
+  // The first collective the workload runs names the run; the others keep their own.
+  const collective::AlgorithmChoice algorithm =
+      used.empty() ? chosen.begin()->second : chosen.at(used.front());
   if (!out_opt.quiet) {
     err << (opt.si_gigabytes
                 ? "collsim: network bandwidth \"GB/s\" read as 1e9 bytes/s (--si-gigabytes)\n"
                 : "collsim: network bandwidth \"GB/s\" read as 2^30 bytes/s, as ASTRA-sim does "
                   "(--si-gigabytes: 1e9)\n");
     for (const std::string& u : sys.used) err << "collsim: " << u << "\n";
-    err << fmt::format("collsim: {} NPUs ({}), algorithm {}\n", net.topology.num_npus(),
-                       net.topology.name(), algorithm.label);
+    std::vector<collective::Collective> listed = used;
+    if (listed.empty()) listed.push_back(chosen.begin()->first);
+    for (collective::Collective c : listed) {
+      err << fmt::format("collsim: {} NPUs ({}), {}: {}\n", net.topology.num_npus(),
+                         net.topology.name(), collective::to_string(c), chosen.at(c).label);
+    }
   }
   TrainingWork w;
   w.platform = std::filesystem::path(opt.network).stem().string();
@@ -82,6 +89,7 @@ int run_astra(const AstraOptions& opt, const OutputOptions& out_opt, std::ostrea
   w.endpoint_params.message_overhead = sys.endpoint_delay + net.message_delay;
   w.spec.workload = opt.workload;
   w.spec.algorithms = {algorithm};
+  w.spec.per_collective = chosen;
   w.spec.chunks = sys.chunks;
   w.spec.order = sys.order;
   w.spec.chakra = sys.compute;

@@ -52,6 +52,7 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
       for (workload::Overlap ov : w.spec.overlaps) {
         workload::TrainingOptions to;
         to.algorithm = a;
+        to.per_collective = w.spec.per_collective;
         to.ideal = a.info == nullptr;
         to.chunks = w.spec.chunks;
         to.overlap = ov;

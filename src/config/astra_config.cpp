@@ -262,9 +262,9 @@ nlohmann::json text_system(const std::string& text, const std::string& path) {
 
 }  // namespace
 
-collective::AlgorithmChoice AstraSystem::algorithm_for(
+std::map<collective::Collective, collective::AlgorithmChoice> AstraSystem::algorithms_for(
     const std::vector<collective::Collective>& used) const {
-  const collective::AlgorithmChoice* pick = nullptr;
+  std::map<collective::Collective, collective::AlgorithmChoice> out;
   for (collective::Collective c : used) {
     if (const auto u = unavailable.find(c); u != unavailable.end()) {
       throw core::InputError(u->second);
@@ -274,20 +274,12 @@ collective::AlgorithmChoice AstraSystem::algorithm_for(
       throw core::InputError(fmt::format("{}: no {}-implementation for the workload's {}", file,
                                          collective::to_string(c), collective::to_string(c)));
     }
-    if (pick && pick->label != it->second.label) {
-      throw core::InputError(fmt::format(
-          "{}: the workload runs {} and {} collectives, whose implementations differ ({} vs {}); "
-          "collsim takes one algorithm for every collective of a run",
-          file, collective::to_string(used.front()), collective::to_string(c), pick->label,
-          it->second.label));
-    }
-    pick = &it->second;
+    out.emplace(c, it->second);
   }
-  if (!pick && algorithms.empty()) {
+  if (out.empty() && !algorithms.empty()) out.emplace(*algorithms.begin());
+  if (out.empty())
     throw core::InputError(fmt::format("{}: no implementation collsim can run", file));
-  }
-  if (!pick) pick = &algorithms.begin()->second;
-  return *pick;
+  return out;
 }
 
 AstraSystem read_astra_system(const std::string& path, std::size_t dims) {
@@ -354,7 +346,7 @@ AstraSystem read_astra_system(const std::string& path, std::size_t dims) {
                                                  : collective::Collective::AllToAll;
       if (v.is_array() && v.size() == 1 && v[0].is_string() && dims != 1 &&
           v[0].get<std::string>().rfind("one", 0) == 0) {
-        // Refused only if the workload runs this collective (AstraSystem::algorithm_for).
+        // Refused only if the workload runs this collective (AstraSystem::algorithms_for).
         s.unavailable[c] = fmt::format(
             "{}: \"{}\" spans every NPU; collsim runs it on one-dimension platforms only", key(k),
             v[0].get<std::string>());

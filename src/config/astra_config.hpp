@@ -24,9 +24,8 @@
 //                                one name per dimension (ring, direct, halvingDoubling,
 //                                doubleBinaryTree; 1.0's oneRing etc. on one dimension): one
 //                                dimension -> that flat algorithm; more -> `hierarchical` with
-//                                that algorithm per dimension. collsim takes one algorithm per
-//                                run, so the lists of the collectives a workload runs must agree
-//                                (AstraSystem::algorithm_for)
+//                                that algorithm per dimension; each collective runs its own
+//                                (AstraSystem::algorithms_for)
 //   collective-optimization      localBWAware (reduce-scatter then all-gather across the
 //                                dimensions: the baseline schedule) | baseline (an all-reduce
 //                                per dimension: per-dim-all-reduce)
@@ -65,9 +64,10 @@ struct AstraSystem {
   /// Collectives whose implementation collsim cannot run here, and why (an error only if the
   /// workload runs them).
   std::map<collective::Collective, std::string> unavailable;
-  /// The algorithm for a workload that runs `used` collectives: theirs, which must agree
-  /// (collsim takes one algorithm per run); throws core::InputError naming the keys otherwise.
-  collective::AlgorithmChoice algorithm_for(const std::vector<collective::Collective>& used) const;
+  /// The algorithm of each collective a workload runs (`used`, in first-use order); throws
+  /// core::InputError for one collsim cannot run on this platform (`unavailable`).
+  std::map<collective::Collective, collective::AlgorithmChoice> algorithms_for(
+      const std::vector<collective::Collective>& used) const;
   std::uint32_t chunks = 1;
   workload::IssueOrder order = workload::IssueOrder::Fifo;
   core::Time endpoint_delay;

@@ -76,6 +76,8 @@ struct TrainingSpec {
   std::uint32_t batch = 16;
   std::uint32_t bytes_per_element = 4;
   workload::chakra::ToWorkloadOptions chakra;  ///< Chakra traces: compute nodes' roofline
+  /// Per-collective algorithms for every run (workload/training.hpp TrainingOptions).
+  std::map<collective::Collective, collective::AlgorithmChoice> per_collective;
 };
 
 struct Platform {

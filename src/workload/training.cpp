@@ -318,7 +318,7 @@ class Trainer final : public core::EventHandler {
   // A hierarchical collective over the scope's dimensions: model-parallel groups must be the
   // innermost dimensions (M = their product), data-parallel groups the others.
   scheduler::HierarchicalSpec staged_spec(const Comm& c) const {
-    auto s = scheduler::spec_from_choice(o_.algorithm, *c.collective, c.size, o_.chunks);
+    auto s = scheduler::spec_from_choice(choice(*c.collective), *c.collective, c.size, o_.chunks);
     const auto dims = scope_dims(c.scope);
     if (!dims) {
       throw core::InputError(fmt::format(
@@ -330,17 +330,23 @@ class Trainer final : public core::EventHandler {
     return s;
   }
 
+  // The algorithm of a collective: its override, else the run's.
+  const collective::AlgorithmChoice& choice(Collective c) const {
+    const auto it = o_.per_collective.find(c);
+    return it == o_.per_collective.end() ? o_.algorithm : it->second;
+  }
+
   const std::vector<collective::Program>& programs(const Comm& c) {
     const CacheKey key{static_cast<int>(c.scope), static_cast<int>(*c.collective), c.size.count};
     auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
     std::vector<collective::Program> ps;
     for (const auto& g : groups(c.scope)) {
-      ps.push_back(
-          g.is_identity(topo_.num_npus())
-              ? collective::build_program(o_.algorithm, topo_, *c.collective, c.size, o_.chunks)
-              : collective::build_program(o_.algorithm, topo_, g, *c.collective, c.size,
-                                          o_.chunks));
+      ps.push_back(g.is_identity(topo_.num_npus())
+                       ? collective::build_program(choice(*c.collective), topo_, *c.collective,
+                                                   c.size, o_.chunks)
+                       : collective::build_program(choice(*c.collective), topo_, g, *c.collective,
+                                                   c.size, o_.chunks));
     }
     return cache_.emplace(key, std::move(ps)).first->second;
   }
@@ -487,6 +493,13 @@ TrainingResult run_training(const topology::Topology& topo, const network::Backe
                             scheduler::ExecutionObserver* observer) {
   validate(w, topo.num_npus());
   if (!options.algorithm.info && !options.ideal) throw core::InputError("training: no algorithm");
+  for (const auto& [c, a] : options.per_collective) {
+    if (!options.ideal && (!a.info || a.info->staged != options.algorithm.info->staged)) {
+      throw core::InputError(fmt::format(
+          "training: the {} algorithm {} must be {} like {}", collective::to_string(c), a.label,
+          options.algorithm.info->staged ? "hierarchical" : "flat", options.algorithm.label));
+    }
+  }
   if (options.iterations == 0) throw core::InputError("iterations: must be >= 1, got 0");
   core::Simulation sim;
   auto net = network::make_backend(backend, sim, topo, options.backend_options, "backend");

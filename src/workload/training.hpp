@@ -24,6 +24,7 @@
 // the time the compute timeline waits for collectives; per layer the compute, the time its
 // collectives ran, and the exposed time they caused.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,6 +48,9 @@ IssueOrder parse_issue_order(std::string_view text, std::string_view field);
 
 struct TrainingOptions {
   collective::AlgorithmChoice algorithm;  ///< flat (ring, ...) or hierarchical; unused if ideal
+  /// Another algorithm for some collectives (ASTRA-sim's per-collective *-implementation keys);
+  /// each flat where `algorithm` is flat and hierarchical where it is (core::InputError if not).
+  std::map<collective::Collective, collective::AlgorithmChoice> per_collective;
   /// Themis Table 3 "Ideal" (100% bandwidth utilization): every collective takes its size over
   /// one NPU's total bandwidth in the dimensions it spans, with no network.
   bool ideal = false;
