@@ -52,3 +52,20 @@ def test_standard_figure_of_a_dataframe(tmp_path):
     assert out.stat().st_size > 1000
     with pytest.raises(collsim.plot.UserError):
         collsim.plot.standard(df.drop(columns=["algbw_GBps"]), str(tmp_path / "g.png"))
+
+
+def test_astra_returns_the_report_rows(tmp_path):
+    # An ASTRA-sim 1.0 text workload of one 1 MiB all-reduce on an 8-NPU ring (50 GB/s, 500 ns):
+    # the CSV parses (ASTRA-sim's sys[i] lines go to standard error) and matches docs/astra.md:
+    # 35,240 ns of all-reduce (4 chunks, an endpoint delay of 10) after 3 x 5 ns of compute.
+    (tmp_path / "net.yml").write_text(
+        "topology: [ Ring ]\nnpus_count: [ 8 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n")
+    (tmp_path / "sys.json").write_text(
+        '{"scheduling-policy": "LIFO", "endpoint-delay": 10, "preferred-dataset-splits": 4,'
+        ' "all-reduce-implementation": ["ring"], "collective-optimization": "localBWAware"}')
+    (tmp_path / "ar.txt").write_text(
+        "MICRO\n1\nar -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 1048576 5\n")
+    df = collsim.astra(str(tmp_path / "ar.txt"), str(tmp_path / "sys.json"),
+                       str(tmp_path / "net.yml"))
+    total = df[df.layer == "total"].iloc[0]
+    assert total.iteration_ns == pytest.approx(35240 + 15, abs=1)

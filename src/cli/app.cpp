@@ -234,10 +234,18 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                    "bandwidth (GB/s), latency (ns) per dimension")
       ->required();
   astra->add_option("--remote-memory-configuration", ao.remote_memory,
-                    "remote memory JSON: only NO_MEMORY_EXPANSION (collsim models no remote "
-                    "memory)");
+                    "remote memory JSON (memory-type NO_MEMORY_EXPANSION, PER_NODE_ or "
+                    "PER_NPU_MEMORY_EXPANSION, MEMORY_POOL; remote-mem-latency ns, remote-mem-bw "
+                    "GB/s): serves the trace's memory nodes");
   astra->add_option("--comm-group-configuration", ao.comm_group,
-                    "communicator groups: not simulated yet (refused)");
+                    "communicator groups JSON {\"GROUP\": [NPU, ...]}: the NPUs of each pg_name");
+  astra->add_flag("--replay", ao.replay,
+                  "replay the Chakra trace node by node on every rank (default: only traces with "
+                  "send / recv or memory nodes, communicator groups, broadcasts or ranks whose "
+                  "graphs differ; the others run as a training iteration)");
+  astra->add_flag("--concurrent-comm", ao.concurrent,
+                  "replay: a rank runs any number of collectives and sends at once (default: "
+                  "one at a time, as ASTRA-sim)");
   astra->add_flag("--si-gigabytes", ao.si_gigabytes,
                   "read the network's GB/s as 1e9 bytes/s (default: 2^30, as ASTRA-sim does)");
   astra

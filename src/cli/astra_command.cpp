@@ -11,47 +11,137 @@
 #include "cli/commands.hpp"
 #include "cli/train_runs.hpp"
 #include "config/astra_config.hpp"
+#include "config/astra_optional_inputs.hpp"
 #include "core/error.hpp"
 #include "core/parse.hpp"
+#include "report/replay_report.hpp"
+#include "workload/formats/chakra_replay.hpp"
 #include "workload/load.hpp"
 
 namespace collsim::cli {
 
 namespace {
 
-// The remote-memory file: collsim models no memory expansion, so only that is accepted.
-void check_remote_memory(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    throw core::InputError(fmt::format("--remote-memory-configuration: {}: cannot open", path));
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw core::InputError(fmt::format("{}: not valid JSON: {}", path, e.what()));
+std::string gigabytes_note(bool si) {
+  return si ? "collsim: network bandwidth \"GB/s\" read as 1e9 bytes/s (--si-gigabytes)\n"
+            : "collsim: network bandwidth \"GB/s\" read as 2^30 bytes/s, as ASTRA-sim does "
+              "(--si-gigabytes: 1e9)\n";
+}
+
+// ASTRA-sim's lines go to standard output before a table; before CSV or JSON, which must parse,
+// to standard error (unless --quiet).
+std::ostream* sys_stream(const OutputOptions& o, std::ostream& out, std::ostream& err) {
+  if (o.format == "table" || !o.output.empty()) return &out;
+  return o.quiet ? nullptr : &err;
+}
+
+void print_sys_line(std::ostream* to, std::size_t rank, core::Time finish, core::Time exposed) {
+  if (!to) return;
+  std::ostream& out = *to;
+  const auto cycles = [](core::Time t) { return std::llround(static_cast<double>(t.ps) / 1e3); };
+  out << fmt::format("sys[{}] finished, {} cycles, exposed communication {} cycles.\n", rank,
+                     cycles(finish), cycles(exposed));
+}
+
+// A Chakra trace replayed rank by rank (workload/formats/chakra_replay.hpp).
+int run_replay(const AstraOptions& opt, const OutputOptions& out_opt, std::ostream& out,
+               std::ostream& err, const config::AstraNetwork& net, const config::AstraSystem& sys,
+               const std::vector<workload::chakra::RankTrace>& traces, const std::string& reason) {
+  if (!out_opt.activity.empty() || !out_opt.lightpaths.empty()) {
+    throw core::InputError(fmt::format(
+        "{}: a replayed trace has no activity series or lightpath log; use --trace for its "
+        "timeline",
+        out_opt.activity.empty() ? "--lightpaths" : "--activity"));
   }
-  const bool none = j.is_object() && j.size() == 1 && j.contains("memory-type") &&
-                    j["memory-type"] == "NO_MEMORY_EXPANSION";
-  if (!none) {
-    throw core::InputError(
-        fmt::format("{}: collsim simulates no remote memory; only {{\"memory-type\": "
-                    "\"NO_MEMORY_EXPANSION\"}} is accepted",
-                    path));
+  const report::Format format = report::parse_format(out_opt.format, "--format");
+  workload::chakra::ReplayOptions ro;
+  std::vector<collective::Collective> used;
+  for (const auto& t : traces) {
+    for (std::size_t i = 0; i < t.nodes.size(); ++i) {
+      const auto& n = t.nodes[i];
+      if (n.kind != workload::chakra::NodeKind::Collective || !n.comm_type || *n.comm_type == 5) {
+        continue;  // launch records and broadcasts need no algorithm
+      }
+      const auto c = workload::chakra::collective_of(
+          n, fmt::format("{}: node {} (id {}, {})", t.file, i, n.id, n.name));
+      if (std::find(used.begin(), used.end(), c) == used.end()) used.push_back(c);
+    }
   }
+  if (!used.empty()) ro.algorithms = sys.algorithms_for(used);
+  ro.chunks = sys.chunks;
+  ro.serial = !opt.concurrent;
+  ro.compute = sys.compute;
+  if (!opt.comm_group.empty()) {
+    ro.groups = config::read_comm_groups(opt.comm_group, net.topology.num_npus());
+  }
+  if (!opt.remote_memory.empty()) {
+    ro.memory = config::read_remote_memory(opt.remote_memory, net.topology.num_npus());
+  }
+  ro.endpoint_params.message_overhead = sys.endpoint_delay + net.message_delay;
+  if (!opt.max_time.empty()) {
+    ro.max_time = core::parse_time(opt.max_time, "--max-time", core::Zero::Reject);
+  }
+  ro.timeline = !out_opt.trace.empty();
+  const network::BackendInfo& backend = network::find_backend(opt.backend, "--backend");
+  if (!out_opt.quiet) {
+    err << gigabytes_note(opt.si_gigabytes);
+    for (const std::string& u : sys.used) err << "collsim: " << u << "\n";
+    for (collective::Collective c : used) {
+      err << fmt::format("collsim: {} NPUs ({}), {}: {}\n", net.topology.num_npus(),
+                         net.topology.name(), collective::to_string(c), ro.algorithms.at(c).label);
+    }
+    err << fmt::format("collsim: replaying the trace rank by rank ({}); {}\n", reason,
+                       ro.serial ? "one collective or send in flight per rank, as ASTRA-sim "
+                                   "(--concurrent-comm: any number)"
+                                 : "any number of collectives and sends in flight per rank");
+  }
+  report::ReplayReport rep;
+  rep.trace = opt.workload;
+  rep.platform = std::filesystem::path(opt.network).stem().string();
+  rep.backend = std::string(backend.name);
+  rep.ranks = &traces;
+  rep.result = workload::chakra::replay(net.topology, backend, traces, ro);
+  for (std::size_t k = 0; k < rep.result.ranks.size(); ++k) {
+    const auto& x = rep.result.ranks[k];
+    print_sys_line(sys_stream(out_opt, out, err), k, x.finish, x.finish - x.compute);
+  }
+  if (!out_opt.trace.empty()) {
+    report::write_file_atomically(out_opt.trace, report::render_replay_trace(rep));
+  }
+  const std::string text = report::render_replay(rep, format);
+  if (out_opt.output.empty()) {
+    out << text;
+  } else {
+    report::write_file_atomically(out_opt.output, text);
+  }
+  return 0;
 }
 
 }  // namespace
 
 int run_astra(const AstraOptions& opt, const OutputOptions& out_opt, std::ostream& out,
               std::ostream& err) {
-  if (!opt.comm_group.empty()) {
-    throw core::InputError(
-        "--comm-group-configuration: communicator groups are not simulated yet; collectives "
-        "span every NPU or the dimensions their involved_dim names");
-  }
-  if (!opt.remote_memory.empty()) check_remote_memory(opt.remote_memory);
   const config::AstraNetwork net = config::read_astra_network(opt.network, opt.si_gigabytes);
   const config::AstraSystem sys = config::read_astra_system(opt.system, net.dims.size());
+  // A Chakra trace the training path cannot take (or --replay) is replayed rank by rank.
+  if (workload::chakra::is_trace(opt.workload)) {
+    std::vector<workload::chakra::RankTrace> traces;
+    for (const std::string& f : workload::chakra::trace_files(opt.workload)) {
+      traces.push_back(workload::chakra::read_et(f));
+    }
+    const std::string reason = opt.replay       ? "--replay"
+                               : opt.concurrent ? "--concurrent-comm"
+                                                : workload::chakra::replay_reason(traces);
+    if (!reason.empty()) return run_replay(opt, out_opt, out, err, net, sys, traces, reason);
+  } else if (opt.replay || opt.concurrent) {
+    throw core::InputError(
+        fmt::format("{}: replays Chakra traces; {} is an ASTRA-sim 1.0 text workload",
+                    opt.replay ? "--replay" : "--concurrent-comm", opt.workload));
+  }
+  // Files the training path does not need are still read, so that their errors show.
+  if (!opt.remote_memory.empty())
+    config::read_remote_memory(opt.remote_memory, net.topology.num_npus());
+  if (!opt.comm_group.empty()) config::read_comm_groups(opt.comm_group, net.topology.num_npus());
   // The workload's collectives choose among the system's implementations.
   workload::LoadOptions lo;
   lo.chakra = sys.compute;
@@ -70,10 +160,7 @@ int run_astra(const AstraOptions& opt, const OutputOptions& out_opt, std::ostrea
   const collective::AlgorithmChoice algorithm =
       used.empty() ? chosen.begin()->second : chosen.at(used.front());
   if (!out_opt.quiet) {
-    err << (opt.si_gigabytes
-                ? "collsim: network bandwidth \"GB/s\" read as 1e9 bytes/s (--si-gigabytes)\n"
-                : "collsim: network bandwidth \"GB/s\" read as 2^30 bytes/s, as ASTRA-sim does "
-                  "(--si-gigabytes: 1e9)\n");
+    err << gigabytes_note(opt.si_gigabytes);
     for (const std::string& u : sys.used) err << "collsim: " << u << "\n";
     std::vector<collective::Collective> listed = used;
     if (listed.empty()) listed.push_back(chosen.begin()->first);
@@ -100,12 +187,10 @@ int run_astra(const AstraOptions& opt, const OutputOptions& out_opt, std::ostrea
   const std::uint32_t npus = net.topology.num_npus();
   // ASTRA-sim's lines: every NPU runs the same graph, so every sys[i] reports the same times
   // (cycles of 1 GHz, ASTRA-sim's clock).
-  const auto lines = [&out, npus](const report::TrainingRow& r) {
-    const auto cycles = [](core::Time t) { return std::llround(static_cast<double>(t.ps) / 1e3); };
-    for (std::uint32_t i = 0; i < npus; ++i) {
-      out << fmt::format("sys[{}] finished, {} cycles, exposed communication {} cycles.\n", i,
-                         cycles(r.result.total), cycles(r.result.exposed));
-    }
+  std::ostream* to = sys_stream(out_opt, out, err);
+  const auto lines = [to, npus](const report::TrainingRow& r) {
+    for (std::uint32_t i = 0; i < npus; ++i)
+      print_sys_line(to, i, r.result.total, r.result.exposed);
   };
   return run_training_work({w}, out_opt, out, err, lines);
 }

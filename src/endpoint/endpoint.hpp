@@ -149,5 +149,9 @@ const EndpointInfo& find_endpoint(std::string_view name, std::string_view field)
 
 /// The endpoint used when none is named.
 inline constexpr std::string_view kDefaultEndpoint = "ideal";
+/// `info`, or the default endpoint's when it is nullptr.
+inline const EndpointInfo& endpoint_or_default(const EndpointInfo* info) {
+  return info ? *info : find_endpoint(kDefaultEndpoint, "endpoint");
+}
 
 }  // namespace collsim::endpoint

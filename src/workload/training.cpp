@@ -503,9 +503,7 @@ TrainingResult run_training(const topology::Topology& topo, const network::Backe
   if (options.iterations == 0) throw core::InputError("iterations: must be >= 1, got 0");
   core::Simulation sim;
   auto net = network::make_backend(backend, sim, topo, options.backend_options, "backend");
-  const endpoint::EndpointInfo& info =
-      options.endpoint ? *options.endpoint
-                       : endpoint::find_endpoint(endpoint::kDefaultEndpoint, "endpoint");
+  const endpoint::EndpointInfo& info = endpoint::endpoint_or_default(options.endpoint);
   const auto endpoint = info.make(sim, *net, topo, options.endpoint_params);
   scheduler::Executor ex(sim, *endpoint);
   // Timelines record the hierarchical collectives' chunk-stages (and pass the rest on).

@@ -190,14 +190,6 @@ std::vector<std::string> trace_files(const std::string& spec) {
   return files;
 }
 
-namespace {
-
-struct Placed {
-  std::size_t layer = 0;  // the layer whose forward collective it is
-  std::size_t node = 0;
-};
-
-// The collective of a COMM_COLL node (collsim's size conventions).
 collective::Collective collective_of(const Node& n, const std::string& where) {
   if (!n.comm_type) throw core::InputError(fmt::format("{}: no comm_type attribute", where));
   switch (*n.comm_type) {
@@ -218,6 +210,25 @@ collective::Collective collective_of(const Node& n, const std::string& where) {
                   "REDUCE_SCATTER and ALL_TO_ALL",
                   where, *n.comm_type, name.empty() ? "unknown" : name));
 }
+
+core::Time compute_time(const Node& n, const ToWorkloadOptions& o) {
+  core::Time t = core::Time::from_ns(static_cast<double>(n.duration_us) * 1e3);
+  if ((o.roofline || n.duration_us == 0) && n.num_ops && o.peak_flops > 0) {
+    double s = static_cast<double>(*n.num_ops) / o.peak_flops;
+    if (n.tensor_size && o.memory_bytes_per_s > 0) {
+      s = std::max(s, static_cast<double>(*n.tensor_size) / o.memory_bytes_per_s);
+    }
+    t = core::Time::from_ns(s * 1e9);
+  }
+  return t;
+}
+
+namespace {
+
+struct Placed {
+  std::size_t layer = 0;  // the layer whose forward collective it is
+  std::size_t node = 0;
+};
 
 // Scope and model-parallel group size M from involved_dim (empty or all true: every NPU).
 std::pair<Scope, std::uint32_t> scope_of(const Node& n, const std::vector<std::uint32_t>& dims,
@@ -317,14 +328,7 @@ Workload to_workload(const std::vector<RankTrace>& ranks, const std::vector<std:
       case NodeKind::Metadata:
         continue;
       case NodeKind::Compute: {
-        core::Time t = core::Time::from_ns(static_cast<double>(n.duration_us) * 1e3);
-        if ((o.roofline || n.duration_us == 0) && n.num_ops && o.peak_flops > 0) {
-          double s = static_cast<double>(*n.num_ops) / o.peak_flops;
-          if (n.tensor_size && o.memory_bytes_per_s > 0) {
-            s = std::max(s, static_cast<double>(*n.tensor_size) / o.memory_bytes_per_s);
-          }
-          t = core::Time::from_ns(s * 1e9);
-        }
+        const core::Time t = compute_time(n, o);
         Layer l;
         l.name = n.name.empty() ? fmt::format("node {}", n.id) : n.name;
         l.compute[0] = t;
@@ -360,7 +364,8 @@ Workload to_workload(const std::vector<RankTrace>& ranks, const std::vector<std:
       }
       default:
         throw core::InputError(
-            fmt::format("{}: {} nodes are not run yet (collsim runs compute and collective nodes)",
+            fmt::format("{}: {} nodes are not run as a training iteration (compute and "
+                        "collective nodes only); `collsim astra` replays the trace rank by rank",
                         where, to_string(n.kind)));
     }
   }

@@ -3,7 +3,7 @@
 // rank, PREFIX.<rank>.et, each a stream of length-delimited protobuf messages (a varint32 length,
 // then the message): a GlobalMetadata, then the rank's Nodes (chakra_et.proto). collsim reads
 // compute nodes (duration, or num_ops / tensor_size for a roofline), collective nodes (comm_type,
-// comm_size, involved_dim, pg_name, priority), send / recv and memory nodes (read, not run yet),
+// comm_size, involved_dim, pg_name, priority), send / recv and memory nodes (run by chakra_replay.hpp),
 // and the data and control dependencies.
 //
 // Running a trace (to_workload): the ranks must hold the same graph (SPMD: same node kinds,
@@ -20,9 +20,10 @@
 //     drop some host nodes) and counted in the workload's source line; so are collective nodes
 //     without comm_type and comm_size (PyTorch's host-side c10d:: records, whose GPU kernel node
 //     carries the collective), which take no time.
-// Not run yet (an error names the node): send / recv nodes, BROADCAST / REDUCE / GATHER / SCATTER
-// / BARRIER collectives, involved_dim other than all dimensions, the innermost ones or the
-// outermost ones, and ranks whose graphs differ.
+// Not run here (an error names the node; chakra_replay.hpp replays send / recv and memory nodes,
+// communicator groups, BROADCAST and ranks whose graphs differ): REDUCE / GATHER / SCATTER /
+// BARRIER collectives, and involved_dim other than all dimensions, the innermost ones or the
+// outermost ones.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -76,6 +77,13 @@ struct ToWorkloadOptions {
   /// Use the roofline even where a duration is given (ASTRA-sim `roofline-enabled`).
   bool roofline = false;
 };
+
+/// A compute node's time: duration_micros, or the roofline (ToWorkloadOptions).
+core::Time compute_time(const Node& n, const ToWorkloadOptions& options);
+
+/// The collective of a COMM_COLL node: ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER or ALL_TO_ALL;
+/// core::InputError naming `where` for another comm_type or none.
+collective::Collective collective_of(const Node& n, const std::string& where);
 
 /// The workload of a trace run on a platform with these dimension sizes (innermost first): see
 /// the header comment. `ranks` holds ranks 0..R-1; R must be the platform's NPU count or 1.
