@@ -243,6 +243,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                   "replay the Chakra trace node by node on every rank (default: only traces with "
                   "send / recv or memory nodes, communicator groups, broadcasts or ranks whose "
                   "graphs differ; the others run as a training iteration)");
+  astra->add_flag("--data-deps-only", ao.data_deps_only,
+                  "replay: follow data dependencies only, ignoring ctrl_deps (for traces whose "
+                  "control edges form cycles)");
   astra->add_flag("--concurrent-comm", ao.concurrent,
                   "replay: a rank runs any number of collectives and sends at once (default: "
                   "one at a time, as ASTRA-sim)");

@@ -70,6 +70,7 @@ int run_replay(const AstraOptions& opt, const OutputOptions& out_opt, std::ostre
   if (!used.empty()) ro.algorithms = sys.algorithms_for(used);
   ro.chunks = sys.chunks;
   ro.serial = !opt.concurrent;
+  ro.data_deps_only = opt.data_deps_only;
   ro.compute = sys.compute;
   if (!opt.comm_group.empty()) {
     ro.groups = config::read_comm_groups(opt.comm_group, net.topology.num_npus());
@@ -129,14 +130,18 @@ int run_astra(const AstraOptions& opt, const OutputOptions& out_opt, std::ostrea
     for (const std::string& f : workload::chakra::trace_files(opt.workload)) {
       traces.push_back(workload::chakra::read_et(f));
     }
-    const std::string reason = opt.replay       ? "--replay"
-                               : opt.concurrent ? "--concurrent-comm"
-                                                : workload::chakra::replay_reason(traces);
+    const std::string reason = opt.replay           ? "--replay"
+                               : opt.concurrent     ? "--concurrent-comm"
+                               : opt.data_deps_only ? "--data-deps-only"
+                                                    : workload::chakra::replay_reason(traces);
     if (!reason.empty()) return run_replay(opt, out_opt, out, err, net, sys, traces, reason);
-  } else if (opt.replay || opt.concurrent) {
+  } else if (opt.replay || opt.concurrent || opt.data_deps_only) {
     throw core::InputError(
         fmt::format("{}: replays Chakra traces; {} is an ASTRA-sim 1.0 text workload",
-                    opt.replay ? "--replay" : "--concurrent-comm", opt.workload));
+                    opt.replay       ? "--replay"
+                    : opt.concurrent ? "--concurrent-comm"
+                                     : "--data-deps-only",
+                    opt.workload));
   }
   // Files the training path does not need are still read, so that their errors show.
   if (!opt.remote_memory.empty())

@@ -93,11 +93,12 @@ struct AstraOptions {
   std::string workload;  ///< --workload-configuration: Chakra PREFIX or an ASTRA-sim 1.0 text file
   std::string system;    ///< --system-configuration: ASTRA-sim system JSON
   std::string network;   ///< --network-configuration: analytical network YAML
-  std::string remote_memory;  ///< --remote-memory-configuration: serves memory nodes
-  std::string comm_group;     ///< --comm-group-configuration: communicator groups by pg_name
-  bool replay = false;        ///< replay every Chakra trace rank by rank (chakra_replay.hpp)
-  bool concurrent = false;    ///< replay: no limit on a rank's collectives and sends in flight
-  bool si_gigabytes = false;  ///< network "GB/s" as 1e9 bytes/s instead of ASTRA-sim's 2^30
+  std::string remote_memory;    ///< --remote-memory-configuration: serves memory nodes
+  std::string comm_group;       ///< --comm-group-configuration: communicator groups by pg_name
+  bool replay = false;          ///< replay every Chakra trace rank by rank (chakra_replay.hpp)
+  bool concurrent = false;      ///< replay: no limit on a rank's collectives and sends in flight
+  bool data_deps_only = false;  ///< replay: ignore ctrl_deps
+  bool si_gigabytes = false;    ///< network "GB/s" as 1e9 bytes/s instead of ASTRA-sim's 2^30
   std::string backend = "analytical";
   std::string max_time;
 };

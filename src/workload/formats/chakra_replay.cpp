@@ -96,6 +96,7 @@ class Replayer final : public core::EventHandler, public network::DeliveryHandle
       rk.done.assign(nodes.size(), 0);
       for (std::uint32_t i = 0; i < nodes.size(); ++i) {
         for (const auto* deps : {&nodes[i].data_deps, &nodes[i].ctrl_deps}) {
+          if (o.data_deps_only && deps == &nodes[i].ctrl_deps) continue;
           for (std::uint64_t d : *deps) {
             const auto it = index.find(d);
             if (it == index.end() || it->second == i) continue;  // missing from the file
@@ -200,8 +201,9 @@ class Replayer final : public core::EventHandler, public network::DeliveryHandle
         if (waiting[i] > 0 && waiting[c] > 0) {
           throw core::InputError(fmt::format(
               "{}: on a dependency cycle with node id {} (or behind one): {} of the {} nodes can "
-              "never run",
-              where(*rk.trace, c), rk.trace->nodes[i].id, waiting.size() - seen, waiting.size()));
+              "never run{}",
+              where(*rk.trace, c), rk.trace->nodes[i].id, waiting.size() - seen, waiting.size(),
+              o_.data_deps_only ? "" : " (--data-deps-only ignores control dependencies)"));
         }
       }
     }

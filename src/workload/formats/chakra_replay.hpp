@@ -60,6 +60,9 @@ struct ReplayOptions {
   std::map<collective::Collective, collective::AlgorithmChoice> algorithms;
   std::uint32_t chunks = 1;
   bool serial = true;  ///< one collective or send in flight per rank (ASTRA-sim)
+  /// Follow data dependencies only, ignoring ctrl_deps (PyTorch-collected traces whose control
+  /// edges form cycles with their data edges).
+  bool data_deps_only = false;
   ToWorkloadOptions compute;
   /// Communicator groups by pg_name: NPUs in rank order (--comm-group-configuration).
   std::map<std::string, std::vector<topology::NodeId>> groups;
