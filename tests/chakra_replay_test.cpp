@@ -26,11 +26,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path dir() {
-  const fs::path d = fs::temp_directory_path() / ("collsim_replay_" + std::to_string(::getpid()));
-  fs::create_directories(d);
-  return d;
-}
+fs::path dir() { return trace_dir("replay"); }
 
 // A ring of `n` NPUs at 50 GB/s (2^30) and 500 ns per hop, as ASTRA-sim's Ring_*npus.yml.
 config::AstraNetwork ring(std::uint32_t n) {
@@ -101,13 +97,6 @@ ReplayResult run(const config::AstraNetwork& net, const std::vector<RankTrace>& 
 double hop_ns(double bytes) { return bytes / (50.0 * 1073741824.0) * 1e9 + 500; }
 
 double ns(core::Time t) { return static_cast<double>(t.ps) / 1e3; }
-
-// `text` with its first `from` replaced by `to`.
-std::string replaced_arg(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
 
 TEST(ChakraReplay, SendRecvChainsFollowTheClosedForm) {
   // Each rank of a 4-ring: send 256 KiB to the next, receive from the previous, reduce for
@@ -355,13 +344,13 @@ TEST(ChakraReplay, AstraCommandReadsGroupAndMemoryFiles) {
   EXPECT_NE(trace.find("\"memory\""), std::string::npos);
   // Bad files: exit 2, the file and key named.
   std::ofstream(d / "bad_groups.json") << R"({"1": [0, 9]})";
-  const auto g = test::collsim(replaced_arg(args, "groups.json", "bad_groups.json"));
+  const auto g = test::collsim(test::replaced(args, "groups.json", "bad_groups.json"));
   EXPECT_EQ(g.status, 2);
   EXPECT_NE(g.err.find("bad_groups.json: group \"1\": 9 is not an NPU of the 4"), std::string::npos)
       << g.err;
   std::ofstream(d / "bad_mem.json") << R"({"memory-type": "MEMORY_POOL", "remote-mem-bw": 0,
       "remote-mem-latency": 1})";
-  const auto m = test::collsim(replaced_arg(args, "mem.json", "bad_mem.json"));
+  const auto m = test::collsim(test::replaced(args, "mem.json", "bad_mem.json"));
   EXPECT_EQ(m.status, 2);
   EXPECT_NE(m.err.find("bad_mem.json: remote-mem-bw: must be a positive number, got 0"),
             std::string::npos)

@@ -3,8 +3,10 @@
 // ASTRA-sim does (a GlobalMetadata, then each Node, each message length-delimited).
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <unistd.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -58,6 +60,14 @@ inline std::string write(const std::string& path, const std::vector<pb::Node>& n
   }
   std::ofstream(path, std::ios::binary) << out;
   return out;
+}
+
+// A directory of this test process for trace files: TMP/collsim_<tag>_<pid>.
+inline std::filesystem::path trace_dir(const std::string& tag) {
+  const auto d = std::filesystem::temp_directory_path() /
+                 ("collsim_" + tag + "_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(d);
+  return d;
 }
 
 }  // namespace collsim::workload::chakra
