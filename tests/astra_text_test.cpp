@@ -1,6 +1,7 @@
 // ASTRA-sim text workloads (workload/astra_text.hpp): fields, units, scopes per parallelism, and
 // errors naming the line and field; every real file of ASTRA-sim 1.0 loads and runs where
 // COLLSIM_ASTRA_WORKLOADS names their directory.
+#include "test_paths.hpp"
 #include "workload/astra_text.hpp"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,7 @@
 #pragma once
 // Running the collsim binary from tests as a user would: exit status, standard output and
 // standard error.
+#include "test_paths.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 

@@ -1,5 +1,6 @@
 // The command line as a user drives it: golden output of every examples/ scenario, and error
 // paths (message and exit status 2, nothing written).
+#include "test_paths.hpp"
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 

@@ -1,5 +1,6 @@
 // Citations in code and docs: they point at files in this repository (docs/design.md, by section)
 // or at papers by name, venue and section, never at files that only exist on one machine.
+#include "test_paths.hpp"
 #include <gtest/gtest.h>
 
 #include <filesystem>

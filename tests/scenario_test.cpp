@@ -1,5 +1,6 @@
 // Scenario files: what the YAML reader lets through silently must be an error naming the file,
 // line and key path.
+#include "test_paths.hpp"
 #include "config/scenario.hpp"
 
 #include <gtest/gtest.h>

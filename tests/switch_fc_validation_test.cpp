@@ -1,6 +1,7 @@
 // switch-fc-hierarchical-torus trends with collsim's models (flow backend, Table II links): the
 // single-package collectives of Figs. 9-10 and the training speedups of Fig. 11 over the
 // hierarchical torus. examples/switch-fc/ holds the same settings; docs/switch-fc.md the numbers.
+#include "test_paths.hpp"
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
