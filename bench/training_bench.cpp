@@ -7,7 +7,7 @@
 #include "compute/systolic.hpp"
 #include "topology/builders.hpp"
 #include "workload/model_zoo.hpp"
-#include "workload/training.hpp"
+#include "jobs/training.hpp"
 
 namespace {
 
@@ -19,11 +19,11 @@ void BM_ResNet50Iteration1024(benchmark::State& state, const char* topo_text) {
   const compute::Systolic arrays({32, 32, 16, 1e9, {}});
   const workload::Workload w = workload::data_parallel(workload::find_model("resnet50", "bench"),
                                                        arrays, workload::BuildOptions{16, 4});
-  workload::TrainingOptions o;
+  jobs::TrainingOptions o;
   o.algorithm = collective::parse_algorithm("hierarchical", "bench");
   std::uint64_t events = 0;
   for (auto _ : state) {
-    const auto r = workload::run_training(topo, network::find_backend("analytical", "b"), w, o);
+    const auto r = jobs::run_training(topo, network::find_backend("analytical", "b"), w, o);
     events += r.events;
     benchmark::DoNotOptimize(r.total);
   }

@@ -6,10 +6,10 @@
 #include <map>
 
 #include "compute/systolic.hpp"
-#include "scheduler/collective_sweep.hpp"
+#include "jobs/collective_sweep.hpp"
 #include "topology/builders.hpp"
 #include "workload/model_zoo.hpp"
-#include "workload/training.hpp"
+#include "jobs/training.hpp"
 
 namespace collsim {
 namespace {
@@ -36,7 +36,7 @@ std::map<std::string, double> times(const topology::Topology& t, Collective c, s
                                     const char* algorithm = "hierarchical:active_chunks=4") {
   std::map<std::string, double> out;
   for (const char* e : {"ideal", "baseline", "ace"}) {
-    scheduler::CollectiveJob job;
+    jobs::CollectiveJob job;
     job.collective = c;
     job.sizes = {core::Bytes{size}};
     job.algorithms = {collective::parse_algorithm(algorithm, "t")};
@@ -91,12 +91,12 @@ TEST(AceValidation, Fig14TrainingOrderingFollowsWhatEachEndpointLeavesTraining) 
     const auto compute = compute::Systolic(sp).scaled(share.compute, share.memory);
     const auto w = workload::data_parallel(workload::find_model("resnet50", "t"), *compute,
                                            workload::BuildOptions{32, 4});
-    workload::TrainingOptions o;
+    jobs::TrainingOptions o;
     o.algorithm = collective::parse_algorithm("hierarchical:active_chunks=4", "t");
     o.chunks = 4;
-    o.order = workload::IssueOrder::Lifo;
+    o.order = jobs::IssueOrder::Lifo;
     o.endpoint = &info;
-    total[e] = workload::run_training(t, network::find_backend("analytical", "b"), w, o).total;
+    total[e] = jobs::run_training(t, network::find_backend("analytical", "b"), w, o).total;
   }
   // ideal <= ACE <= baseline++ <= baseline; ACE and baseline++ keep the same compute and memory
   // (Sec. 5), so they differ only by the buses. Baseline loses 5% of compute and 20% of memory:

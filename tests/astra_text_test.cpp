@@ -11,10 +11,12 @@
 
 #include "core/error.hpp"
 #include "topology/builders.hpp"
-#include "workload/training.hpp"
+#include "jobs/training.hpp"
 
 namespace collsim::workload {
 namespace {
+
+using namespace collsim::jobs;  // NOLINT: the drivers under test
 
 using collective::Collective;
 

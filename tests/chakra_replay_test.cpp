@@ -1,9 +1,9 @@
-// Replaying Chakra traces rank by rank (workload/formats/chakra_replay.hpp): send / recv chains,
+// Replaying Chakra traces rank by rank (jobs/trace_replay.hpp): send / recv chains,
 // collectives on communicator groups, memory nodes and the one-in-flight rule against closed
 // forms; deadlocks and bad nodes against their errors; an SPMD trace replayed against the
 // training path; and, where COLLSIM_CHAKRA_DATA names ASTRA-sim's examples, its custom ring
 // all-reduce written out as sends and receives.
-#include "workload/formats/chakra_replay.hpp"
+#include "jobs/trace_replay.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -23,6 +23,8 @@
 
 namespace collsim::workload::chakra {
 namespace {
+
+using namespace collsim::jobs;  // NOLINT: the drivers under test
 
 namespace fs = std::filesystem;
 

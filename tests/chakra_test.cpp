@@ -17,12 +17,14 @@
 #include "core/error.hpp"
 #include "topology/builders.hpp"
 #include "workload/formats/chakra_et.pb.h"
-#include "workload/formats/chakra_replay.hpp"
+#include "jobs/trace_replay.hpp"
 #include "workload/load.hpp"
-#include "workload/training.hpp"
+#include "jobs/training.hpp"
 
 namespace collsim::workload::chakra {
 namespace {
+
+using namespace collsim::jobs;  // NOLINT: the drivers under test
 
 namespace pb = collsim::chakra::et;
 namespace fs = std::filesystem;

@@ -16,7 +16,7 @@
 #include "network/packet.hpp"
 #include "network/queue.hpp"
 #include "recorder.hpp"
-#include "scheduler/collective_sweep.hpp"
+#include "jobs/collective_sweep.hpp"
 #include "topology/builders.hpp"
 
 namespace collsim {
@@ -35,9 +35,9 @@ collective::Program build(const topology::Topology& t, const std::string& algo,
                                    core::Bytes{bytes}, 1);
 }
 
-scheduler::ConcurrentMember member(Collective c, const std::string& group, const std::string& algo,
+jobs::ConcurrentMember member(Collective c, const std::string& group, const std::string& algo,
                                    std::uint64_t bytes) {
-  return scheduler::ConcurrentMember{c, group, collective::parse_algorithm(algo, "t"),
+  return jobs::ConcurrentMember{c, group, collective::parse_algorithm(algo, "t"),
                                      core::Bytes{bytes}, 1};
 }
 
@@ -45,11 +45,11 @@ TEST(Executor, RowsAndColumnsOfATorusDoNotSlowEachOtherDown) {
   // X rings and Y rings of a torus use disjoint links: on the flow backend each all-reduce takes
   // exactly its time alone.
   const auto t = topology::from_compact("torus:4x4", kBw, kLat);
-  scheduler::ConcurrentJob job;
+  jobs::ConcurrentJob job;
   job.name = "xy";
   job.members = {member(Collective::AllReduce, "dim:0", "ring", 1 << 20),
                  member(Collective::AllToAll, "dim:1", "direct", 1 << 18)};
-  const auto rows = scheduler::run_concurrent_job("t", t, network::find_backend("flow", "b"), job);
+  const auto rows = jobs::run_concurrent_job("t", t, network::find_backend("flow", "b"), job);
   ASSERT_EQ(rows.size(), 2u);
   for (const auto& r : rows) {
     EXPECT_EQ(r.time, r.alone_time) << r.algorithm;
@@ -68,11 +68,11 @@ TEST(Executor, TwoAllReducesOnOneRingShareItsBandwidth) {
   // at the same instants: on the flow backend each gets B/2, so
   //   T = 2(N-1)(alpha + 2 S/(N B))  against  2(N-1)(alpha + S/(N B)) alone.
   const auto t = topology::from_compact("torus:4x4", kBw, kLat);
-  scheduler::ConcurrentJob job;
+  jobs::ConcurrentJob job;
   job.name = "twice";
   job.members = {member(Collective::AllReduce, "dim:0", "ring", 1 << 20),
                  member(Collective::AllReduce, "dim:0", "ring", 1 << 20)};
-  const auto rows = scheduler::run_concurrent_job("t", t, network::find_backend("flow", "b"), job);
+  const auto rows = jobs::run_concurrent_job("t", t, network::find_backend("flow", "b"), job);
   ASSERT_EQ(rows.size(), 2u);
   const double alone = 6 * (150e-9 + (1 << 20) / 4.0 / 16e9);
   const double shared = 6 * (150e-9 + 2 * (1 << 20) / 4.0 / 16e9);
@@ -276,13 +276,13 @@ TEST(Executor, ConcurrentJobsRunOnEveryBackend) {
   // backend, nearly 2x on the congestion-aware ones (less than 2: the latency is not shared).
   const auto t = topology::from_compact("torus:4x4", kBw, kLat);
   for (const char* backend : {"analytical", "queue", "flow", "packet"}) {
-    scheduler::ConcurrentJob disjoint, shared;
+    jobs::ConcurrentJob disjoint, shared;
     disjoint.members = {member(Collective::AllReduce, "dim:0", "ring", 256 << 10),
                         member(Collective::AllReduce, "dim:1", "ring", 256 << 10)};
     shared.members = {member(Collective::AllReduce, "dim:0", "ring", 256 << 10),
                       member(Collective::AllReduce, "dim:0", "ring", 256 << 10)};
     const auto& info = network::find_backend(backend, "b");
-    for (const auto& r : scheduler::run_concurrent_job("t", t, info, disjoint)) {
+    for (const auto& r : jobs::run_concurrent_job("t", t, info, disjoint)) {
       if (std::string(backend) == "packet") {
         EXPECT_GT(r.slowdown, 1.7) << backend;
         EXPECT_LT(r.slowdown, 2.0) << backend;
@@ -290,7 +290,7 @@ TEST(Executor, ConcurrentJobsRunOnEveryBackend) {
         EXPECT_DOUBLE_EQ(r.slowdown, 1.0) << backend;
       }
     }
-    for (const auto& r : scheduler::run_concurrent_job("t", t, info, shared)) {
+    for (const auto& r : jobs::run_concurrent_job("t", t, info, shared)) {
       if (std::string(backend) == "analytical") {
         EXPECT_DOUBLE_EQ(r.slowdown, 1.0);
       } else {

@@ -8,12 +8,14 @@
 
 #include "core/engine.hpp"
 #include "network/backend.hpp"
-#include "scheduler/collective_sweep.hpp"
+#include "jobs/collective_sweep.hpp"
 #include "topology/builders.hpp"
-#include "workload/training.hpp"
+#include "jobs/training.hpp"
 
 namespace collsim::scheduler {
 namespace {
+
+using namespace collsim::jobs;  // NOLINT: the drivers under test
 
 using topology::DimKind;
 using topology::DimSpec;
@@ -72,7 +74,7 @@ TEST(GroupSymmetry, BackendsAndEndpointsWithSharedResourcesRefuseIt) {
 }
 
 // The same job with groups=auto and groups=all.
-std::vector<report::ResultRow> collective(const char* backend, const char* groups,
+std::vector<jobs::ResultRow> collective(const char* backend, const char* groups,
                                           collective::Collective c) {
   CollectiveJob job;
   job.collective = c;
@@ -123,15 +125,15 @@ TEST(GroupSymmetry, HybridParallelTrainingIsUnchanged) {
     w.layers.push_back(l);
   }
   for (const char* backend : {"analytical", "flow"}) {
-    workload::TrainingResult r[2];
+    jobs::TrainingResult r[2];
     for (int g = 0; g < 2; ++g) {
-      workload::TrainingOptions o;
+      jobs::TrainingOptions o;
       o.chunks = 4;
       o.iterations = 2;
       o.algorithm = collective::parse_algorithm(
           std::string("hierarchical:schedule=themis:intra=scf:groups=") + (g ? "all" : "auto"),
           "t");
-      r[g] = workload::run_training(platform(), network::find_backend(backend, "b"), w, o);
+      r[g] = jobs::run_training(platform(), network::find_backend(backend, "b"), w, o);
     }
     EXPECT_EQ(r[0].total.ps, r[1].total.ps) << backend;
     EXPECT_EQ(r[0].exposed.ps, r[1].exposed.ps) << backend;

@@ -7,12 +7,14 @@
 #include "core/error.hpp"
 #include "network/analytical.hpp"
 #include "network/backend.hpp"
-#include "report/result.hpp"
-#include "scheduler/collective_sweep.hpp"
+#include "jobs/result.hpp"
+#include "jobs/collective_sweep.hpp"
 #include "topology/builders.hpp"
 
 namespace collsim::scheduler {
 namespace {
+
+using namespace collsim::jobs;  // NOLINT: the drivers under test
 
 using collective::Collective;
 
@@ -242,6 +244,8 @@ TEST(Hierarchical, ErrorsAreInputErrors) {
 namespace collsim::report {
 namespace {
 
+using namespace collsim::jobs;  // NOLINT: the drivers under test
+
 TEST(ActivitySeries, WindowsCoverTheUnionOfTheBusyIntervals) {
   // Busy [0, 10) and [5, 20) overlap (count once), [30, 40) alone; span 45, windows of 20:
   // [0, 20) fully busy, [20, 40) half, [40, 45) idle (measured over its 5).
@@ -263,6 +267,8 @@ TEST(ActivitySeries, WindowsCoverTheUnionOfTheBusyIntervals) {
 
 namespace collsim::scheduler {
 namespace {
+
+using namespace collsim::jobs;  // NOLINT: the drivers under test
 
 TEST(Hierarchical, PerDimensionAlgorithmOverridesFromTheAlgorithmChoice) {
   // hierarchical:dim0=ring:dim1=ring is the one-way closed form (124.68 us for 1 MiB in one
@@ -316,6 +322,8 @@ TEST(Hierarchical, PerDimensionAlgorithmOverridesFromTheAlgorithmChoice) {
 namespace collsim::scheduler {
 namespace {
 
+using namespace collsim::jobs;  // NOLINT: the drivers under test
+
 TEST(Hierarchical, ConcurrentCollectivesShareTheDimensionQueues) {
   // Two all-reduces of 512 KiB in one chunk each, started together on shared FIFO queues, are the
   // two-chunk pipeline of TwoChunksPipelineThroughTheDimensionQueues: A takes dim0 first, B waits
@@ -355,6 +363,8 @@ TEST(Hierarchical, ConcurrentCollectivesShareTheDimensionQueues) {
 
 namespace collsim::scheduler {
 namespace {
+
+using namespace collsim::jobs;  // NOLINT: the drivers under test
 
 TEST(Hierarchical, ASubsetOfDimensionsRunsEveryGroupOfThemAtOnce) {
   // dims = {0} on torus:4x4: the four X rings each all-reduce their own 1 MiB, one-way ring:

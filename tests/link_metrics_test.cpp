@@ -1,12 +1,14 @@
-// fill_link_metrics (report/result.hpp): per-dimension utilization and Themis's bandwidth-weighted
+// fill_link_metrics (jobs/result.hpp): per-dimension utilization and Themis's bandwidth-weighted
 // average utilization (ISCA'22 Sec. 3.1), from hand-set link statistics.
 #include <gtest/gtest.h>
 
-#include "report/result.hpp"
+#include "jobs/result.hpp"
 #include "topology/builders.hpp"
 
 namespace collsim::report {
 namespace {
+
+using namespace collsim::jobs;  // NOLINT: the drivers under test
 
 TEST(LinkMetrics, AverageUtilizationWeightsDimensionsByOneNpusBandwidth) {
   // 4 x 2 platform: a 4-ring of 2 links per NPU at 10 GB/s (20 GB/s per NPU) and a switch of one

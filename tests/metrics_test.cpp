@@ -4,19 +4,19 @@
 #include "collective/algorithm.hpp"
 #include "core/engine.hpp"
 #include "network/backend.hpp"
-#include "report/result.hpp"
-#include "scheduler/collective_sweep.hpp"
+#include "jobs/result.hpp"
+#include "jobs/collective_sweep.hpp"
 #include "topology/builders.hpp"
 
 namespace collsim {
 namespace {
 
-report::ResultRow run(const topology::Topology& t, const char* backend, std::uint64_t size) {
-  scheduler::CollectiveJob job;
+jobs::ResultRow run(const topology::Topology& t, const char* backend, std::uint64_t size) {
+  jobs::CollectiveJob job;
   job.sizes = {core::Bytes{size}};
   job.algorithms = {collective::parse_algorithm("ring", "t")};
   job.busiest_links = 100;
-  return scheduler::run_collective_job("p", t, network::find_backend(backend, "t"), job).at(0);
+  return jobs::run_collective_job("p", t, network::find_backend(backend, "t"), job).at(0);
 }
 
 TEST(Metrics, RingKeepsEveryRingLinkBusy) {
@@ -71,12 +71,12 @@ TEST(Metrics, ASlowNicIsTheBusiestResource) {
   // sends 7 x 2 x 8 MiB through its NIC, which is busy the whole time, while each link carries
   // only 2 x 8 MiB. "max link" must name the NIC (100%), not the links (29%).
   const auto t = topology::from_compact("fc:8", core::Bandwidth{25e9}, core::Time::from_ns(150));
-  scheduler::CollectiveJob job;
+  jobs::CollectiveJob job;
   job.sizes = {core::Bytes{64ull << 20}};
   job.algorithms = {collective::parse_algorithm("direct", "t")};
   job.backend_options.npu_injection_bandwidth = core::Bandwidth{50e9};
   job.busiest_links = 2;
-  const auto rows = scheduler::run_collective_job("p", t, network::find_backend("flow", "b"), job);
+  const auto rows = jobs::run_collective_job("p", t, network::find_backend("flow", "b"), job);
   ASSERT_EQ(rows.size(), 1u);
   const auto& r = rows[0];
   EXPECT_NEAR(r.max_link_utilization, 1.0, 0.001);

@@ -13,7 +13,7 @@
 #include "scheduler/executor.hpp"
 #include "topology/builders.hpp"
 #include "workload/astra_text.hpp"
-#include "workload/training.hpp"
+#include "jobs/training.hpp"
 
 namespace collsim {
 namespace {
@@ -94,11 +94,11 @@ double training(const std::string& workload, const std::string& topo, const char
   for (const auto& d : t.dimensions()) dims.push_back(d.spec.size);
   const auto w = workload::read_astra_text(
       std::string(COLLSIM_SOURCE_DIR) + "/examples/switch-fc/workloads/" + workload + ".txt", dims);
-  workload::TrainingOptions o;
+  jobs::TrainingOptions o;
   o.algorithm = collective::parse_algorithm(algo, "a");
   o.chunks = 16;
   o.iterations = 2;
-  return workload::run_training(t, network::find_backend("flow", "b"), w, o).total.seconds();
+  return jobs::run_training(t, network::find_backend("flow", "b"), w, o).total.seconds();
 }
 
 // Fig. 11: two iterations on 4 packages of 4 (k = 3) and of 8 (k = 4) NPUs against the

@@ -8,10 +8,12 @@
 #include "network/backend.hpp"
 #include "topology/builders.hpp"
 #include "workload/load.hpp"
-#include "workload/training.hpp"
+#include "jobs/training.hpp"
 
 namespace collsim::workload {
 namespace {
+
+using namespace collsim::jobs;  // NOLINT: the drivers under test
 
 using topology::DimKind;
 using topology::DimSpec;

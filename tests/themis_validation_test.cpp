@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 
 #include "network/backend.hpp"
-#include "scheduler/collective_sweep.hpp"
+#include "jobs/collective_sweep.hpp"
 #include "topology/builders.hpp"
 
 namespace collsim::scheduler {
 namespace {
+
+using namespace collsim::jobs;  // NOLINT: the drivers under test
 
 using topology::DimKind;
 using topology::DimSpec;

@@ -17,6 +17,8 @@
 namespace collsim::report {
 namespace {
 
+using namespace collsim::jobs;  // NOLINT: the drivers under test
+
 const core::Bandwidth kBw{16e9};
 const core::Time kLat = core::Time::from_ns(150);
 
@@ -36,12 +38,12 @@ std::filesystem::path temp(const std::string& name) {
 // A ring all-reduce of 64 KiB on torus:2x2 (flow backend), traced.
 std::vector<ResultRow> traced_ring(const std::filesystem::path& path) {
   const auto t = topology::from_compact("torus:2x2", kBw, kLat);
-  scheduler::CollectiveJob job;
+  jobs::CollectiveJob job;
   job.sizes = {core::Bytes{64 << 10}};
   job.algorithms = {collective::parse_algorithm("ring", "t")};
   TraceWriter trace(path.string());
   auto rows =
-      scheduler::run_collective_job("p", t, network::find_backend("flow", "b"), job, &trace);
+      jobs::run_collective_job("p", t, network::find_backend("flow", "b"), job, &trace);
   trace.close();
   return rows;
 }
@@ -102,7 +104,7 @@ TEST(Trace, SameRunSameBytes) {
 
 TEST(Trace, ConcurrentCollectivesHaveATrackEach) {
   const auto t = topology::from_compact("torus:4x4", kBw, kLat);
-  scheduler::ConcurrentJob job;
+  jobs::ConcurrentJob job;
   job.name = "xy";
   job.members = {{collective::Collective::AllReduce, "dim:0",
                   collective::parse_algorithm("ring", "t"), core::Bytes{1 << 16}, 1},
@@ -111,7 +113,7 @@ TEST(Trace, ConcurrentCollectivesHaveATrackEach) {
   const auto path = temp("xy.json");
   {
     TraceWriter trace(path.string());
-    scheduler::run_concurrent_job("p", t, network::find_backend("flow", "b"), job, &trace);
+    jobs::run_concurrent_job("p", t, network::find_backend("flow", "b"), job, &trace);
   }  // the destructor closes
   const auto doc = nlohmann::json::parse(slurp(path));
   // Three runs (together, then each alone); in the first, NPU 0 has a track for its X ring and
@@ -165,12 +167,14 @@ TEST(Trace, WindowsStayBoundedAndKeepTheBusyTime) {
 namespace collsim::report {
 namespace {
 
+using namespace collsim::jobs;  // NOLINT: the drivers under test
+
 TEST(Trace, HierarchicalCollectivesHaveAChunkStageTrackPerDimension) {
   // 1 MiB all-reduce in 2 chunks on torus:4x4: each chunk walks RS dim0, RS dim1, AG dim1, AG
   // dim0 (baseline), so 8 chunk-stage slices on two tracks, never overlapping on a track
   // (active_chunks = 1), the last ending when the collective ends.
   const auto t = topology::from_compact("torus:4x4", kBw, kLat);
-  scheduler::CollectiveJob job;
+  jobs::CollectiveJob job;
   job.sizes = {core::Bytes{1 << 20}};
   job.chunks = 2;
   job.algorithms = {collective::parse_algorithm("hierarchical", "t")};
@@ -178,7 +182,7 @@ TEST(Trace, HierarchicalCollectivesHaveAChunkStageTrackPerDimension) {
   std::vector<ResultRow> rows;
   {
     TraceWriter trace(path.string());
-    rows = scheduler::run_collective_job("p", t, network::find_backend("analytical", "b"), job,
+    rows = jobs::run_collective_job("p", t, network::find_backend("analytical", "b"), job,
                                          &trace);
   }
   const auto doc = nlohmann::json::parse(slurp(path));

@@ -1,6 +1,6 @@
-// The training loop (workload/training.hpp) against timelines derived by hand: fc:4 with the
+// The training loop (jobs/training.hpp) against timelines derived by hand: fc:4 with the
 // direct algorithm, so that an all-reduce of S takes 2 (alpha + S / (N B)) on every backend.
-#include "workload/training.hpp"
+#include "jobs/training.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,6 +9,8 @@
 
 namespace collsim::workload {
 namespace {
+
+using namespace collsim::jobs;  // NOLINT: the drivers under test
 
 using collective::Collective;
 using core::Time;
@@ -196,6 +198,8 @@ TEST(Training, BadInputIsRefusedBeforeSimulating) {
 namespace collsim::workload {
 namespace {
 
+using namespace collsim::jobs;  // NOLINT: the drivers under test
+
 TEST(Training, HierarchicalCollectivesRunThroughTheDimensionQueues) {
   // torus:4x4, one-way rings per dimension, 1 chunk: the 1 MiB all-reduce is four ring stages,
   // 124.68 us (tests/hierarchical_test.cpp); issued after fwd and wg, at 20 us.
@@ -224,6 +228,8 @@ TEST(Training, HierarchicalCollectivesRunThroughTheDimensionQueues) {
 
 namespace collsim::workload {
 namespace {
+
+using namespace collsim::jobs;  // NOLINT: the drivers under test
 
 TEST(Training, TimelinesRecordTheChunkStagesOfHierarchicalCollectives) {
   // torus:4x4, one-way rings, 1 chunk: the all-reduce is reduce-scatter on dim0 then dim1,

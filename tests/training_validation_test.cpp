@@ -9,10 +9,12 @@
 #include "compute/systolic.hpp"
 #include "topology/builders.hpp"
 #include "workload/model_zoo.hpp"
-#include "workload/training.hpp"
+#include "jobs/training.hpp"
 
 namespace collsim::workload {
 namespace {
+
+using namespace collsim::jobs;  // NOLINT: the drivers under test
 
 TrainingResult train(const Workload& w, const topology::Topology& t, const char* algorithm,
                      Overlap overlap) {

@@ -3,10 +3,12 @@
 
 #include <gtest/gtest.h>
 
-#include "report/result.hpp"
+#include "jobs/result.hpp"
 
 namespace collsim::report {
 namespace {
+
+using namespace collsim::jobs;  // NOLINT: the drivers under test
 
 // A 1 KiB all-reduce on 4 NPUs in 1 us: algbw 1.024 GB/s, busbw 1.024 x 2 x 3 / 4 = 1.536 GB/s.
 ResultRow row(std::string platform, std::string algorithm = "ring") {
@@ -93,6 +95,8 @@ TEST(CsvWriter, FieldHelper) {
 
 namespace collsim::report {
 namespace {
+
+using namespace collsim::jobs;  // NOLINT: the drivers under test
 
 TEST(TableWriter, AReferenceRowLastInABlockKeepsTheBusiestLinksBlock) {
   // A hierarchical row lists its links and activity; the ideal row after it lists none. The

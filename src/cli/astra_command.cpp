@@ -15,7 +15,7 @@
 #include "core/error.hpp"
 #include "core/parse.hpp"
 #include "report/replay_report.hpp"
-#include "workload/formats/chakra_replay.hpp"
+#include "jobs/trace_replay.hpp"
 #include "workload/load.hpp"
 
 namespace collsim::cli {
@@ -43,7 +43,7 @@ void print_sys_line(std::ostream* to, std::size_t rank, core::Time finish, core:
                      cycles(finish), cycles(exposed));
 }
 
-// A Chakra trace replayed rank by rank (workload/formats/chakra_replay.hpp).
+// A Chakra trace replayed rank by rank (jobs/trace_replay.hpp).
 int run_replay(const AstraOptions& opt, const OutputOptions& out_opt, std::ostream& out,
                std::ostream& err, const config::AstraNetwork& net, const config::AstraSystem& sys,
                const std::vector<workload::chakra::RankTrace>& traces, const std::string& reason) {
@@ -54,7 +54,7 @@ int run_replay(const AstraOptions& opt, const OutputOptions& out_opt, std::ostre
         out_opt.activity.empty() ? "--lightpaths" : "--activity"));
   }
   const report::Format format = report::parse_format(out_opt.format, "--format");
-  workload::chakra::ReplayOptions ro;
+  jobs::ReplayOptions ro;
   std::vector<collective::Collective> used;
   for (const auto& t : traces) {
     for (std::size_t i = 0; i < t.nodes.size(); ++i) {
@@ -101,7 +101,7 @@ int run_replay(const AstraOptions& opt, const OutputOptions& out_opt, std::ostre
   rep.platform = std::filesystem::path(opt.network).stem().string();
   rep.backend = std::string(backend.name);
   rep.ranks = &traces;
-  rep.result = workload::chakra::replay(net.topology, backend, traces, ro);
+  rep.result = jobs::replay(net.topology, backend, traces, ro);
   for (std::size_t k = 0; k < rep.result.ranks.size(); ++k) {
     const auto& x = rep.result.ranks[k];
     print_sys_line(sys_stream(out_opt, out, err), k, x.finish, x.finish - x.compute);
@@ -133,7 +133,7 @@ int run_astra(const AstraOptions& opt, const OutputOptions& out_opt, std::ostrea
     const std::string reason = opt.replay           ? "--replay"
                                : opt.concurrent     ? "--concurrent-comm"
                                : opt.data_deps_only ? "--data-deps-only"
-                                                    : workload::chakra::replay_reason(traces);
+                                                    : jobs::replay_reason(traces);
     if (!reason.empty()) return run_replay(opt, out_opt, out, err, net, sys, traces, reason);
   } else if (opt.replay || opt.concurrent || opt.data_deps_only) {
     throw core::InputError(

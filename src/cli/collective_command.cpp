@@ -9,7 +9,7 @@
 #include "core/parse.hpp"
 #include "network/backend.hpp"
 #include "report/writers.hpp"
-#include "scheduler/collective_sweep.hpp"
+#include "jobs/collective_sweep.hpp"
 #include "topology/builders.hpp"
 
 namespace collsim::cli {
@@ -22,7 +22,7 @@ int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, s
   const std::vector<network::BackendOptions> options =
       backend_options(backends, opt.backend_params);
 
-  scheduler::CollectiveJob job;
+  jobs::CollectiveJob job;
   job.collective = collective::parse_collective(opt.collective, "--collective");
   job.sizes = core::parse_size_list(opt.sizes, "--sizes");
   if (opt.chunks == 0) throw core::InputError("--chunks: must be >= 1, got 0");
@@ -35,7 +35,7 @@ int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, s
   collective::parse_groups(opt.group, topo, "--group");  // before anything runs
   if (opt.algorithms == "all") {
     std::vector<std::string> skipped, warnings;
-    job.algorithms = scheduler::expand_all_algorithms(topo, job.collective, job.chunks, &skipped,
+    job.algorithms = jobs::expand_all_algorithms(topo, job.collective, job.chunks, &skipped,
                                                       job.group, &warnings);
     if (!out_opt.quiet) {
       for (const std::string& why : skipped) err << "note: skipped " << why << '\n';

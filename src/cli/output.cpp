@@ -17,7 +17,7 @@ std::vector<std::string> split_commas(const std::string& list) {
   }
 }
 
-void emit(const std::vector<report::ResultRow>& rows, const OutputOptions& opt, std::ostream& out) {
+void emit(const std::vector<jobs::ResultRow>& rows, const OutputOptions& opt, std::ostream& out) {
   const report::Format f = report::parse_format(opt.format, "--format");
   const std::string text = report::render(rows, f);
   if (opt.output.empty()) {

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
-#include "report/result.hpp"
+#include "jobs/result.hpp"
 
 namespace collsim::cli {
 
@@ -12,6 +12,6 @@ namespace collsim::cli {
 std::vector<std::string> split_commas(const std::string& list);
 
 /// Render rows in the chosen format to `out`, or atomically to the --output file.
-void emit(const std::vector<report::ResultRow>& rows, const OutputOptions& opt, std::ostream& out);
+void emit(const std::vector<jobs::ResultRow>& rows, const OutputOptions& opt, std::ostream& out);
 
 }  // namespace collsim::cli

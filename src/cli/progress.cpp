@@ -12,16 +12,16 @@ ProgressLine::ProgressLine(std::ostream& err, std::uint64_t total,
 
 ProgressLine::~ProgressLine() { clear(); }
 
-void ProgressLine::begin_run(const scheduler::RunContext& c) {
+void ProgressLine::begin_run(const jobs::RunContext& c) {
   ++started_;
   run_start_ = std::chrono::steady_clock::now();
   run_events_start_ = c.sim.events_processed();
   draw(c, true);  // every run is named once, however short
 }
 
-void ProgressLine::tick(const scheduler::RunContext& c) { draw(c, false); }
+void ProgressLine::tick(const jobs::RunContext& c) { draw(c, false); }
 
-void ProgressLine::draw(const scheduler::RunContext& c, bool force) {
+void ProgressLine::draw(const jobs::RunContext& c, bool force) {
   const auto now = std::chrono::steady_clock::now();
   if (!force && drawn_ && now - last_draw_ < min_interval_) return;
   last_draw_ = now;

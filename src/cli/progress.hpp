@@ -6,23 +6,23 @@
 #include <cstdint>
 #include <iosfwd>
 
-#include "scheduler/collective_sweep.hpp"
+#include "jobs/collective_sweep.hpp"
 
 namespace collsim::cli {
 
-class ProgressLine final : public scheduler::RunMonitor {
+class ProgressLine final : public jobs::RunMonitor {
  public:
   /// `total`: the runs that will be started; `min_interval`: between two redraws.
   ProgressLine(std::ostream& err, std::uint64_t total,
                std::chrono::milliseconds min_interval = std::chrono::milliseconds(200));
   ~ProgressLine();
-  void begin_run(const scheduler::RunContext& c) override;
-  void tick(const scheduler::RunContext& c) override;
+  void begin_run(const jobs::RunContext& c) override;
+  void tick(const jobs::RunContext& c) override;
   /// Erase the line (before results or an error are printed).
   void clear();
 
  private:
-  void draw(const scheduler::RunContext& c, bool force);
+  void draw(const jobs::RunContext& c, bool force);
   std::ostream& err_;
   std::uint64_t total_;
   std::uint64_t started_ = 0;

@@ -5,7 +5,7 @@
 #include "cli/train_runs.hpp"
 #include "config/scenario.hpp"
 #include "report/writers.hpp"
-#include "scheduler/collective_sweep.hpp"
+#include "jobs/collective_sweep.hpp"
 
 namespace collsim::cli {
 
@@ -41,14 +41,14 @@ int run_scenario(const std::string& path, const OutputOptions& out_opt, std::ost
             job.endpoint_params = p.endpoint_params;
           };
           if (!j.concurrent.empty()) {
-            scheduler::ConcurrentJob job;
+            jobs::ConcurrentJob job;
             job.name = j.name;
             job.members = j.concurrent;
             on_run(job);
             work.push_back(Work{p.name, &p.topology, b.info, std::move(job)});
             continue;
           }
-          scheduler::CollectiveJob job;
+          jobs::CollectiveJob job;
           job.collective = j.collective;
           job.sizes = j.sizes;
           job.algorithms = j.algorithms;
@@ -57,7 +57,7 @@ int run_scenario(const std::string& path, const OutputOptions& out_opt, std::ost
           on_run(job);
           if (j.all_algorithms) {
             std::vector<std::string> skipped, warnings;
-            job.algorithms = scheduler::expand_all_algorithms(p.topology, j.collective, j.chunks,
+            job.algorithms = jobs::expand_all_algorithms(p.topology, j.collective, j.chunks,
                                                               &skipped, j.group, &warnings);
             if (&b == &s.backends.front() && e == p.endpoints.front()) {
               if (!out_opt.quiet) {

@@ -22,10 +22,10 @@ namespace collsim::cli {
 namespace {
 
 // Writes CSV rows as they come: to `out`, or to PATH.partial, renamed to PATH at the end.
-class CsvStream final : public scheduler::RunMonitor {
+class CsvStream final : public jobs::RunMonitor {
  public:
   CsvStream(const std::string& path, std::ostream& out) : path_(path), out_(&out) {}
-  void on_row(const report::ResultRow& row) override {
+  void on_row(const jobs::ResultRow& row) override {
     // The header once, then each row whole, flushed. The file is made with the first row, so a
     // run that fails before any row leaves nothing behind.
     if (!header_) open(), *out_ << report::csv_header();
@@ -71,12 +71,12 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
   const scheduler::RunLimits limits = parse_limits(opt.max_messages, opt.max_memory);
   std::uint64_t total = 0;
   for (const Work& w : work) {
-    total += std::visit([](const auto& j) { return scheduler::count_runs(j); }, w.job);
+    total += std::visit([](const auto& j) { return jobs::count_runs(j); }, w.job);
     // Input errors (an algorithm that cannot run on a group) before anything is simulated.
-    std::visit([&](const auto& j) { scheduler::check_job(*w.topology, j, limits, w.platform); },
+    std::visit([&](const auto& j) { jobs::check_job(*w.topology, j, limits, w.platform); },
                w.job);
   }
-  scheduler::MonitorList monitors;
+  jobs::MonitorList monitors;
   std::unique_ptr<ProgressLine> progress;
   const bool terminal = &err == &std::cerr && isatty(STDERR_FILENO);
   if (!opt.quiet && (opt.progress || terminal)) {
@@ -94,9 +94,9 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
     monitors.add(trace.get());
   }
   // Every finished row, also of a job an error stops half-way (shown before a resource error).
-  struct Finished final : scheduler::RunMonitor {
-    void on_row(const report::ResultRow& r) override { rows.push_back(r); }
-    std::vector<report::ResultRow> rows;
+  struct Finished final : jobs::RunMonitor {
+    void on_row(const jobs::ResultRow& r) override { rows.push_back(r); }
+    std::vector<jobs::ResultRow> rows;
   } finished;
   monitors.add(&finished);
   std::unique_ptr<report::LightpathLog> lightpaths;
@@ -104,15 +104,15 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
     lightpaths = std::make_unique<report::LightpathLog>();
     monitors.add(lightpaths.get());
   }
-  std::vector<report::ResultRow> rows;
+  std::vector<jobs::ResultRow> rows;
   try {
     for (const Work& w : work) {
-      std::vector<report::ResultRow> part;
-      if (const auto* j = std::get_if<scheduler::CollectiveJob>(&w.job)) {
-        part = scheduler::run_collective_job(w.platform, *w.topology, *w.backend, *j, &monitors);
+      std::vector<jobs::ResultRow> part;
+      if (const auto* j = std::get_if<jobs::CollectiveJob>(&w.job)) {
+        part = jobs::run_collective_job(w.platform, *w.topology, *w.backend, *j, &monitors);
       } else {
-        part = scheduler::run_concurrent_job(w.platform, *w.topology, *w.backend,
-                                             std::get<scheduler::ConcurrentJob>(w.job), &monitors);
+        part = jobs::run_concurrent_job(w.platform, *w.topology, *w.backend,
+                                             std::get<jobs::ConcurrentJob>(w.job), &monitors);
       }
       rows.insert(rows.end(), std::make_move_iterator(part.begin()),
                   std::make_move_iterator(part.end()));

@@ -9,7 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "network/backend.hpp"
-#include "scheduler/collective_sweep.hpp"
+#include "jobs/collective_sweep.hpp"
 #include "topology/topology.hpp"
 
 namespace collsim::cli {
@@ -18,7 +18,7 @@ struct Work {
   std::string platform;
   const topology::Topology* topology = nullptr;
   const network::BackendInfo* backend = nullptr;
-  std::variant<scheduler::CollectiveJob, scheduler::ConcurrentJob> job;
+  std::variant<jobs::CollectiveJob, jobs::ConcurrentJob> job;
 };
 
 /// Runs `work` in order and writes the rows. Returns the exit status (0). Throws what the runs

@@ -1,5 +1,5 @@
 // `collsim train`: training iterations of a workload on a platform, one run per algorithm x
-// backend x overlap policy (workload/training.hpp).
+// backend x overlap policy (jobs/training.hpp).
 #include <fmt/format.h>
 
 #include <ostream>
@@ -30,9 +30,9 @@ int run_train(const TrainOptions& opt, const OutputOptions& out_opt, std::ostrea
   }
   spec.overlaps.clear();
   for (const std::string& o : split_commas(opt.overlap)) {
-    spec.overlaps.push_back(workload::parse_overlap(o, "--overlap"));
+    spec.overlaps.push_back(jobs::parse_overlap(o, "--overlap"));
   }
-  spec.order = workload::parse_issue_order(opt.order, "--order");
+  spec.order = jobs::parse_issue_order(opt.order, "--order");
   if (opt.iterations == 0) throw core::InputError("--iterations: must be >= 1, got 0");
   if (opt.chunks == 0) throw core::InputError("--chunks: must be >= 1, got 0");
   spec.iterations = opt.iterations;

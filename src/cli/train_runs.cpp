@@ -6,7 +6,7 @@
 
 #include "core/error.hpp"
 #include "report/training_trace.hpp"
-#include "scheduler/collective_sweep.hpp"
+#include "jobs/collective_sweep.hpp"
 #include "workload/load.hpp"
 
 namespace collsim::cli {
@@ -49,8 +49,8 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
   for (std::size_t i = 0; i < work.size(); ++i) {
     const TrainingWork& w = work[i];
     for (const auto& a : w.spec.algorithms) {
-      for (workload::Overlap ov : w.spec.overlaps) {
-        workload::TrainingOptions to;
+      for (jobs::Overlap ov : w.spec.overlaps) {
+        jobs::TrainingOptions to;
         to.algorithm = a;
         to.per_collective = w.spec.per_collective;
         to.ideal = a.info == nullptr;
@@ -67,19 +67,19 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
           err << fmt::format("collsim: [{}/{}] {} on {}: {} / {}{} / overlap {}\n", rows.size() + 1,
                              total, workloads[i].name, w.platform, a.label, w.backend->name,
                              w.endpoint ? " / " + w.endpoint->name : std::string(),
-                             workload::to_string(ov));
+                             jobs::to_string(ov));
         }
         report::TrainingRow row;
         row.workload = workloads[i].name;
         row.platform = w.platform;
         row.npus = w.topology->num_npus();
         row.backend = network::backend_label(*w.backend, w.backend_options);
-        row.endpoint = scheduler::endpoint_label(w.endpoint, w.endpoint_params);
+        row.endpoint = jobs::endpoint_label(w.endpoint, w.endpoint_params);
         row.algorithm = a.label;
-        row.overlap = workload::to_string(ov);
-        row.order = workload::to_string(w.spec.order);
+        row.overlap = jobs::to_string(ov);
+        row.order = jobs::to_string(w.spec.order);
         row.iterations = w.spec.iterations;
-        row.result = workload::run_training(*w.topology, *w.backend, workloads[i], to);
+        row.result = jobs::run_training(*w.topology, *w.backend, workloads[i], to);
         if (on_row) on_row(row);
         rows.push_back(std::move(row));
         row_workloads.push_back(&workloads[i]);

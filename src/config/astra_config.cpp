@@ -325,7 +325,7 @@ AstraSystem read_astra_system(const std::string& path, std::size_t dims) {
       if (p != "LIFO" && p != "FIFO") {
         throw core::InputError(fmt::format("{}: \"{}\" is not LIFO or FIFO", key(k), p));
       }
-      s.order = p == "LIFO" ? workload::IssueOrder::Lifo : workload::IssueOrder::Fifo;
+      s.order = p == "LIFO" ? jobs::IssueOrder::Lifo : jobs::IssueOrder::Fifo;
       s.used.push_back(fmt::format("{} {} -> waiting collectives run {}", k, p, p));
     } else if (k == "endpoint-delay") {
       s.endpoint_delay = core::Time::from_ns(static_cast<double>(integer(k, 0)));

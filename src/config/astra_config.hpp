@@ -44,7 +44,7 @@
 #include "collective/algorithm.hpp"
 #include "topology/topology.hpp"
 #include "workload/formats/chakra.hpp"
-#include "workload/training.hpp"
+#include "jobs/training.hpp"
 
 namespace collsim::config {
 
@@ -69,7 +69,7 @@ struct AstraSystem {
   std::map<collective::Collective, collective::AlgorithmChoice> algorithms_for(
       const std::vector<collective::Collective>& used) const;
   std::uint32_t chunks = 1;
-  workload::IssueOrder order = workload::IssueOrder::Fifo;
+  jobs::IssueOrder order = jobs::IssueOrder::Fifo;
   core::Time endpoint_delay;
   workload::chakra::ToWorkloadOptions compute;  ///< roofline of Chakra compute nodes
   std::vector<std::string> used;                ///< "key -> what collsim does with it", in order

@@ -36,8 +36,8 @@ double number(const nlohmann::json& j, const std::string& path, const char* key,
 
 }  // namespace
 
-workload::chakra::RemoteMemory read_remote_memory(const std::string& path, std::uint32_t npus) {
-  using Kind = workload::chakra::RemoteMemory::Kind;
+jobs::RemoteMemory read_remote_memory(const std::string& path, std::uint32_t npus) {
+  using Kind = jobs::RemoteMemory::Kind;
   const nlohmann::json j = read_json(path, "--remote-memory-configuration");
   if (!j.is_object()) throw core::InputError(fmt::format("{}: must be a JSON object", path));
   static const std::set<std::string> known{"memory-type", "remote-mem-latency", "remote-mem-bw",
@@ -55,7 +55,7 @@ workload::chakra::RemoteMemory read_remote_memory(const std::string& path, std::
     throw core::InputError(fmt::format("{}: memory-type: missing", path));
   }
   const std::string type = j["memory-type"];
-  workload::chakra::RemoteMemory m;
+  jobs::RemoteMemory m;
   if (type == "NO_MEMORY_EXPANSION") return m;
   if (type == "PER_NODE_MEMORY_EXPANSION") {
     m.kind = Kind::PerNode;

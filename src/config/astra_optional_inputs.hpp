@@ -13,12 +13,12 @@
 #include <vector>
 
 #include "topology/topology.hpp"
-#include "workload/formats/chakra_replay.hpp"
+#include "jobs/trace_replay.hpp"
 
 namespace collsim::config {
 
 /// The remote memory of a platform of `npus` NPUs.
-workload::chakra::RemoteMemory read_remote_memory(const std::string& path, std::uint32_t npus);
+jobs::RemoteMemory read_remote_memory(const std::string& path, std::uint32_t npus);
 
 /// Communicator groups of a platform of `npus` NPUs: at least 2 distinct NPUs each, in range.
 std::map<std::string, std::vector<topology::NodeId>> read_comm_groups(const std::string& path,

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "compute/compute.hpp"
-#include "config/yaml_reader.hpp"
+#include "io/yaml_reader.hpp"
 #include "core/error.hpp"
 #include "core/parse.hpp"
 #include "network/options.hpp"
@@ -26,9 +26,9 @@ using core::InputError;
 constexpr std::string_view kDefaultBackend = network::kDefaultBackend;
 
 // Parsing context: the source name for error messages.
-class Reader : public YamlReader {
+class Reader : public io::YamlReader {
  public:
-  using YamlReader::YamlReader;
+  using io::YamlReader::YamlReader;
 
   topology::DimKind dim_kind(const YAML::Node& n, const std::string& path) const {
     const std::string k = scalar(n, path);
@@ -231,12 +231,12 @@ class Reader : public YamlReader {
     return scalar(n["group"], path + ".group");
   }
 
-  scheduler::ConcurrentMember member(const YAML::Node& n, const std::string& path) const {
+  jobs::ConcurrentMember member(const YAML::Node& n, const std::string& path) const {
     check_keys(n, path, {"collective", "group", "algorithm", "size", "chunks"});
     for (const char* k : {"collective", "algorithm", "size"}) {
       if (!n[k]) fail(n, path, fmt::format("missing key \"{}\"", k));
     }
-    scheduler::ConcurrentMember m;
+    jobs::ConcurrentMember m;
     m.collective = with_line(n["collective"], [&] {
       return collective::parse_collective(scalar(n["collective"], path + ".collective"),
                                           path + ".collective");
@@ -285,13 +285,13 @@ class Reader : public YamlReader {
       s.overlaps.clear();
       for (const auto& o : items(t["overlap"])) {
         s.overlaps.push_back(with_line(o, [&] {
-          return workload::parse_overlap(scalar(o, path + ".overlap"), path + ".overlap");
+          return jobs::parse_overlap(scalar(o, path + ".overlap"), path + ".overlap");
         }));
       }
     }
     if (t["order"]) {
       s.order = with_line(t["order"], [&] {
-        return workload::parse_issue_order(scalar(t["order"], path + ".order"), path + ".order");
+        return jobs::parse_issue_order(scalar(t["order"], path + ".order"), path + ".order");
       });
     }
     if (t["iterations"]) s.iterations = uint(t["iterations"], path + ".iterations", 1);

@@ -37,7 +37,7 @@
 //         - {collective: all-reduce, group: dim:0, algorithm: ring, size: 64 MiB, chunks: 4}
 //         - {collective: all-to-all, group: dim:1, algorithm: direct, size: 8 MiB}
 //       max_time: 10 s
-//     - training:                    training iterations (workload/training.hpp); a scenario's
+//     - training:                    training iterations (jobs/training.hpp); a scenario's
 //         workload: toy.yaml         jobs are all training jobs or none. A file (relative to
 //         algorithms: [ring, direct] the scenario) or a model-zoo name (workload/load.hpp)
 //         chunks: 1                  optional
@@ -56,10 +56,10 @@
 #include "collective/algorithm.hpp"
 #include "endpoint/endpoint.hpp"
 #include "network/backend.hpp"
-#include "scheduler/collective_sweep.hpp"
+#include "jobs/collective_sweep.hpp"
 #include "topology/topology.hpp"
 #include "workload/formats/chakra.hpp"
-#include "workload/training.hpp"
+#include "jobs/training.hpp"
 
 namespace collsim::config {
 
@@ -68,15 +68,15 @@ struct TrainingSpec {
   /// "ideal" (Themis Table 3) is a choice with no AlgorithmInfo.
   std::vector<collective::AlgorithmChoice> algorithms;
   std::uint32_t chunks = 1;
-  std::vector<workload::Overlap> overlaps = {workload::Overlap::Layer};
-  workload::IssueOrder order = workload::IssueOrder::Fifo;
+  std::vector<jobs::Overlap> overlaps = {jobs::Overlap::Layer};
+  jobs::IssueOrder order = jobs::IssueOrder::Fifo;
   std::uint32_t iterations = 1;
   double astra_clock_hz = 1e9;
   std::string compute = "systolic";  ///< zoo models (workload/load.hpp)
   std::uint32_t batch = 16;
   std::uint32_t bytes_per_element = 4;
   workload::chakra::ToWorkloadOptions chakra;  ///< Chakra traces: compute nodes' roofline
-  /// Per-collective algorithms for every run (workload/training.hpp TrainingOptions).
+  /// Per-collective algorithms for every run (jobs/training.hpp TrainingOptions).
   std::map<collective::Collective, collective::AlgorithmChoice> per_collective;
 };
 
@@ -92,7 +92,7 @@ struct Platform {
 struct JobSpec {
   std::string name;  ///< "jobs[2]", for reports
   /// A concurrent job when not empty (the fields below but max_time are then unused).
-  std::vector<scheduler::ConcurrentMember> concurrent;
+  std::vector<jobs::ConcurrentMember> concurrent;
   collective::Collective collective = collective::Collective::AllReduce;
   std::vector<core::Bytes> sizes;
   bool all_algorithms = false;                          ///< "all"

@@ -6,7 +6,7 @@
 
 namespace collsim::report {
 
-void LightpathLog::begin_run(const scheduler::RunContext& ctx) {
+void LightpathLog::begin_run(const jobs::RunContext& ctx) {
   if (auto* optical = dynamic_cast<network::OpticalBackend*>(&ctx.backend)) {
     optical->set_lightpath_observer(this);
     run_ = csv_field(ctx.what);
@@ -14,7 +14,7 @@ void LightpathLog::begin_run(const scheduler::RunContext& ctx) {
   }
 }
 
-void LightpathLog::end_run(const scheduler::RunContext& ctx) {
+void LightpathLog::end_run(const jobs::RunContext& ctx) {
   if (auto* optical = dynamic_cast<network::OpticalBackend*>(&ctx.backend)) {
     optical->set_lightpath_observer(nullptr);
   }

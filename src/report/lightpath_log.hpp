@@ -9,14 +9,14 @@
 #include <string>
 
 #include "network/optical.hpp"
-#include "scheduler/collective_sweep.hpp"
+#include "jobs/collective_sweep.hpp"
 
 namespace collsim::report {
 
-class LightpathLog final : public scheduler::RunMonitor, private network::LightpathObserver {
+class LightpathLog final : public jobs::RunMonitor, private network::LightpathObserver {
  public:
-  void begin_run(const scheduler::RunContext& ctx) override;
-  void end_run(const scheduler::RunContext& ctx) override;
+  void begin_run(const jobs::RunContext& ctx) override;
+  void end_run(const jobs::RunContext& ctx) override;
   /// The CSV so far, with its header.
   const std::string& csv() const { return csv_; }
 

@@ -72,7 +72,7 @@ std::string render_replay(const ReplayReport& r, Format f) {
 
 std::string render_replay_trace(const ReplayReport& r) {
   using nlohmann::ordered_json;
-  using Kind = workload::chakra::ReplaySlice::Kind;
+  using Kind = jobs::ReplaySlice::Kind;
   ordered_json events = ordered_json::array();
   const auto meta = [&](int pid, int tid, const char* what, const std::string& name) {
     ordered_json e = {{"ph", "M"}, {"pid", pid}};

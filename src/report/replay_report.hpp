@@ -1,5 +1,5 @@
 #pragma once
-// Reports of a Chakra trace replay (workload/formats/chakra_replay.hpp): one row per rank with
+// Reports of a Chakra trace replay (jobs/trace_replay.hpp): one row per rank with
 // its finish time, GPU compute time and exposed communication (finish - compute, ASTRA-sim's
 // definition), as a table, CSV or JSON; and its timeline in the Chrome trace-event format
 // (ui.perfetto.dev): one process per rank, with tracks "compute", "cpu", "communication"
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "report/writers.hpp"
-#include "workload/formats/chakra_replay.hpp"
+#include "jobs/trace_replay.hpp"
 
 namespace collsim::report {
 
@@ -17,7 +17,7 @@ struct ReplayReport {
   std::string platform;  ///< the network file's stem
   std::string backend;
   const std::vector<workload::chakra::RankTrace>* ranks = nullptr;  ///< names the nodes
-  workload::chakra::ReplayResult result;
+  jobs::ReplayResult result;
 };
 
 std::string render_replay(const ReplayReport& r, Format f);

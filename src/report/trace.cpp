@@ -101,7 +101,7 @@ void TraceWriter::name_thread(std::uint64_t pid, std::uint64_t tid, const std::s
                     pid, tid, quoted(name)));
 }
 
-void TraceWriter::begin_run(const scheduler::RunContext& c) {
+void TraceWriter::begin_run(const jobs::RunContext& c) {
   run_ = &c;
   ++runs_;
   const topology::Topology& t = c.topology;
@@ -130,7 +130,7 @@ void TraceWriter::begin_run(const scheduler::RunContext& c) {
   }
   dims_ = BusyWindows(dims, kDimWindows, kFirstWindow);
   links_ = BusyWindows(t.links().size(), kLinkWindows, kFirstWindow);
-  c.executor.set_observer(this);
+  c.session.add_observer(this);
   c.backend.set_link_observer(this);
 }
 
@@ -149,8 +149,8 @@ void TraceWriter::counter(const std::string& name, const BusyWindows& grid, std:
   }
 }
 
-void TraceWriter::end_run(const scheduler::RunContext& c) {
-  c.executor.set_observer(nullptr);
+void TraceWriter::end_run(const jobs::RunContext& c) {
+  c.session.remove_observer(this);
   c.backend.set_link_observer(nullptr);
   // Per-dimension counters: share of the dimension's links busy in each window.
   for (std::size_t d = 0; d < dims_.series(); ++d) {

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "scheduler/collective_sweep.hpp"
+#include "jobs/collective_sweep.hpp"
 #include "scheduler/executor.hpp"
 
 namespace collsim::report {
@@ -46,7 +46,7 @@ class BusyWindows {
   std::vector<double> data_;
 };
 
-class TraceWriter final : public scheduler::RunMonitor,
+class TraceWriter final : public jobs::RunMonitor,
                           public scheduler::ExecutionObserver,
                           public network::LinkObserver {
  public:
@@ -61,8 +61,8 @@ class TraceWriter final : public scheduler::RunMonitor,
   /// Finish the JSON and give the file its name. Throws core::InputError if writing failed.
   void close();
 
-  void begin_run(const scheduler::RunContext& c) override;
-  void end_run(const scheduler::RunContext& c) override;
+  void begin_run(const jobs::RunContext& c) override;
+  void end_run(const jobs::RunContext& c) override;
 
   void on_collective_start(scheduler::CollectiveId id, const collective::Program& p,
                            const std::string& label) override;
@@ -88,7 +88,7 @@ class TraceWriter final : public scheduler::RunMonitor,
   bool first_ = true;
   bool closed_ = false;
   // The current run.
-  const scheduler::RunContext* run_ = nullptr;
+  const jobs::RunContext* run_ = nullptr;
   std::uint64_t runs_ = 0;
   std::uint64_t pid_base_ = 0, collectives_pid_ = 0, network_pid_ = 0, dims_pid_ = 0,
                 next_pid_ = 1;

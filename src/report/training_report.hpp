@@ -1,12 +1,12 @@
 #pragma once
-// Reports of training runs (workload/training.hpp): a table for people, CSV and JSON for
+// Reports of training runs (jobs/training.hpp): a table for people, CSV and JSON for
 // programs (units in column names). CSV has one line per run and layer plus a "total" line per
 // run, so that per-layer breakdowns and iteration totals plot from one file.
 #include <string>
 #include <vector>
 
 #include "report/writers.hpp"
-#include "workload/training.hpp"
+#include "jobs/training.hpp"
 
 namespace collsim::report {
 
@@ -20,7 +20,7 @@ struct TrainingRow {
   std::string overlap;
   std::string order;
   std::uint32_t iterations = 1;
-  workload::TrainingResult result;
+  jobs::TrainingResult result;
 };
 
 /// `layers`: the table's per-layer lines (CSV and JSON always have them).

@@ -15,7 +15,7 @@ double us(core::Time t) { return static_cast<double>(t.ps) / 1e6; }
 std::string render_training_trace(const std::vector<TrainingRow>& rows,
                                   const std::vector<const workload::Workload*>& workloads) {
   using nlohmann::ordered_json;
-  using workload::TimelineSlice;
+  using jobs::TimelineSlice;
   ordered_json events = ordered_json::array();
   auto meta = [&](int pid, int tid, const char* what, const std::string& name) {
     ordered_json e = {{"ph", "M"}, {"pid", pid}};

@@ -6,7 +6,7 @@
 //   "collectives k"          a slice per collective from its start to its end ("conv1
 //                            weight-gradient all-reduce"), on the first of these tracks free at
 //                            its start (hierarchical collectives overlap).
-// Every NPU runs the same timeline (SPMD, workload/training.hpp), so one stands for all of them.
+// Every NPU runs the same timeline (SPMD, jobs/training.hpp), so one stands for all of them.
 // Times are microseconds.
 #include <string>
 #include <vector>

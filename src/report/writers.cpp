@@ -21,7 +21,7 @@ Format parse_format(std::string_view text, std::string_view field) {
       fmt::format("{}: unknown format \"{}\"; valid: table, csv, json", field, text));
 }
 
-std::string render(const std::vector<ResultRow>& rows, Format f) {
+std::string render(const std::vector<jobs::ResultRow>& rows, Format f) {
   switch (f) {
     case Format::Table:
       return render_table(rows);
@@ -37,7 +37,7 @@ namespace {
 
 // Rows of one table block share platform, collective, chunks, backend and group (or, for a
 // concurrent job, platform, backend and the job); the block's header names them.
-bool same_block(const ResultRow& a, const ResultRow& b) {
+bool same_block(const jobs::ResultRow& a, const jobs::ResultRow& b) {
   if (a.concurrent != b.concurrent) return false;
   if (!a.concurrent.empty()) {
     return a.platform == b.platform && a.backend == b.backend && a.endpoint == b.endpoint;
@@ -47,16 +47,16 @@ bool same_block(const ResultRow& a, const ResultRow& b) {
 }
 
 // " on dim:0 (4 groups of 4 ranks)" for a job on rank groups; nothing for the whole platform.
-std::string group_note(const ResultRow& r) {
+std::string group_note(const jobs::ResultRow& r) {
   if (r.group == "all") return {};
   if (r.groups == 1) return fmt::format(" on {} ({} ranks)", r.group, r.ranks);
   return fmt::format(" on {} ({} groups of {} ranks at once)", r.group, r.groups, r.ranks);
 }
 
 // A concurrent job: one row per collective, with its time alone and the slowdown.
-std::string concurrent_block(const std::vector<ResultRow>& rows, std::size_t first,
+std::string concurrent_block(const std::vector<jobs::ResultRow>& rows, std::size_t first,
                              std::size_t last) {
-  const ResultRow& h = rows[first];
+  const jobs::ResultRow& h = rows[first];
   std::size_t what_w = 10, group_w = 5;
   for (std::size_t i = first; i <= last; ++i) {
     what_w = std::max(what_w, std::string(collective::to_string(rows[i].collective)).size() + 1 +
@@ -70,7 +70,7 @@ std::string concurrent_block(const std::vector<ResultRow>& rows, std::size_t fir
                      "collective", what_w, "group", group_w, "size", "time", "alone", "slowdown",
                      "busbw GB/s", "max link");
   for (std::size_t i = first; i <= last; ++i) {
-    const ResultRow& r = rows[i];
+    const jobs::ResultRow& r = rows[i];
     out += fmt::format(
         "  {:<{}}  {:<{}}  {:>11}  {:>11}  {:>11}  {:>7.2f}x  {:>10.3f}  {:>8.0f}%\n",
         std::string(collective::to_string(r.collective)) + " " + r.algorithm, what_w, r.group,
@@ -82,7 +82,7 @@ std::string concurrent_block(const std::vector<ResultRow>& rows, std::size_t fir
 
 // For the last size of the block ending at row `last`: each algorithm's per-dimension utilization
 // and busiest links, where the table's one-number summary hides where the traffic went.
-std::string busiest_links_at_largest_size(const std::vector<ResultRow>& rows, std::size_t last,
+std::string busiest_links_at_largest_size(const std::vector<jobs::ResultRow>& rows, std::size_t last,
                                           std::size_t name_w) {
   std::size_t first = last;
   while (first > 0 && rows[first - 1].size == rows[last].size &&
@@ -92,7 +92,7 @@ std::string busiest_links_at_largest_size(const std::vector<ResultRow>& rows, st
   // Nothing to show when no row of the block lists links (reference rows never do).
   if (std::all_of(rows.begin() + static_cast<std::ptrdiff_t>(first),
                   rows.begin() + static_cast<std::ptrdiff_t>(last) + 1,
-                  [](const ResultRow& r) { return r.busiest_links.empty(); })) {
+                  [](const jobs::ResultRow& r) { return r.busiest_links.empty(); })) {
     return {};
   }
   std::string out = fmt::format("  at {}: utilization per dimension, and the busiest links\n",
@@ -103,7 +103,7 @@ std::string busiest_links_at_largest_size(const std::vector<ResultRow>& rows, st
     for (double u : rows[i].dim_utilization) {
       dims += fmt::format("{}{:.0f}%", dims.empty() ? "" : " ", 100 * u);
     }
-    for (const LinkUse& l : rows[i].busiest_links) {
+    for (const jobs::LinkUse& l : rows[i].busiest_links) {
       const std::string what = l.kind == "link" ? fmt::format("{}->{}", l.src, l.dst)
                                                 : fmt::format("NPU {} {}", l.src, l.kind.substr(4));
       links += fmt::format("{}{} {:.0f}%", links.empty() ? "" : ", ", what, 100 * l.utilization);
@@ -135,13 +135,13 @@ std::string busiest_links_at_largest_size(const std::vector<ResultRow>& rows, st
 
 }  // namespace
 
-std::string render_table(const std::vector<ResultRow>& rows) {
+std::string render_table(const std::vector<jobs::ResultRow>& rows) {
   std::string out;
   bool oversubscribed = false;
   std::size_t name_w = 9;
-  for (const ResultRow& r : rows) name_w = std::max(name_w, r.algorithm.size());
+  for (const jobs::ResultRow& r : rows) name_w = std::max(name_w, r.algorithm.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const ResultRow& r = rows[i];
+    const jobs::ResultRow& r = rows[i];
     const bool new_block = i == 0 || !same_block(rows[i - 1], r);
     if (!r.concurrent.empty()) {
       if (!new_block) continue;
@@ -207,7 +207,7 @@ std::string csv_header() {
          "backend_metrics,endpoint,endpoint_metrics\n";
 }
 
-std::string csv_row(const ResultRow& r) {
+std::string csv_row(const jobs::ResultRow& r) {
   std::string dims;  // one value per dimension, ';'-separated so the CSV keeps its columns
   for (double u : r.dim_utilization) dims += fmt::format("{}{:.6f}", dims.empty() ? "" : ";", u);
   std::string active;
@@ -233,11 +233,11 @@ std::string csv_row(const ResultRow& r) {
       csv_field(metrics), csv_field(r.endpoint), csv_field(ep));
 }
 
-std::string render_activity_csv(const std::vector<ResultRow>& rows, core::Time window) {
+std::string render_activity_csv(const std::vector<jobs::ResultRow>& rows, core::Time window) {
   std::string out =
       "platform,backend,algorithm,size_bytes,dim,window_start_ns,window_end_ns,active_share\n";
-  for (const ResultRow& r : rows) {
-    const auto series = activity_series(r.dim_busy, r.time, window);
+  for (const jobs::ResultRow& r : rows) {
+    const auto series = jobs::activity_series(r.dim_busy, r.time, window);
     for (std::size_t d = 0; d < series.size(); ++d) {
       for (std::size_t k = 0; k < series[d].size(); ++k) {
         const core::Time from = window * static_cast<std::int64_t>(k);
@@ -251,15 +251,15 @@ std::string render_activity_csv(const std::vector<ResultRow>& rows, core::Time w
   return out;
 }
 
-std::string render_csv(const std::vector<ResultRow>& rows) {
+std::string render_csv(const std::vector<jobs::ResultRow>& rows) {
   std::string out = csv_header();
-  for (const ResultRow& r : rows) out += csv_row(r);
+  for (const jobs::ResultRow& r : rows) out += csv_row(r);
   return out;
 }
 
-std::string render_json(const std::vector<ResultRow>& rows) {
+std::string render_json(const std::vector<jobs::ResultRow>& rows) {
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
-  for (const ResultRow& r : rows) {
+  for (const jobs::ResultRow& r : rows) {
     nlohmann::ordered_json j;
     j["platform"] = r.platform;
     j["topology"] = r.topology;
@@ -298,7 +298,7 @@ std::string render_json(const std::vector<ResultRow>& rows) {
     }
     j["dims"] = std::move(dims);
     nlohmann::ordered_json links = nlohmann::ordered_json::array();
-    for (const LinkUse& u : r.busiest_links) {
+    for (const jobs::LinkUse& u : r.busiest_links) {
       links.push_back({{"kind", u.kind},
                        {"link", u.link},
                        {"src", u.src},

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "report/result.hpp"
+#include "jobs/result.hpp"
 
 namespace collsim::report {
 
@@ -14,26 +14,26 @@ enum class Format { Table, Csv, Json };
 /// "table", "csv" or "json"; throws core::InputError naming `field` otherwise.
 Format parse_format(std::string_view text, std::string_view field);
 
-std::string render(const std::vector<ResultRow>& rows, Format f);
-std::string render_table(const std::vector<ResultRow>& rows);
+std::string render(const std::vector<jobs::ResultRow>& rows, Format f);
+std::string render_table(const std::vector<jobs::ResultRow>& rows);
 /// Text fields are quoted per RFC 4180 (see csv_field), so a platform named "a,b" keeps its column.
-std::string render_csv(const std::vector<ResultRow>& rows);
+std::string render_csv(const std::vector<jobs::ResultRow>& rows);
 /// One CSV field per RFC 4180: text containing a comma, a double quote, CR or LF is enclosed in
 /// double quotes, with each embedded double quote doubled; other text is returned unchanged.
 std::string csv_field(std::string_view text);
 /// The CSV header line, and one row's line (render_csv = header + every row), so that rows can
 /// be written as runs finish.
 std::string csv_header();
-std::string csv_row(const ResultRow& row);
+std::string csv_row(const jobs::ResultRow& row);
 /// "ring 4 x 16 GB/s 150 ns 2 links; fc 8 x ..." : a platform's dimensions as they ran.
 std::string describe_dims(const std::vector<topology::DimSpec>& dims);
-std::string render_json(const std::vector<ResultRow>& rows);
+std::string render_json(const std::vector<jobs::ResultRow>& rows);
 
 /// Themis Fig. 9 as CSV: for every row of a hierarchical collective, each dimension's activity
-/// per window (activity_series), one line per window and dimension:
+/// per window (jobs::activity_series), one line per window and dimension:
 ///   platform,backend,algorithm,size_bytes,dim,window_start_ns,window_end_ns,active_share
 /// (dim 0-based; the last window ends at the run's end). Rows without activity add nothing.
-std::string render_activity_csv(const std::vector<ResultRow>& rows, core::Time window);
+std::string render_activity_csv(const std::vector<jobs::ResultRow>& rows, core::Time window);
 
 /// Write `content` to `path` via a temporary file and a rename, so a failure leaves no
 /// half-written file. Throws core::InputError naming the path if it cannot be written.

@@ -10,14 +10,14 @@
 #include <fstream>
 #include <sstream>
 
-#include "config/yaml_reader.hpp"
+#include "io/yaml_reader.hpp"
 
 namespace collsim::workload {
 namespace fs = std::filesystem;
 
 namespace {
 
-std::uint64_t number(const config::YamlReader& r, const YAML::Node& n, const std::string& path) {
+std::uint64_t number(const io::YamlReader& r, const YAML::Node& n, const std::string& path) {
   const std::string s = r.scalar(n, path);
   std::uint64_t v = 0;
   const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -49,7 +49,7 @@ compute::Gemm gemm_per_sample(const ModelRow& r) {
 }  // namespace
 
 Model parse_model(const std::string& text, const std::string& source) {
-  config::YamlReader r(source);
+  io::YamlReader r(source);
   YAML::Node root;
   try {
     root = YAML::Load(text);

@@ -3,13 +3,13 @@
 #include <fstream>
 #include <sstream>
 
-#include "config/yaml_reader.hpp"
+#include "io/yaml_reader.hpp"
 #include "core/parse.hpp"
 
 namespace collsim::workload {
 namespace {
 
-Scope parse_scope(const config::YamlReader& r, const YAML::Node& n, const std::string& path) {
+Scope parse_scope(const io::YamlReader& r, const YAML::Node& n, const std::string& path) {
   const std::string s = r.scalar(n, path);
   for (Scope c : {Scope::All, Scope::DataParallel, Scope::ModelParallel}) {
     if (s == to_string(c)) return c;
@@ -21,7 +21,7 @@ Scope parse_scope(const config::YamlReader& r, const YAML::Node& n, const std::s
 }  // namespace
 
 Workload parse_yaml_workload(std::string_view text, const std::string& source) {
-  config::YamlReader r(source);
+  io::YamlReader r(source);
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));

@@ -1,10 +1,10 @@
-#include "report/result.hpp"
+#include "jobs/result.hpp"
 
 #include <algorithm>
 
 #include "core/error.hpp"
 
-namespace collsim::report {
+namespace collsim::jobs {
 
 std::vector<std::vector<double>> activity_series(
     const std::vector<std::vector<std::pair<core::Time, core::Time>>>& busy, core::Time span,
@@ -102,4 +102,4 @@ void fill_link_metrics(ResultRow& row, const topology::Topology& topo,
   row.busiest_links = std::move(uses);
 }
 
-}  // namespace collsim::report
+}  // namespace collsim::jobs

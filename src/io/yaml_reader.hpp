@@ -15,7 +15,7 @@
 
 #include "core/error.hpp"
 
-namespace collsim::config {
+namespace collsim::io {
 
 class YamlReader {
  public:
@@ -111,4 +111,4 @@ class YamlReader {
   std::string source_;
 };
 
-}  // namespace collsim::config
+}  // namespace collsim::io

@@ -38,7 +38,7 @@
 #include "topology/topology.hpp"
 #include "workload/formats/chakra.hpp"
 
-namespace collsim::workload::chakra {
+namespace collsim::jobs {
 
 /// ASTRA-sim's analytical remote memory (--remote-memory-configuration): each port serves one
 /// request at a time, in arrival order, for latency + tensor_size / bandwidth.
@@ -63,7 +63,7 @@ struct ReplayOptions {
   /// Follow data dependencies only, ignoring ctrl_deps (PyTorch-collected traces whose control
   /// edges form cycles with their data edges).
   bool data_deps_only = false;
-  ToWorkloadOptions compute;
+  workload::chakra::ToWorkloadOptions compute;
   /// Communicator groups by pg_name: NPUs in rank order (--comm-group-configuration).
   std::map<std::string, std::vector<topology::NodeId>> groups;
   RemoteMemory memory;
@@ -101,7 +101,7 @@ struct ReplayResult {
 
 /// Why the trace needs replay() ("" if to_workload can run it): the first node or rank that
 /// the training path does not take, named.
-std::string replay_reason(const std::vector<RankTrace>& ranks);
+std::string replay_reason(const std::vector<workload::chakra::RankTrace>& ranks);
 
 /// Replay the trace on the platform: `ranks` holds one trace per NPU, or rank 0's only to run
 /// on every NPU. Throws core::InputError naming the file and node for what cannot run (an
@@ -110,6 +110,6 @@ std::string replay_reason(const std::vector<RankTrace>& ranks);
 /// core::SimulationError naming the stuck ranks and nodes if the ranks deadlock (a receive no
 /// send matches, a collective some member never issues).
 ReplayResult replay(const topology::Topology& topo, const network::BackendInfo& backend,
-                    const std::vector<RankTrace>& ranks, const ReplayOptions& options);
+                    const std::vector<workload::chakra::RankTrace>& ranks, const ReplayOptions& options);
 
-}  // namespace collsim::workload::chakra
+}  // namespace collsim::jobs

@@ -36,7 +36,7 @@
 #include "topology/topology.hpp"
 #include "workload/workload.hpp"
 
-namespace collsim::workload {
+namespace collsim::jobs {
 
 enum class Overlap { None, Layer };
 enum class IssueOrder { Fifo, Lifo };
@@ -70,9 +70,9 @@ struct TrainingOptions {
 struct TimelineSlice {
   enum class Kind { Compute, Wait, Collective } kind = Kind::Compute;
   std::uint32_t layer = 0;
-  Pass pass = Pass::Forward;  ///< Compute: the pass (update: Pass::WeightGradient, update true)
+  workload::Pass pass = workload::Pass::Forward;  ///< Compute: the pass (update: Pass::WeightGradient, update true)
   bool update = false;
-  Scope scope = Scope::All;  ///< Collective
+  workload::Scope scope = workload::Scope::All; ///< Collective
   core::Time begin, end;
 };
 
@@ -110,7 +110,7 @@ struct TrainingResult {
 /// algorithm that cannot run one of its collectives (naming the layer and pass), and
 /// core::SimulationError on a deadlock or past max_time.
 TrainingResult run_training(const topology::Topology& topo, const network::BackendInfo& backend,
-                            const Workload& w, const TrainingOptions& options,
+                            const workload::Workload& w, const TrainingOptions& options,
                             scheduler::ExecutionObserver* observer = nullptr);
 
-}  // namespace collsim::workload
+}  // namespace collsim::jobs

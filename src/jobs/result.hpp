@@ -10,7 +10,7 @@
 #include "network/backend.hpp"
 #include "topology/topology.hpp"
 
-namespace collsim::report {
+namespace collsim::jobs {
 
 /// One directed link's share of a run: utilization = bytes / (bandwidth x collective time).
 struct LinkUse {
@@ -93,4 +93,4 @@ void fill_link_metrics(ResultRow& row, const topology::Topology& topo,
                        const std::vector<network::LinkStats>& stats, std::uint32_t busiest,
                        const std::vector<network::Resource>& resources = {});
 
-}  // namespace collsim::report
+}  // namespace collsim::jobs

@@ -1,4 +1,4 @@
-#include "scheduler/collective_sweep.hpp"
+#include "jobs/collective_sweep.hpp"
 
 #include <fmt/format.h>
 
@@ -8,22 +8,21 @@
 #include "collective/communicator.hpp"
 #include "core/error.hpp"
 #include "endpoint/endpoint.hpp"
-#include "scheduler/group_symmetry.hpp"
 #include "scheduler/hierarchical.hpp"
 
-namespace collsim::scheduler {
+namespace collsim::jobs {
 namespace {
 
 using collective::Communicator;
 using collective::Program;
-
-// One collective of a run: its program on every communicator of its group, or a staged
-// (hierarchical) collective composed by the scheduler.
-struct Launch {
-  std::vector<Program> programs;
-  std::optional<HierarchicalSpec> staged;
-  std::string label;
-};
+using runtime::CollectiveRequest;
+using scheduler::check_chunks;
+using scheduler::RunLimits;
+using scheduler::check_limits;
+using scheduler::CollectiveStats;
+using scheduler::distinct_channels;
+using scheduler::estimate_work;
+using scheduler::WorkEstimate;
 
 // What a run measured: per launch, the span from the earliest start to the latest end and the
 // messages and bytes of all its programs; the network's totals.
@@ -43,87 +42,58 @@ struct EndpointChoice {
   const endpoint::EndpointParams& params;
 };
 
+// One group per dimension may stand for all when every collective of the run is hierarchical and
+// none asks for every group (groups=all).
+bool symmetric(const std::vector<CollectiveRequest>& launches) {
+  return std::all_of(launches.begin(), launches.end(), [](const CollectiveRequest& r) {
+    return runtime::is_staged(r) &&
+           !scheduler::spec_from_choice(r.algorithm, r.collective, core::Bytes{1}, 1).all_groups;
+  });
+}
+
 Outcome run_together(const topology::Topology& topo, const network::BackendInfo& backend,
                      const network::BackendOptions& options, const EndpointChoice& ep,
-                     const std::vector<Launch>& launches, const std::optional<core::Time>& max_time,
-                     const std::string& what, RunMonitor* monitor) {
-  core::Simulation sim;
-  auto net = network::make_backend(backend, sim, topo, options, "backend");
-  const endpoint::EndpointInfo& info =
-      ep.info ? *ep.info : endpoint::find_endpoint(endpoint::kDefaultEndpoint, "endpoint");
-  const auto endpoint = info.make(sim, *net, topo, ep.params);
-  Executor ex(sim, *endpoint);
-  Stager stager(ex);
-  const RunContext ctx{what, topo, sim, ex, *net};
+                     const std::vector<CollectiveRequest>& launches,
+                     const std::optional<core::Time>& max_time, const std::string& what,
+                     RunMonitor* monitor) {
+  runtime::MachineSpec spec;
+  spec.topology = &topo;
+  spec.backend = &backend;
+  spec.backend_options = options;
+  spec.endpoint = ep.info;
+  spec.endpoint_params = ep.params;
+  spec.group_symmetry = symmetric(launches);
+  runtime::Session session(spec);
+  const RunContext ctx{what, topo, session, session.sim(), session.backend()};
   if (monitor) monitor->begin_run(ctx);
-  // Per launch, what its programs measured (through the stager: memory staging included).
-  std::vector<CollectiveStats> flat(launches.size());
-  std::vector<std::unique_ptr<HierarchicalCollective>> staged(launches.size());
-  // Hierarchical collectives that run together share the dimension queues (the first one's intra
-  // policy and active_chunks; check_job refuses members that disagree).
-  // One group per dimension stands for all when nothing tells them apart (group_symmetry.hpp).
-  bool want_one_group = true;
-  for (const Launch& l : launches) {
-    want_one_group = want_one_group && l.programs.empty() && !(l.staged && l.staged->all_groups);
-  }
-  GroupSymmetry symmetry;
-  symmetry.broken = "not asked";
-  std::unique_ptr<DimensionQueues> queues;
-  for (const Launch& l : launches) {
-    if (l.staged && !queues) {
-      if (want_one_group) symmetry = run_symmetry(topo, *net, ex);
-      queues = std::make_unique<DimensionQueues>(topo.dimensions().size(), l.staged->intra,
-                                                 l.staged->active_chunks, symmetry.holds());
-    }
-  }
-  for (std::size_t i = 0; i < launches.size(); ++i) {
-    if (launches[i].staged) {
-      staged[i] =
-          std::make_unique<HierarchicalCollective>(topo, ex, *launches[i].staged, queues.get());
-      staged[i]->start();
-    }
-    for (const Program& p : launches[i].programs) {
-      stager.start(
-          p,
-          [&flat, i](CollectiveId, const CollectiveStats& s) {
-            flat[i].end = std::max(flat[i].end, s.end);
-            flat[i].messages += s.messages;
-            flat[i].bytes += s.bytes;
-          },
-          launches[i].label);
-    }
-  }
-  ExecuteOptions opt;
+  for (const CollectiveRequest& r : launches) session.launch(r);
+  runtime::RunOptions opt;
   opt.max_time = max_time;
   if (monitor) opt.tick = [&] { monitor->tick(ctx); };
-  run_until_finished(sim, ex, *net, core::Time{0}, opt);
+  session.run(opt);
   if (monitor) monitor->end_run(ctx);
+  const runtime::SessionReport report = session.report();
   Outcome out;
   for (std::size_t i = 0; i < launches.size(); ++i) {
-    CollectiveStats s;
+    const runtime::LaunchStats& l = session.launch_stats(static_cast<runtime::LaunchId>(i));
+    const CollectiveStats& s = l.stats;
     std::vector<double> active;
     std::vector<std::vector<std::pair<core::Time, core::Time>>> busy;
-    if (staged[i]) {
-      s = staged[i]->stats();
-      active = activity_share(staged[i]->activity(), s.start, s.end);
-      for (const DimActivity& a : staged[i]->activity()) {
+    if (runtime::is_staged(launches[i])) {
+      active = scheduler::activity_share(l.activity, s.start, s.end);
+      for (const scheduler::DimActivity& a : l.activity) {
         auto& b = busy.emplace_back(a.busy);
         for (auto& [from, to] : b) from = from - s.start, to = to - s.start;
       }
     }
     out.activity.push_back(std::move(active));
     out.busy.push_back(std::move(busy));
-    s.end = std::max(s.end, flat[i].end);
-    s.messages += flat[i].messages;
-    s.bytes += flat[i].bytes;
     out.launches.push_back(s);
-    const std::uint64_t stages = staged[i] ? staged[i]->stages_started() : 0;
-    out.endpoint.push_back(endpoint_metrics(endpoint->stats(), stages,
-                                            staged[i] ? staged[i]->chunk_queuing() : core::Time{}));
+    out.endpoint.push_back(endpoint_metrics(report.endpoint, l.stages_started, l.chunk_queuing));
   }
-  out.links = symmetry.holds() ? expand_link_stats(net->link_stats(), symmetry) : net->link_stats();
-  out.backend_metrics = net->summary();
-  out.resources = net->resources();
+  out.links = report.links;
+  out.backend_metrics = report.backend_metrics;
+  out.resources = report.resources;
   return out;
 }
 
@@ -134,33 +104,25 @@ core::ResourceError out_of_memory(const std::string& what) {
       what));
 }
 
-Launch make_launch(const collective::AlgorithmChoice& choice, const topology::Topology& topo,
-                   const std::vector<Communicator>& comms, collective::Collective c,
-                   core::Bytes size, std::uint32_t chunks, std::string label) {
-  Launch l;
-  l.label = std::move(label);
-  if (choice.info->staged) {
-    if (comms.size() != 1 || !comms[0].is_identity(topo.num_npus())) {
-      throw core::InputError(
-          fmt::format("algorithm {} runs on the whole platform; use group all", choice.info->name));
-    }
-    l.staged = spec_from_choice(choice, c, size, chunks);
-    prepare(topo, *l.staged);
-    return l;
-  }
-  l.programs.reserve(comms.size());
-  for (const Communicator& comm : comms) {
-    l.programs.push_back(collective::build_program(choice, topo, comm, c, size, chunks));
-  }
-  return l;
+CollectiveRequest request(const collective::AlgorithmChoice& choice,
+                          const std::vector<Communicator>& comms, collective::Collective c,
+                          core::Bytes size, std::uint32_t chunks, std::string label) {
+  CollectiveRequest r;
+  r.collective = c;
+  r.algorithm = choice;
+  r.size = size;
+  r.chunks = chunks;
+  r.groups = comms;
+  r.label = std::move(label);
+  return r;
 }
 
-report::ResultRow make_row(const std::string& platform, const topology::Topology& topo,
+jobs::ResultRow make_row(const std::string& platform, const topology::Topology& topo,
                            const std::string& backend_label, collective::Collective c,
                            const std::string& algorithm, std::uint32_t chunks, core::Bytes size,
                            const std::string& group, const std::vector<Communicator>& comms,
                            const CollectiveStats& stats) {
-  report::ResultRow row;
+  jobs::ResultRow row;
   row.platform = platform;
   row.topology = topo.name();
   row.npus = topo.num_npus();
@@ -176,16 +138,16 @@ report::ResultRow make_row(const std::string& platform, const topology::Topology
   row.time = stats.time();
   row.messages = stats.messages;
   row.bytes_sent = stats.bytes;
-  report::derive_bandwidths(row);
+  jobs::derive_bandwidths(row);
   return row;
 }
 
-void add_network_metrics(report::ResultRow& row, const topology::Topology& topo, const Outcome& o,
+void add_network_metrics(jobs::ResultRow& row, const topology::Topology& topo, const Outcome& o,
                          core::Time span, std::uint32_t busiest) {
   // Link figures are of the whole network over the run's span (all its collectives).
-  report::ResultRow tmp;
+  jobs::ResultRow tmp;
   tmp.time = span;
-  report::fill_link_metrics(tmp, topo, o.links, busiest, o.resources);
+  jobs::fill_link_metrics(tmp, topo, o.links, busiest, o.resources);
   row.max_link_utilization = tmp.max_link_utilization;
   row.dim_utilization = std::move(tmp.dim_utilization);
   row.bw_utilization = tmp.bw_utilization;
@@ -232,13 +194,6 @@ std::vector<std::pair<std::string, double>> endpoint_metrics(const endpoint::End
   return m;
 }
 
-namespace {
-// Staged collectives take the real chunk count (their stages are built lazily); programs one.
-std::uint32_t l_chunks(const collective::AlgorithmChoice& choice, std::uint32_t chunks) {
-  return choice.info->staged ? chunks : 1;
-}
-}  // namespace
-
 std::vector<collective::AlgorithmChoice> expand_all_algorithms(const topology::Topology& topo,
                                                                collective::Collective c,
                                                                std::uint32_t chunks,
@@ -254,13 +209,15 @@ std::vector<collective::AlgorithmChoice> expand_all_algorithms(const topology::T
       // Building on a tiny size is cheap and runs the algorithm's own applicability checks.
       // One chunk: applicability does not depend on the chunk count, and a stored program of
       // many chunks can be large (check_job estimates the real count before anything runs).
-      const Launch l = make_launch(choice, topo, {comms.front()}, c, core::Bytes{1},
-                                   l_chunks(choice, chunks), "");
-      if (l.staged) {
+      // Staged collectives take the real chunk count (their stages are built lazily).
+      const CollectiveRequest r = request(choice, {comms.front()}, c, core::Bytes{1},
+                                          info.staged ? chunks : 1, "");
+      runtime::check_request(topo, r);
+      if (info.staged) {
         out.push_back(std::move(choice));
         continue;
       }
-      const Program& p = l.programs.front();
+      const Program p = collective::build_program(choice, topo, comms.front(), c, core::Bytes{1}, 1);
       if (warnings && topo.diameter() > 2) {
         const std::uint64_t channels = distinct_channels(p) * comms.size();
         if (channels >= kSlowChannels) {
@@ -289,7 +246,8 @@ void check_job(const topology::Topology& topo, const CollectiveJob& job, const R
                  fmt::format("{} {} {} in {} chunk{}", platform.empty() ? topo.name() : platform,
                              collective::to_string(job.collective), choice.label, job.chunks,
                              job.chunks == 1 ? "" : "s"));
-    make_launch(choice, topo, comms, job.collective, core::Bytes{1}, job.chunks, "");
+    runtime::check_request(topo, request(choice, comms, job.collective, core::Bytes{1},
+                                         job.chunks, ""));
   }
 }
 
@@ -307,23 +265,23 @@ void check_job(const topology::Topology& topo, const ConcurrentJob& job, const R
   }
   check_limits(all, limits,
                fmt::format("{} {}", platform.empty() ? topo.name() : platform, job.name));
-  const HierarchicalSpec* first = nullptr;
-  std::vector<Launch> launches;
-  launches.reserve(job.members.size());
+  std::optional<scheduler::HierarchicalSpec> first;
   for (std::size_t i = 0; i < job.members.size(); ++i) {
     const ConcurrentMember& m = job.members[i];
-    launches.push_back(make_launch(m.algorithm, topo,
-                                   collective::parse_groups(m.group, topo, "group"), m.collective,
-                                   core::Bytes{1}, m.chunks, ""));
-    const auto& s = launches.back().staged;
-    if (!s) continue;
+    const CollectiveRequest r =
+        request(m.algorithm, collective::parse_groups(m.group, topo, "group"), m.collective,
+                core::Bytes{1}, m.chunks, "");
+    runtime::check_request(topo, r);
+    if (!runtime::is_staged(r)) continue;
+    const auto s = scheduler::spec_from_choice(m.algorithm, m.collective, core::Bytes{1}, m.chunks);
     if (!first) {
-      first = &*s;
-    } else if (s->intra != first->intra || s->active_chunks != first->active_chunks) {
+      first = s;
+    } else if (s.intra != first->intra || s.active_chunks != first->active_chunks) {
       throw core::InputError(fmt::format(
           "{}: member {} ({}): hierarchical collectives that run together share the dimension "
           "queues, so intra and active_chunks must agree with the first one's ({}, {})",
-          job.name, i, m.algorithm.label, to_string(first->intra), first->active_chunks));
+          job.name, i, m.algorithm.label, scheduler::to_string(first->intra),
+          first->active_chunks));
     }
   }
 }
@@ -336,7 +294,7 @@ std::uint64_t count_runs(const ConcurrentJob& job) {
   return job.members.size() > 1 ? job.members.size() + 1 : 1;
 }
 
-std::vector<report::ResultRow> run_collective_job(const std::string& platform,
+std::vector<jobs::ResultRow> run_collective_job(const std::string& platform,
                                                   const topology::Topology& topo,
                                                   const network::BackendInfo& backend,
                                                   const CollectiveJob& job, RunMonitor* monitor) {
@@ -346,7 +304,7 @@ std::vector<report::ResultRow> run_collective_job(const std::string& platform,
   // The endpoint joins the run's name when it is not the default.
   const std::string run_label =
       ep_label == endpoint::kDefaultEndpoint ? label : label + " " + ep_label;
-  std::vector<report::ResultRow> rows;
+  std::vector<jobs::ResultRow> rows;
   for (core::Bytes size : job.sizes) {
     const std::size_t first = rows.size();
     for (const collective::AlgorithmChoice& choice : job.algorithms) {
@@ -354,15 +312,14 @@ std::vector<report::ResultRow> run_collective_job(const std::string& platform,
           fmt::format("{} {} {} {}", platform, choice.label, core::to_string(size), run_label);
       Outcome o;
       try {
-        std::vector<Launch> launch;
-        launch.push_back(
-            make_launch(choice, topo, comms, job.collective, size, job.chunks, choice.label));
+        std::vector<CollectiveRequest> launch;
+        launch.push_back(request(choice, comms, job.collective, size, job.chunks, choice.label));
         o = run_together(topo, backend, job.backend_options, {job.endpoint, job.endpoint_params},
                          launch, job.max_time, what, monitor);
       } catch (const std::bad_alloc&) {
         throw out_of_memory(what);
       }
-      report::ResultRow row = make_row(platform, topo, label, job.collective, choice.label,
+      jobs::ResultRow row = make_row(platform, topo, label, job.collective, choice.label,
                                        job.chunks, size, job.group, comms, o.launches[0]);
       add_network_metrics(row, topo, o, row.time, job.busiest_links);
       row.endpoint = ep_label;
@@ -380,7 +337,7 @@ std::vector<report::ResultRow> run_collective_job(const std::string& platform,
     const bool staged = std::any_of(job.algorithms.begin(), job.algorithms.end(),
                                     [](const auto& a) { return a.info->staged; });
     if (staged) {
-      report::ResultRow row = make_row(platform, topo, label, job.collective, "ideal", job.chunks,
+      jobs::ResultRow row = make_row(platform, topo, label, job.collective, "ideal", job.chunks,
                                        size, job.group, comms, ideal_stats(topo, size));
       row.endpoint = ep_label;
       row.speedup = static_cast<double>(rows[first].time.ps) / static_cast<double>(row.time.ps);
@@ -391,17 +348,17 @@ std::vector<report::ResultRow> run_collective_job(const std::string& platform,
   return rows;
 }
 
-std::vector<report::ResultRow> run_concurrent_job(const std::string& platform,
+std::vector<jobs::ResultRow> run_concurrent_job(const std::string& platform,
                                                   const topology::Topology& topo,
                                                   const network::BackendInfo& backend,
                                                   const ConcurrentJob& job, RunMonitor* monitor) {
   const std::string label = network::backend_label(backend, job.backend_options);
   std::vector<std::vector<Communicator>> comms;
-  std::vector<Launch> launches;
+  std::vector<CollectiveRequest> launches;
   for (const ConcurrentMember& m : job.members) {
     comms.push_back(collective::parse_groups(m.group, topo, "group"));
     launches.push_back(
-        make_launch(m.algorithm, topo, comms.back(), m.collective, m.size, m.chunks,
+        request(m.algorithm, comms.back(), m.collective, m.size, m.chunks,
                     fmt::format("{} {} {} on {}", collective::to_string(m.collective),
                                 m.algorithm.label, core::to_string(m.size), m.group)));
   }
@@ -417,10 +374,10 @@ std::vector<report::ResultRow> run_concurrent_job(const std::string& platform,
   core::Time span;
   for (const CollectiveStats& s : together.launches) span = std::max(span, s.end);
 
-  std::vector<report::ResultRow> rows;
+  std::vector<jobs::ResultRow> rows;
   for (std::size_t i = 0; i < job.members.size(); ++i) {
     const ConcurrentMember& m = job.members[i];
-    report::ResultRow row = make_row(platform, topo, label, m.collective, m.algorithm.label,
+    jobs::ResultRow row = make_row(platform, topo, label, m.collective, m.algorithm.label,
                                      m.chunks, m.size, m.group, comms[i], together.launches[i]);
     add_network_metrics(row, topo, together, span, job.busiest_links);
     row.endpoint = ep_label;
@@ -442,4 +399,4 @@ std::vector<report::ResultRow> run_concurrent_job(const std::string& platform,
   return rows;
 }
 
-}  // namespace collsim::scheduler
+}  // namespace collsim::jobs

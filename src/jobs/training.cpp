@@ -1,4 +1,4 @@
-#include "workload/training.hpp"
+#include "jobs/training.hpp"
 
 #include <fmt/format.h>
 
@@ -12,14 +12,19 @@
 #include "collective/communicator.hpp"
 #include "core/error.hpp"
 #include "endpoint/endpoint.hpp"
-#include "scheduler/collective_sweep.hpp"
-#include "scheduler/group_symmetry.hpp"
+#include "jobs/collective_sweep.hpp"
+#include "runtime/session.hpp"
 #include "scheduler/hierarchical.hpp"
-#include "scheduler/staging.hpp"
 
-namespace collsim::workload {
+namespace collsim::jobs {
 
 using collective::Collective;
+using workload::Comm;
+using workload::kPasses;
+using workload::Layer;
+using workload::Pass;
+using workload::Scope;
+using workload::Workload;
 
 const char* to_string(Overlap o) { return o == Overlap::None ? "none" : "layer"; }
 const char* to_string(IssueOrder o) { return o == IssueOrder::Lifo ? "lifo" : "fifo"; }
@@ -118,20 +123,13 @@ class Trainer final : public core::EventHandler {
  public:
   // `one_group`: hierarchical stages run on the first group of each dimension, standing for all
   // (scheduler/group_symmetry.hpp).
-  Trainer(const topology::Topology& topo, core::Simulation& sim, scheduler::Executor& ex,
-          const Workload& w, const TrainingOptions& o, bool one_group)
-      : topo_(topo), sim_(sim), ex_(ex), w_(w), o_(o) {
-    const std::uint32_t n = topo.num_npus();
+  Trainer(runtime::Session& session, const Workload& w, const TrainingOptions& o)
+      : topo_(session.topology()), sim_(session.sim()), session_(session), w_(w), o_(o) {
+    const std::uint32_t n = topo_.num_npus();
     m_ = w.model_parallel_npus == 0 ? n : w.model_parallel_npus;
     done_.assign(w.layers.size(), {});
     result_.layers.resize(w.layers.size());
     for (std::size_t i = 0; i < w.layers.size(); ++i) result_.layers[i].name = w.layers[i].name;
-    if (!o.ideal && o.algorithm.info->staged) {
-      const auto s =
-          scheduler::spec_from_choice(o.algorithm, Collective::AllReduce, core::Bytes{1}, o.chunks);
-      queues_ = std::make_unique<scheduler::DimensionQueues>(topo.dimensions().size(), s.intra,
-                                                             s.active_chunks, one_group);
-    }
     check_collectives();
   }
 
@@ -141,13 +139,6 @@ class Trainer final : public core::EventHandler {
   }
   bool finished() const { return finished_; }
   TrainingResult& result() { return result_; }
-  // Chunk-stages the hierarchical collectives started and their time in the queues, summed.
-  void chunk_queuing(std::uint64_t& stages, core::Time& total) const {
-    for (const auto& h : staged_) {
-      stages += h->stages_started();
-      total += h->chunk_queuing();
-    }
-  }
 
   void on_event(std::uint64_t) override {  // a compute step ended
     if (o_.timeline) {
@@ -172,7 +163,6 @@ class Trainer final : public core::EventHandler {
     std::deque<std::uint32_t> waiting;  // instance ids
     bool busy = false;
   };
-  using CacheKey = std::tuple<int, int, std::uint64_t>;  // scope, collective, size
 
   void step() {
     while (!finished_ && next_ < actions_.size()) {
@@ -182,7 +172,7 @@ class Trainer final : public core::EventHandler {
           result_.compute += a.time;
           if (a.pass == Pass::Forward && !a.previous) result_.compute_forward += a.time;
           result_.layers[a.layer].compute += a.time;
-          sim_.schedule_in(a.time, *this, 0);
+          session_.after(a.time, *this);
           return;  // on_event goes on
         case Action::Kind::Issue:
           issue(a.layer, a.pass);
@@ -253,12 +243,7 @@ class Trainer final : public core::EventHandler {
         const Comm& c = l.comm[p];
         if (!c.collective || o_.ideal) continue;
         try {
-          if (o_.algorithm.info->staged) {
-            auto s = staged_spec(c);
-            scheduler::prepare(topo_, s);
-          } else {
-            programs(c);
-          }
+          runtime::check_request(topo_, request(c, {}));
         } catch (const core::InputError& e) {
           throw core::InputError(fmt::format("workload {}, layer {}, {} {}: {}", w_.name, l.name,
                                              to_string(static_cast<Pass>(p)),
@@ -315,40 +300,36 @@ class Trainer final : public core::EventHandler {
     Trainer& t;
   };
 
-  // A hierarchical collective over the scope's dimensions: model-parallel groups must be the
-  // innermost dimensions (M = their product), data-parallel groups the others.
-  scheduler::HierarchicalSpec staged_spec(const Comm& c) const {
-    auto s = scheduler::spec_from_choice(choice(*c.collective), *c.collective, c.size, o_.chunks);
-    const auto dims = scope_dims(c.scope);
-    if (!dims) {
-      throw core::InputError(fmt::format(
-          "a hierarchical {} collective needs the model-parallel group ({} NPUs) to be the "
-          "innermost dimensions of {}; no prefix of its dimensions has {} NPUs",
-          to_string(c.scope), m_, topo_.name(), m_));
-    }
-    s.dims = *dims;
-    return s;
-  }
-
   // The algorithm of a collective: its override, else the run's.
   const collective::AlgorithmChoice& choice(Collective c) const {
     const auto it = o_.per_collective.find(c);
     return it == o_.per_collective.end() ? o_.algorithm : it->second;
   }
 
-  const std::vector<collective::Program>& programs(const Comm& c) {
-    const CacheKey key{static_cast<int>(c.scope), static_cast<int>(*c.collective), c.size.count};
-    auto it = cache_.find(key);
-    if (it != cache_.end()) return it->second;
-    std::vector<collective::Program> ps;
-    for (const auto& g : groups(c.scope)) {
-      ps.push_back(g.is_identity(topo_.num_npus())
-                       ? collective::build_program(choice(*c.collective), topo_, *c.collective,
-                                                   c.size, o_.chunks)
-                       : collective::build_program(choice(*c.collective), topo_, g, *c.collective,
-                                                   c.size, o_.chunks));
+  // The collective of `c` on its scope: a flat algorithm on every group of the scope; a
+  // hierarchical one over the scope's dimensions, where model-parallel groups must be the
+  // innermost dimensions (M = their product) and data-parallel groups the others.
+  runtime::CollectiveRequest request(const Comm& c, std::string label) const {
+    runtime::CollectiveRequest r;
+    r.collective = *c.collective;
+    r.algorithm = choice(*c.collective);
+    r.size = c.size;
+    r.chunks = o_.chunks;
+    r.label = std::move(label);
+    if (r.algorithm.info->staged) {
+      const auto dims = scope_dims(c.scope);
+      if (!dims) {
+        throw core::InputError(fmt::format(
+            "a hierarchical {} collective needs the model-parallel group ({} NPUs) to be the "
+            "innermost dimensions of {}; no prefix of its dimensions has {} NPUs",
+            to_string(c.scope), m_, topo_.name(), m_));
+      }
+      r.dims = *dims;
+    } else {
+      const auto g = groups(c.scope);
+      if (g.size() != 1 || !g[0].is_identity(topo_.num_npus())) r.groups = g;
     }
-    return cache_.emplace(key, std::move(ps)).first->second;
+    return r;
   }
 
   void issue(std::uint32_t layer, Pass pass) {
@@ -393,32 +374,13 @@ class Trainer final : public core::EventHandler {
       sim_.schedule_at(end, ideal_timer_, 0);  // one event per collective; each pops what is due
       return;
     }
-    if (o_.algorithm.info->staged) {
-      auto spec = staged_spec(c);
-      auto h = std::make_unique<scheduler::HierarchicalCollective>(topo_, ex_, std::move(spec),
-                                                                   queues_.get());
-      auto* raw = h.get();
-      staged_.push_back(std::move(h));
-      in.remaining = 1;
-      raw->start([this, id](const scheduler::CollectiveStats& s) {
-        result_.messages += s.messages;
-        result_.bytes += s.bytes;
-        complete(id);
-      });
-      return;
-    }
-    const auto& ps = programs(c);
-    in.remaining = static_cast<std::uint32_t>(ps.size());
-    for (const auto& p : ps) {
-      stager_.start(
-          p,
-          [this, id](scheduler::CollectiveId, const scheduler::CollectiveStats& s) {
-            result_.messages += s.messages;
-            result_.bytes += s.bytes;
-            if (--instances_[id].remaining == 0) complete(id);
-          },
-          label);
-    }
+    in.remaining = 1;
+    session_.launch(request(c, label),
+                    [this, id](runtime::LaunchId, const scheduler::CollectiveStats& s) {
+                      result_.messages += s.messages;
+                      result_.bytes += s.bytes;
+                      complete(id);
+                    });
   }
 
   void complete(std::uint32_t id) {
@@ -456,7 +418,7 @@ class Trainer final : public core::EventHandler {
 
   const topology::Topology& topo_;
   core::Simulation& sim_;
-  scheduler::Executor& ex_;
+  runtime::Session& session_;
   const Workload& w_;
   const TrainingOptions& o_;
   std::uint32_t m_ = 1;
@@ -476,10 +438,6 @@ class Trainer final : public core::EventHandler {
 
   std::vector<Instance> instances_;
   std::array<ScopeQueue, 3> scopes_;
-  std::map<CacheKey, std::vector<collective::Program>> cache_;
-  std::unique_ptr<scheduler::DimensionQueues> queues_;
-  std::vector<std::unique_ptr<scheduler::HierarchicalCollective>> staged_;
-  scheduler::Stager stager_{ex_};  // ACE's memory staging around flat collectives
   std::uint32_t active_ = 0;
   core::Time comm_since_;
   std::vector<std::pair<core::Time, std::uint32_t>> ideal_;  // min-heap: end, instance
@@ -501,67 +459,45 @@ TrainingResult run_training(const topology::Topology& topo, const network::Backe
     }
   }
   if (options.iterations == 0) throw core::InputError("iterations: must be >= 1, got 0");
-  core::Simulation sim;
-  auto net = network::make_backend(backend, sim, topo, options.backend_options, "backend");
-  const endpoint::EndpointInfo& info = endpoint::endpoint_or_default(options.endpoint);
-  const auto endpoint = info.make(sim, *net, topo, options.endpoint_params);
-  scheduler::Executor ex(sim, *endpoint);
-  // Timelines record the hierarchical collectives' chunk-stages (and pass the rest on).
+  runtime::MachineSpec spec;
+  spec.topology = &topo;
+  spec.backend = &backend;
+  spec.backend_options = options.backend_options;
+  spec.endpoint = options.endpoint;
+  spec.endpoint_params = options.endpoint_params;
+  // Hierarchical collectives alone on the network: one group per dimension may stand for all.
+  spec.group_symmetry = !options.ideal && options.algorithm.info->staged;
+  runtime::Session session(spec);
+  // Timelines record the hierarchical collectives' chunk-stages.
   struct Stages final : scheduler::ExecutionObserver {
-    scheduler::ExecutionObserver* next = nullptr;
     std::vector<scheduler::StageInfo> stages;
-    void on_collective_start(scheduler::CollectiveId id, const collective::Program& p,
-                             const std::string& l) override {
-      if (next) next->on_collective_start(id, p, l);
-    }
-    void on_send(const scheduler::MessageInfo& m) override {
-      if (next) next->on_send(m);
-    }
-    void on_injected(const scheduler::MessageInfo& m) override {
-      if (next) next->on_injected(m);
-    }
-    void on_delivered(const scheduler::MessageInfo& m) override {
-      if (next) next->on_delivered(m);
-    }
-    void on_recv_done(scheduler::CollectiveId id, collective::Lane l, std::uint32_t op) override {
-      if (next) next->on_recv_done(id, l, op);
-    }
-    void on_collective_end(scheduler::CollectiveId id,
-                           const scheduler::CollectiveStats& s) override {
-      if (next) next->on_collective_end(id, s);
-    }
-    void on_stage(const scheduler::StageInfo& s) override {
-      stages.push_back(s);
-      if (next) next->on_stage(s);
-    }
-    bool watches_messages() const override { return next && next->watches_messages(); }
+    void on_stage(const scheduler::StageInfo& s) override { stages.push_back(s); }
+    bool watches_messages() const override { return false; }
   } recorder;
-  recorder.next = observer;
-  ex.set_observer(options.timeline ? &recorder : observer);
-  bool one_group = false;
-  if (!options.ideal && options.algorithm.info->staged &&
-      !scheduler::spec_from_choice(options.algorithm, Collective::AllReduce, core::Bytes{1}, 1)
-           .all_groups) {
-    one_group = scheduler::run_symmetry(topo, *net, ex).holds();
-  }
-  Trainer t(topo, sim, ex, w, options, one_group);
+  if (options.timeline) session.add_observer(&recorder);
+  session.add_observer(observer);
+  Trainer t(session, w, options);
   t.start();
-  scheduler::ExecuteOptions eo;
-  eo.max_time = options.max_time;
-  scheduler::run_until_finished(sim, ex, *net, core::Time{}, eo);
+  runtime::RunOptions ro;
+  ro.max_time = options.max_time;
+  session.run(ro);
   if (!t.finished()) {
     throw core::SimulationError(
         fmt::format("training {}: stopped at {} with the compute timeline waiting", w.name,
-                    core::to_string(sim.now())));
+                    core::to_string(session.now())));
   }
   TrainingResult r = std::move(t.result());
-  r.events = sim.events_processed();
+  r.events = session.sim().events_processed();
   r.stages = std::move(recorder.stages);
+  // Chunk-stages the hierarchical collectives started and their time in the queues, summed.
   std::uint64_t stages = 0;
   core::Time queuing;
-  t.chunk_queuing(stages, queuing);
-  r.endpoint_metrics = scheduler::endpoint_metrics(endpoint->stats(), stages, queuing);
+  for (runtime::LaunchId i = 0; i < session.launches(); ++i) {
+    stages += session.launch_stats(i).stages_started;
+    queuing += session.launch_stats(i).chunk_queuing;
+  }
+  r.endpoint_metrics = jobs::endpoint_metrics(session.report().endpoint, stages, queuing);
   return r;
 }
 
-}  // namespace collsim::workload
+}  // namespace collsim::jobs

@@ -1,8 +1,8 @@
 #pragma once
 // Collective jobs: one collective, a list of sizes and a list of algorithms on one platform, each
-// (algorithm, size) pair run in its own Simulation on a fresh backend, on every communicator of
-// the job's group at once; and concurrent jobs, several collectives on their own groups at once
-// on one network, each also run alone to measure the slowdown the others cause.
+// (algorithm, size) pair run in its own runtime::Session (a fresh simulated machine), on every
+// communicator of the job's group at once; and concurrent jobs, several collectives on their own
+// groups at once on one network, each also run alone to measure the slowdown the others cause.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -10,13 +10,13 @@
 
 #include "collective/algorithm.hpp"
 #include "endpoint/endpoint.hpp"
+#include "jobs/result.hpp"
 #include "network/backend.hpp"
-#include "report/result.hpp"
-#include "scheduler/executor.hpp"
+#include "runtime/session.hpp"
 #include "scheduler/limits.hpp"
 #include "topology/topology.hpp"
 
-namespace collsim::scheduler {
+namespace collsim::jobs {
 
 struct CollectiveJob {
   collective::Collective collective = collective::Collective::AllReduce;
@@ -54,8 +54,8 @@ struct ConcurrentJob {
 struct RunContext {
   std::string what;  ///< "torus-8x8 ring 64 MiB flow", for progress lines and traces
   const topology::Topology& topology;
+  runtime::Session& session;  ///< attach observers with add_observer, before any launch
   core::Simulation& sim;
-  Executor& executor;
   network::Backend& backend;
 };
 
@@ -70,7 +70,7 @@ class RunMonitor {
   /// The run finished (its collectives all ended); detach observers here.
   virtual void end_run(const RunContext&) {}
   /// A result row is complete (rows of one job come in their final order).
-  virtual void on_row(const report::ResultRow&) {}
+  virtual void on_row(const jobs::ResultRow&) {}
 
  protected:
   ~RunMonitor() = default;
@@ -91,7 +91,7 @@ class MonitorList final : public RunMonitor {
   void end_run(const RunContext& c) override {
     for (RunMonitor* m : list_) m->end_run(c);
   }
-  void on_row(const report::ResultRow& r) override {
+  void on_row(const jobs::ResultRow& r) override {
     for (RunMonitor* m : list_) m->on_row(r);
   }
 
@@ -117,14 +117,14 @@ std::vector<std::pair<std::string, double>> endpoint_metrics(const endpoint::End
 
 /// Runs every (size, algorithm) pair; rows are ordered by size, then algorithm as listed.
 /// Throws core::InputError when an algorithm cannot run on the topology (saying why).
-std::vector<report::ResultRow> run_collective_job(const std::string& platform,
+std::vector<jobs::ResultRow> run_collective_job(const std::string& platform,
                                                   const topology::Topology& topo,
                                                   const network::BackendInfo& backend,
                                                   const CollectiveJob& job,
                                                   RunMonitor* monitor = nullptr);
 
 /// Runs the members together, then each alone; one row per member, in order.
-std::vector<report::ResultRow> run_concurrent_job(const std::string& platform,
+std::vector<jobs::ResultRow> run_concurrent_job(const std::string& platform,
                                                   const topology::Topology& topo,
                                                   const network::BackendInfo& backend,
                                                   const ConcurrentJob& job,
@@ -136,12 +136,12 @@ std::vector<report::ResultRow> run_concurrent_job(const std::string& platform,
 /// chunks against sizes, algorithms against groups, the work and memory estimate against
 /// `limits`. Throws core::InputError or core::ResourceError naming `platform`.
 void check_job(const topology::Topology& topo, const CollectiveJob& job,
-               const RunLimits& limits = {}, const std::string& platform = "");
+               const scheduler::RunLimits& limits = {}, const std::string& platform = "");
 void check_job(const topology::Topology& topo, const ConcurrentJob& job,
-               const RunLimits& limits = {}, const std::string& platform = "");
+               const scheduler::RunLimits& limits = {}, const std::string& platform = "");
 
 /// How many simulations the job runs (for progress reports).
 std::uint64_t count_runs(const CollectiveJob& job);
 std::uint64_t count_runs(const ConcurrentJob& job);
 
-}  // namespace collsim::scheduler
+}  // namespace collsim::jobs

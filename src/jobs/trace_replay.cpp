@@ -1,5 +1,5 @@
 // Replaying a Chakra trace rank by rank (chakra_replay.hpp).
-#include "workload/formats/chakra_replay.hpp"
+#include "jobs/trace_replay.hpp"
 
 #include <fmt/format.h>
 
@@ -11,11 +11,13 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
-#include "scheduler/executor.hpp"
-#include "scheduler/hierarchical.hpp"
-#include "scheduler/staging.hpp"
+#include "runtime/session.hpp"
 
-namespace collsim::workload::chakra {
+namespace collsim::jobs {
+
+using workload::chakra::Node;
+using workload::chakra::NodeKind;
+using workload::chakra::RankTrace;
 
 namespace {
 
@@ -61,13 +63,13 @@ struct Send {
 
 using P2pKey = std::tuple<std::uint32_t, std::uint32_t, std::int32_t, std::uint64_t>;
 
-class Replayer final : public core::EventHandler, public network::DeliveryHandler {
+class Replayer final : public core::EventHandler {
  public:
-  Replayer(const topology::Topology& topo, core::Simulation& sim, scheduler::Executor& ex,
-           const std::vector<RankTrace>& traces, const ReplayOptions& o)
-      : topo_(topo), sim_(sim), ex_(ex), o_(o) {
-    const std::uint32_t n = topo.num_npus();
-    for (const auto& d : topo.dimensions()) dims_.push_back(d.spec.size);
+  Replayer(runtime::Session& session, const std::vector<RankTrace>& traces,
+           const ReplayOptions& o)
+      : topo_(session.topology()), sim_(session.sim()), session_(session), o_(o) {
+    const std::uint32_t n = topo_.num_npus();
+    for (const auto& d : topo_.dimensions()) dims_.push_back(d.spec.size);
     if (traces.size() != 1 && traces.size() != n) {
       throw core::InputError(
           fmt::format("trace: {} ranks (files) for a platform of {} NPUs; give one file per NPU, "
@@ -110,13 +112,6 @@ class Replayer final : public core::EventHandler, public network::DeliveryHandle
       for (std::uint32_t i = 0; i < nodes.size(); ++i) {
         if (rk.waiting[i] == 0) rk.ready.emplace(nodes[i].id, i);
       }
-    }
-    if (staged_) {
-      const auto s =
-          scheduler::spec_from_choice(o.algorithms.begin()->second,
-                                      collective::Collective::AllReduce, core::Bytes{1}, o.chunks);
-      queues_ = std::make_unique<scheduler::DimensionQueues>(dims_.size(), s.intra, s.active_chunks,
-                                                             false);
     }
     std::size_t ports = 0;
     switch (o.memory.kind) {
@@ -397,14 +392,14 @@ class Replayer final : public core::EventHandler, public network::DeliveryHandle
         ++result_.sends;
         const auto id = static_cast<std::uint64_t>(sends_.size());
         sends_.push_back({r, i});
-        endpoint::Message m;
-        m.src = r;
-        m.dst = static_cast<topology::NodeId>(nd.comm_dst);
-        m.bytes = core::Bytes{nd.comm_size};
-        m.attrs.flow = static_cast<std::uint32_t>(id);
         ++result_.messages;
         result_.bytes += nd.comm_size;
-        ex_.endpoint().send(m, *this, id);
+        // Through the Session's executor, so observers, link metrics and traces see it.
+        session_.send(r, static_cast<topology::NodeId>(nd.comm_dst), core::Bytes{nd.comm_size},
+                      [this, id](runtime::LaunchId, const scheduler::CollectiveStats&) {
+                        delivered(id);
+                      },
+                      fmt::format("send {} -> {} ({})", r, nd.comm_dst, where(*rk.trace, i)));
         return false;
       }
       case NodeKind::Recv: {
@@ -475,8 +470,8 @@ class Replayer final : public core::EventHandler, public network::DeliveryHandle
     finish(r, i, true);
   }
 
-  void on_injected(std::uint64_t) override {}
-  void on_delivered(std::uint64_t id) override {
+  // Send `id` has arrived.
+  void delivered(std::uint64_t id) {
     const Send s = sends_[id];
     const Node& nd = ranks_[s.rank].trace->nodes[s.node];
     const auto dst = static_cast<std::uint32_t>(nd.comm_dst);
@@ -533,31 +528,20 @@ class Replayer final : public core::EventHandler, public network::DeliveryHandle
     running_.push_back(std::move(m.arrived));
     const collective::AlgorithmChoice& choice = o_.algorithms.at(m.op);
     const std::uint32_t n = topo_.num_npus();
+    runtime::CollectiveRequest req;
+    req.collective = m.op;
+    req.algorithm = choice;
+    req.size = core::Bytes{m.size};
+    req.chunks = o_.chunks;
+    req.label = m.label;
     if (staged_) {
-      auto spec = scheduler::spec_from_choice(choice, m.op, core::Bytes{m.size}, o_.chunks);
-      spec.dims = m.dims;
-      auto h = std::make_unique<scheduler::HierarchicalCollective>(topo_, ex_, std::move(spec),
-                                                                   queues_.get());
-      auto* raw = h.get();
-      staged_runs_.push_back(std::move(h));
-      raw->start([this, id](const scheduler::CollectiveStats& s) { ended(id, s); });
-      return;
+      req.dims = m.dims;
+    } else if (!collective::Communicator{m.members, ""}.is_identity(n)) {
+      req.groups.push_back(collective::Communicator{m.members, ""});
     }
-    const ProgramKey key{m.members, static_cast<int>(m.op), m.size};
-    auto pit = programs_.find(key);
-    if (pit == programs_.end()) {
-      collective::Communicator comm{m.members, ""};
-      auto p = std::make_unique<collective::Program>(
-          comm.is_identity(n)
-              ? collective::build_program(choice, topo_, m.op, core::Bytes{m.size}, o_.chunks)
-              : collective::build_program(choice, topo_, comm, m.op, core::Bytes{m.size},
-                                          o_.chunks));
-      pit = programs_.emplace(key, std::move(p)).first;
-    }
-    stager_.start(
-        *pit->second,
-        [this, id](scheduler::CollectiveId, const scheduler::CollectiveStats& s) { ended(id, s); },
-        m.label);
+    session_.launch(req, [this, id](runtime::LaunchId, const scheduler::CollectiveStats& s) {
+      ended(id, s);
+    });
   }
 
   void ended(std::uint32_t id, const scheduler::CollectiveStats& s) {
@@ -608,11 +592,9 @@ class Replayer final : public core::EventHandler, public network::DeliveryHandle
     if (go_on) issue(r);
   }
 
-  using ProgramKey = std::tuple<std::vector<topology::NodeId>, int, std::uint64_t>;
-
   const topology::Topology& topo_;
   core::Simulation& sim_;
-  scheduler::Executor& ex_;
+  runtime::Session& session_;
   const ReplayOptions& o_;
   std::vector<std::uint32_t> dims_;
   bool staged_ = false;
@@ -620,10 +602,6 @@ class Replayer final : public core::EventHandler, public network::DeliveryHandle
   ReplayResult result_;
   std::map<std::pair<std::string, std::uint32_t>, Meeting> meetings_;
   std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> running_;
-  std::map<ProgramKey, std::unique_ptr<collective::Program>> programs_;
-  std::unique_ptr<scheduler::DimensionQueues> queues_;
-  std::vector<std::unique_ptr<scheduler::HierarchicalCollective>> staged_runs_;
-  scheduler::Stager stager_{ex_};
   std::vector<Send> sends_;
   std::map<P2pKey, std::deque<std::uint32_t>> posted_;  // receives waiting for a message
   std::map<P2pKey, std::deque<core::Time>> arrived_;    // messages waiting for a receive
@@ -695,27 +673,30 @@ std::string replay_reason(const std::vector<RankTrace>& ranks) {
 ReplayResult replay(const topology::Topology& topo, const network::BackendInfo& backend,
                     const std::vector<RankTrace>& ranks, const ReplayOptions& options) {
   if (ranks.empty()) throw core::InputError("trace: no ranks");
-  core::Simulation sim;
-  auto net = network::make_backend(backend, sim, topo, options.backend_options, "backend");
-  const endpoint::EndpointInfo& info = endpoint::endpoint_or_default(options.endpoint);
-  const auto endpoint = info.make(sim, *net, topo, options.endpoint_params);
-  scheduler::Executor ex(sim, *endpoint);
-  Replayer rp(topo, sim, ex, ranks, options);
+  runtime::MachineSpec spec;
+  spec.topology = &topo;
+  spec.backend = &backend;
+  spec.backend_options = options.backend_options;
+  spec.endpoint = options.endpoint;
+  spec.endpoint_params = options.endpoint_params;
+  runtime::Session session(spec);
+  Replayer rp(session, ranks, options);
   rp.start();
-  sim.run(options.max_time);
+  session.sim().run(options.max_time);
   if (!rp.finished()) {
-    const bool late = options.max_time && sim.pending() > 0;
+    const bool late = options.max_time && session.sim().pending() > 0;
     throw core::SimulationError(fmt::format(
         "trace {}: {} at {}: {}{}", ranks.front().file,
-        late ? "not finished by --max-time" : "the ranks deadlocked", core::to_string(sim.now()),
+        late ? "not finished by --max-time" : "the ranks deadlocked",
+        core::to_string(session.now()),
         rp.describe_stuck(),
         late ? "" : " (a receive no send matches, or a collective some member never issued)"));
   }
   ReplayResult r = std::move(rp.result());
   r.ranks = rp.rank_results();
   for (const RankReplay& k : r.ranks) r.total = std::max(r.total, k.finish);
-  r.events = sim.events_processed();
+  r.events = session.sim().events_processed();
   return r;
 }
 
-}  // namespace collsim::workload::chakra
+}  // namespace collsim::jobs
