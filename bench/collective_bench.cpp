@@ -2,6 +2,7 @@
 // Counters: simulated events per wall second and messages. Results go in docs/performance.md.
 #include <benchmark/benchmark.h>
 
+#include "runtime/execute.hpp"
 #include "collective/algorithm.hpp"
 #include "core/engine.hpp"
 #include "network/analytical.hpp"
@@ -22,7 +23,7 @@ void run(benchmark::State& state, const topology::Topology& topo, const char* al
                                                    core::Bytes{bytes}, chunks);
     core::Simulation sim;
     network::AnalyticalBackend net(sim, topo);
-    const auto r = scheduler::execute(program, net, sim);
+    const auto r = runtime::execute(program, net, sim);
     events += r.events;
     messages += r.messages;
     benchmark::DoNotOptimize(r.time);
@@ -78,7 +79,7 @@ void BM_PacketRingTorus8x8(benchmark::State& state) {
                                                    core::Bytes{size}, 1);
     core::Simulation sim;
     network::PacketBackend net(sim, topo, {});
-    benchmark::DoNotOptimize(scheduler::execute(program, net, sim).time);
+    benchmark::DoNotOptimize(runtime::execute(program, net, sim).time);
     for (const auto& [key, value] : net.summary()) {
       if (key == "flit_hops") flit_hops += value;
       if (key == "flits") packets += value / 17;

@@ -2,6 +2,7 @@
 // wavelengths of 25 Gb/s. Counters: lightpaths per wall second. Results in docs/performance.md.
 #include <benchmark/benchmark.h>
 
+#include "runtime/execute.hpp"
 #include "collective/algorithm.hpp"
 #include "core/engine.hpp"
 #include "network/optical.hpp"
@@ -21,7 +22,7 @@ void BM_OpticalRing1024(benchmark::State& state, const char* algo) {
                                                    core::Bytes{100'000'000}, 1);
     core::Simulation sim;
     network::OpticalBackend net(sim, topo, {});
-    const auto r = scheduler::execute(program, net, sim);
+    const auto r = runtime::execute(program, net, sim);
     lightpaths += double(r.messages);
     benchmark::DoNotOptimize(r.time);
   }

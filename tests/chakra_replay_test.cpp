@@ -3,6 +3,7 @@
 // forms; deadlocks and bad nodes against their errors; an SPMD trace replayed against the
 // training path; and, where COLLSIM_CHAKRA_DATA names ASTRA-sim's examples, its custom ring
 // all-reduce written out as sends and receives.
+#include "runtime/execute.hpp"
 #include "jobs/trace_replay.hpp"
 
 #include <fmt/format.h>
@@ -186,7 +187,7 @@ TEST(ChakraReplay, CollectivesMeetTheirGroupAndStartWithTheLastMember) {
                                              net.topology, collective::Communicator{npus, ""},
                                              collective::Collective::AllReduce,
                                              core::Bytes{static_cast<std::uint64_t>(b)}, 1);
-    return ns(scheduler::execute(p, *backend, sim).time);
+    return ns(runtime::execute(p, *backend, sim).time);
   };
   const double t01 = alone({0, 1}), t23 = alone({2, 3});
   EXPECT_GT(t01, hop_ns(b / 2));

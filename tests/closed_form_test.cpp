@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "runtime/execute.hpp"
 #include "collective/algorithm.hpp"
 #include "core/engine.hpp"
 #include "network/analytical.hpp"
@@ -26,7 +27,7 @@ double simulate(const topology::Topology& t, const std::string& algo, Collective
                                            core::Bytes{size}, chunks);
   core::Simulation sim;
   network::AnalyticalBackend net(sim, t);
-  return scheduler::execute(p, net, sim).time.seconds();
+  return runtime::execute(p, net, sim).time.seconds();
 }
 
 // Serialization is rounded up to the picosecond per message; allow that on top of 1e-9.

@@ -1,4 +1,5 @@
 // The double binary tree baseline: the two trees' shapes, and its time where it has a closed form.
+#include "runtime/execute.hpp"
 #include "collective/algorithms/double_binary_tree.hpp"
 
 #include <fmt/format.h>
@@ -73,7 +74,7 @@ TEST(DoubleBinaryTree, OneSegmentOnFullyConnectedTakesTwiceTheDepth) {
     core::Simulation sim;
     network::AnalyticalBackend net(sim, topo);
     const double want = 2.0 * d * (150e-9 + double(s) / 2 / 16e9);
-    EXPECT_NEAR(scheduler::execute(p, net, sim).time.seconds(), want, want * 1e-9) << n;
+    EXPECT_NEAR(runtime::execute(p, net, sim).time.seconds(), want, want * 1e-9) << n;
   }
 }
 

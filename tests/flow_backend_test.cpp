@@ -1,6 +1,7 @@
 // The flow backend: max-min fair sharing by progressive filling, checked on hand-derived cases.
 #include <gtest/gtest.h>
 
+#include "runtime/execute.hpp"
 #include "collective/algorithm.hpp"
 #include "collective/ir/verifier.hpp"
 #include "core/engine.hpp"
@@ -158,7 +159,7 @@ double run(const topology::Topology& t, const char* algo, collective::Collective
       collective::build_program(collective::parse_algorithm(algo, "t"), t, c, core::Bytes{size}, 1);
   core::Simulation sim;
   auto net = make_backend(find_backend(backend, "t"), sim, t, {}, "t");
-  return scheduler::execute(p, *net, sim).time.seconds();
+  return runtime::execute(p, *net, sim).time.seconds();
 }
 
 TEST(FlowBackend, EqualsAnalyticalOnContentionFreeOneHopTraffic) {
@@ -215,7 +216,7 @@ TEST(FlowBackend, EveryAlgorithmRunsOnEveryTopologyDeterministically) {
         for (int rep = 0; rep < 2; ++rep) {
           core::Simulation sim;
           FlowBackend net(sim, topo, {});
-          const double t = scheduler::execute(p, net, sim).time.seconds();
+          const double t = runtime::execute(p, net, sim).time.seconds();
           if (rep == 0) first = t;
           EXPECT_EQ(t, first) << spec << " " << info.name;  // same inputs, same time
           EXPECT_GT(t, 0);

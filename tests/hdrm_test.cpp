@@ -1,5 +1,6 @@
 // HDRM (halving-doubling with EFLOPS rank mapping): the mapping's two properties, the program,
 // and its bandwidth on the BiGraph.
+#include "runtime/execute.hpp"
 #include "collective/algorithms/hdrm.hpp"
 
 #include <gtest/gtest.h>
@@ -73,7 +74,7 @@ TEST(Hdrm, FullBandwidthAtLargeSizesUnlikeUnmappedHalvingDoubling) {
         build_program(parse_algorithm(algo, "a"), t, Collective::AllReduce, core::Bytes{s}, 1);
     core::Simulation sim;
     network::FlowBackend backend(sim, t, {});
-    return scheduler::execute(p, backend, sim).time.seconds();
+    return runtime::execute(p, backend, sim).time.seconds();
   };
   const double bound = 2.0 * 31 / 32 * double(s) / 16e9;
   const double hdrm = time("hdrm");

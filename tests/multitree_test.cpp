@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "runtime/execute.hpp"
 #include "cli_run.hpp"
 #include "collective/algorithm.hpp"
 #include "collective/algorithms/multitree_build.hpp"
@@ -113,7 +114,7 @@ TEST(MultiTree, LockstepStepsTakeOneHopEach) {
                                Collective::AllReduce, core::Bytes{64ull << 20}, 1);
   core::Simulation sim;
   network::FlowBackend net(sim, t, {});
-  EXPECT_EQ(scheduler::execute(p, net, sim).time.ps, 34LL * (150'000 + 65'536'000));
+  EXPECT_EQ(runtime::execute(p, net, sim).time.ps, 34LL * (150'000 + 65'536'000));
 }
 
 TEST(MultiTree, CommandShowsTheTrees) {

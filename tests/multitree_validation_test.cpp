@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "runtime/execute.hpp"
 #include "collective/algorithm.hpp"
 #include "network/flow.hpp"
 #include "network/packet.hpp"
@@ -20,7 +21,7 @@ double time_of(const topology::Topology& t, const std::string& algo, std::uint64
                                 collective::Collective::AllReduce, core::Bytes{bytes}, 1);
   core::Simulation sim;
   network::FlowBackend net(sim, t, {});
-  return scheduler::execute(p, net, sim).time.seconds();
+  return runtime::execute(p, net, sim).time.seconds();
 }
 
 topology::Topology net(const char* spec) {
@@ -99,7 +100,7 @@ double packet_time(const topology::Topology& t, const std::string& algo, std::ui
   o.packet.message_based_flow_control = mbfc;
   core::Simulation sim;
   network::PacketBackend backend(sim, t, o);
-  return scheduler::execute(p, backend, sim).time.seconds();
+  return runtime::execute(p, backend, sim).time.seconds();
 }
 
 TEST(MultiTreeValidation, PacketBackendOrderingOnTheTorus) {

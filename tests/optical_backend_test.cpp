@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/execute.hpp"
 #include "collective/algorithm.hpp"
 #include "collective/ir/verifier.hpp"
 #include "core/error.hpp"
@@ -218,7 +219,7 @@ TEST(OpticalBackend, NoAlgorithmEverSharesAWavelengthOnASegment) {
       OpticalBackend net(sim, t, {});
       Checker checker;
       net.set_lightpath_observer(&checker);
-      ASSERT_NO_THROW(scheduler::execute(p, net, sim)) << info.name;
+      ASSERT_NO_THROW(runtime::execute(p, net, sim)) << info.name;
       checker.check();
       EXPECT_GT(checker.count, 0u);
       ++runs;

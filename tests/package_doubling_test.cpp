@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 
+#include "runtime/execute.hpp"
 #include "collective/algorithm.hpp"
 #include "collective/ir/verifier.hpp"
 #include "core/error.hpp"
@@ -26,7 +27,7 @@ double seconds(const topology::Topology& t, const std::string& algo, Collective 
   const Program p = build_program(parse_algorithm(algo, "a"), t, c, core::Bytes{bytes}, 1);
   core::Simulation sim;
   network::FlowBackend net(sim, t, {});
-  return scheduler::execute(p, net, sim).time.seconds();
+  return runtime::execute(p, net, sim).time.seconds();
 }
 
 TEST(PackageDoubling, VerifiedForEveryPowerOfTwoStripesAndChunks) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/execute.hpp"
 #include "collective/algorithm.hpp"
 #include "collective/ir/verifier.hpp"
 #include "core/engine.hpp"
@@ -278,7 +279,7 @@ double run(const topology::Topology& t, const char* algo, collective::Collective
       collective::build_program(collective::parse_algorithm(algo, "t"), t, c, core::Bytes{size}, 1);
   core::Simulation sim;
   auto net = make_backend(find_backend(backend, "t"), sim, t, o, "t");
-  return scheduler::execute(p, *net, sim).time.seconds();
+  return runtime::execute(p, *net, sim).time.seconds();
 }
 
 TEST(PacketBackend, LargeContentionFreeMessagesCostFlowTimesSeventeenSixteenths) {

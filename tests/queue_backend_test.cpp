@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/execute.hpp"
 #include "collective/algorithm.hpp"
 #include "collective/ir/verifier.hpp"
 #include "core/engine.hpp"
@@ -71,7 +72,7 @@ Outcome simulate(const topology::Topology& t, const std::string& algo, Collectiv
                                            core::Bytes{size}, chunks);
   core::Simulation sim;
   Net net(sim, t);
-  const core::Time time = scheduler::execute(p, net, sim).time;
+  const core::Time time = runtime::execute(p, net, sim).time;
   return Outcome{time, net.link_stats()};
 }
 
@@ -326,7 +327,7 @@ TEST(QueueBackend, EveryAlgorithmRunsDeterministically) {
           for (Outcome* r : {&first, &second}) {
             core::Simulation sim;
             network::QueueBackend net(sim, topo);
-            ASSERT_NO_THROW(r->time = scheduler::execute(p, net, sim).time) << what;
+            ASSERT_NO_THROW(r->time = runtime::execute(p, net, sim).time) << what;
             r->stats = net.link_stats();
             EXPECT_EQ(sim.pending(), 0u) << what;
           }

@@ -1,6 +1,7 @@
 // switch-fc-hierarchical-torus trends with collsim's models (flow backend, Table II links): the
 // single-package collectives of Figs. 9-10 and the training speedups of Fig. 11 over the
 // hierarchical torus. examples/switch-fc/ holds the same settings; docs/switch-fc.md the numbers.
+#include "runtime/execute.hpp"
 #include "test_paths.hpp"
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -30,7 +31,7 @@ double seconds(const std::string& topo, const char* algo, Collective c, std::uin
                                            core::Bytes{bytes}, 1);
   core::Simulation sim;
   network::FlowBackend net(sim, t, {});
-  return scheduler::execute(p, net, sim).time.seconds();
+  return runtime::execute(p, net, sim).time.seconds();
 }
 
 // Fig. 9: 1 MB (1 MiB) on one package; time per k against the ring package.

@@ -1,6 +1,7 @@
 // WRHT (collective/algorithms/wrht.hpp): the step and wavelength formulas of the poster's Sec. 2
 // for a table of (N, m, w) worked out by hand below, the default m, verified programs, and the
 // closed-form time on the optical backend when the wavelengths suffice.
+#include "runtime/execute.hpp"
 #include "collective/algorithms/wrht.hpp"
 
 #include <gtest/gtest.h>
@@ -117,7 +118,7 @@ TEST(Wrht, TimeOnTheOpticalRingIsStepsTimesSetupPlusSOverB) {
                                core::Bytes{1'000'000}, 1);
   core::Simulation sim;
   network::OpticalBackend net(sim, t, {});
-  const auto r = scheduler::execute(p, net, sim);
+  const auto r = runtime::execute(p, net, sim);
   EXPECT_EQ(r.time.ps, 3 * (1'000'000LL + 1'000'000'000LL) + 12 * 5'000LL);
   EXPECT_EQ(r.messages, 12u + 12u + 12u);  // 12 members up, 4 x 3 all-to-all, 12 down
   // Optical Ring: 2(N-1) steps of set-up + S/(N B) + one hop.
@@ -125,7 +126,7 @@ TEST(Wrht, TimeOnTheOpticalRingIsStepsTimesSetupPlusSOverB) {
                                   core::Bytes{1'600'000}, 1);
   core::Simulation sim2;
   network::OpticalBackend net2(sim2, t, {});
-  EXPECT_EQ(scheduler::execute(ring, net2, sim2).time.ps,
+  EXPECT_EQ(runtime::execute(ring, net2, sim2).time.ps,
             30 * (1'000'000LL + 100'000'000LL + 5'000LL));
 }
 
@@ -142,7 +143,7 @@ TEST(Wrht, StripingSplitsEachTransferOverTheFreeWavelengths) {
   EXPECT_TRUE(verify(p).ok);
   core::Simulation sim;
   network::OpticalBackend net(sim, t, {});
-  EXPECT_EQ(scheduler::execute(p, net, sim).time.ps, 3 * (1'000'000LL + 400'000'000LL) + 20'000);
+  EXPECT_EQ(runtime::execute(p, net, sim).time.ps, 3 * (1'000'000LL + 400'000'000LL) + 20'000);
 }
 
 }  // namespace

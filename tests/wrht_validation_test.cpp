@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "runtime/execute.hpp"
 #include "collective/algorithm.hpp"
 #include "network/backend.hpp"
 #include "scheduler/executor.hpp"
@@ -23,7 +24,7 @@ double run_ms(const topology::Topology& t, const std::string& backend, const std
                                 collective::Collective::AllReduce, core::Bytes{kSize}, 1);
   core::Simulation sim;
   auto net = network::make_backend(network::find_backend(backend, "b"), sim, t, {}, "b");
-  return scheduler::execute(p, *net, sim).time.seconds() * 1e3;
+  return runtime::execute(p, *net, sim).time.seconds() * 1e3;
 }
 
 struct Times {

@@ -193,7 +193,7 @@ int run_astra(const AstraOptions& opt, const OutputOptions& out_opt, std::ostrea
   // ASTRA-sim's lines: every NPU runs the same graph, so every sys[i] reports the same times
   // (cycles of 1 GHz, ASTRA-sim's clock).
   std::ostream* to = sys_stream(out_opt, out, err);
-  const auto lines = [to, npus](const report::TrainingRow& r) {
+  const auto lines = [to, npus](const jobs::TrainingRow& r) {
     for (std::uint32_t i = 0; i < npus; ++i)
       print_sys_line(to, i, r.result.total, r.result.exposed);
   };

@@ -22,7 +22,7 @@ int run_train(const TrainOptions& opt, const OutputOptions& out_opt, std::ostrea
   const topology::Topology topo = compact_topology(opt.platform);
   const auto backends = parse_backends(opt.backend);
   const auto backend_opts = backend_options(backends, opt.backend_params);
-  config::TrainingSpec spec;
+  jobs::TrainingSpec spec;
   spec.workload = opt.workload;
   for (const std::string& a : split_commas(opt.algorithms)) {
     spec.algorithms.push_back(a == "ideal" ? collective::AlgorithmChoice{nullptr, {}, "ideal"}

@@ -6,14 +6,12 @@
 
 #include "core/error.hpp"
 #include "report/training_trace.hpp"
-#include "jobs/collective_sweep.hpp"
-#include "workload/load.hpp"
 
 namespace collsim::cli {
 
 int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions& opt,
                       std::ostream& out, std::ostream& err,
-                      const std::function<void(const report::TrainingRow&)>& on_row) {
+                      const std::function<void(const jobs::TrainingRow&)>& on_row) {
   const report::Format format = report::parse_format(opt.format, "--format");
   if (!opt.activity.empty()) {
     throw core::InputError(
@@ -24,68 +22,18 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
         "--lightpaths: training runs do not log lightpaths; run the collectives with "
         "`collsim collective` or `collsim run`");
   }
-  // Load everything first: a bad workload is reported before hours of simulation.
-  std::vector<workload::Workload> workloads;
-  std::size_t total = 0;
-  for (const TrainingWork& w : work) {
-    workload::LoadOptions lo;
-    lo.astra_clock_hz = w.spec.astra_clock_hz;
-    lo.compute = w.spec.compute;
-    lo.batch = w.spec.batch;
-    lo.bytes_per_element = w.spec.bytes_per_element;
-    lo.chakra = w.spec.chakra;
-    // Compute coupling (ACE Sec. 5): training runs with what the endpoint leaves it.
-    if (w.endpoint && w.endpoint->training_share) {
-      const endpoint::TrainingShare share = w.endpoint->training_share(w.endpoint_params);
-      lo.compute_share = share.compute;
-      lo.memory_share = share.memory;
-    }
-    workloads.push_back(workload::load_workload(w.spec.workload, *w.topology, lo, w.field));
-    workload::validate(workloads.back(), w.topology->num_npus());
-    total += w.spec.algorithms.size() * w.spec.overlaps.size();
+  jobs::TrainingSweepOptions so;
+  so.timeline = !opt.trace.empty();
+  so.on_row = on_row;
+  if (!opt.quiet) {
+    so.on_start = [&err](std::size_t k, std::size_t n, const std::string& what) {
+      err << fmt::format("collsim: [{}/{}] {}\n", k, n, what);
+    };
   }
-  std::vector<report::TrainingRow> rows;
+  const jobs::TrainingSweep sweep = jobs::run_training_sweep(work, so);
+  const auto& rows = sweep.rows;
   std::vector<const workload::Workload*> row_workloads;
-  for (std::size_t i = 0; i < work.size(); ++i) {
-    const TrainingWork& w = work[i];
-    for (const auto& a : w.spec.algorithms) {
-      for (jobs::Overlap ov : w.spec.overlaps) {
-        jobs::TrainingOptions to;
-        to.algorithm = a;
-        to.per_collective = w.spec.per_collective;
-        to.ideal = a.info == nullptr;
-        to.chunks = w.spec.chunks;
-        to.overlap = ov;
-        to.order = w.spec.order;
-        to.iterations = w.spec.iterations;
-        to.backend_options = w.backend_options;
-        to.endpoint = w.endpoint;
-        to.endpoint_params = w.endpoint_params;
-        to.max_time = w.max_time;
-        to.timeline = !opt.trace.empty();
-        if (!opt.quiet) {
-          err << fmt::format("collsim: [{}/{}] {} on {}: {} / {}{} / overlap {}\n", rows.size() + 1,
-                             total, workloads[i].name, w.platform, a.label, w.backend->name,
-                             w.endpoint ? " / " + w.endpoint->name : std::string(),
-                             jobs::to_string(ov));
-        }
-        report::TrainingRow row;
-        row.workload = workloads[i].name;
-        row.platform = w.platform;
-        row.npus = w.topology->num_npus();
-        row.backend = network::backend_label(*w.backend, w.backend_options);
-        row.endpoint = jobs::endpoint_label(w.endpoint, w.endpoint_params);
-        row.algorithm = a.label;
-        row.overlap = jobs::to_string(ov);
-        row.order = jobs::to_string(w.spec.order);
-        row.iterations = w.spec.iterations;
-        row.result = jobs::run_training(*w.topology, *w.backend, workloads[i], to);
-        if (on_row) on_row(row);
-        rows.push_back(std::move(row));
-        row_workloads.push_back(&workloads[i]);
-      }
-    }
-  }
+  for (std::size_t i : sweep.row_workload) row_workloads.push_back(&sweep.workloads[i]);
   if (!opt.trace.empty()) {
     report::write_file_atomically(opt.trace, report::render_training_trace(rows, row_workloads));
   }

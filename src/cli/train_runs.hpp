@@ -9,27 +9,18 @@
 
 #include "cli/commands.hpp"
 #include "config/scenario.hpp"
+#include "jobs/training_sweep.hpp"
 #include "report/training_report.hpp"
 
 namespace collsim::cli {
 
-struct TrainingWork {
-  std::string platform;
-  const topology::Topology* topology = nullptr;
-  const network::BackendInfo* backend = nullptr;
-  network::BackendOptions backend_options;
-  const endpoint::EndpointInfo* endpoint = nullptr;  ///< nullptr: ideal
-  endpoint::EndpointParams endpoint_params;
-  config::TrainingSpec spec;
-  std::optional<core::Time> max_time;
-  std::string field = "workload";  ///< names the workload in errors: --workload, jobs[0]...
-};
+using jobs::TrainingWork;
 
-/// Loads each work's workload (core::InputError before anything runs if one cannot be loaded or
-/// does not fit its platform), runs them in order and writes the report. Returns 0.
+/// Runs the sweep (jobs/training_sweep.hpp) with a progress line per run, then writes the report
+/// (all or nothing with --output). Returns 0.
 /// `on_row`, if set, sees each row as its run ends (`collsim astra` prints ASTRA-sim's lines).
 int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions& opt,
                       std::ostream& out, std::ostream& err,
-                      const std::function<void(const report::TrainingRow&)>& on_row = {});
+                      const std::function<void(const jobs::TrainingRow&)>& on_row = {});
 
 }  // namespace collsim::cli

@@ -59,26 +59,11 @@
 #include "jobs/collective_sweep.hpp"
 #include "topology/topology.hpp"
 #include "workload/formats/chakra.hpp"
-#include "jobs/training.hpp"
+#include "jobs/training_sweep.hpp"
 
 namespace collsim::config {
 
-struct TrainingSpec {
-  std::string workload;  ///< a file (resolved against the scenario's directory) or a model name
-  /// "ideal" (Themis Table 3) is a choice with no AlgorithmInfo.
-  std::vector<collective::AlgorithmChoice> algorithms;
-  std::uint32_t chunks = 1;
-  std::vector<jobs::Overlap> overlaps = {jobs::Overlap::Layer};
-  jobs::IssueOrder order = jobs::IssueOrder::Fifo;
-  std::uint32_t iterations = 1;
-  double astra_clock_hz = 1e9;
-  std::string compute = "systolic";  ///< zoo models (workload/load.hpp)
-  std::uint32_t batch = 16;
-  std::uint32_t bytes_per_element = 4;
-  workload::chakra::ToWorkloadOptions chakra;  ///< Chakra traces: compute nodes' roofline
-  /// Per-collective algorithms for every run (jobs/training.hpp TrainingOptions).
-  std::map<collective::Collective, collective::AlgorithmChoice> per_collective;
-};
+using jobs::TrainingSpec;
 
 struct Platform {
   std::string name;

@@ -18,7 +18,7 @@ std::string pct(core::Time part, core::Time whole) {
 
 }  // namespace
 
-std::string render_training(const std::vector<TrainingRow>& rows, Format f, bool layers) {
+std::string render_training(const std::vector<jobs::TrainingRow>& rows, Format f, bool layers) {
   switch (f) {
     case Format::Csv:
       return render_training_csv(rows);
@@ -30,11 +30,11 @@ std::string render_training(const std::vector<TrainingRow>& rows, Format f, bool
   return render_training_table(rows, layers);
 }
 
-std::string render_training_csv(const std::vector<TrainingRow>& rows) {
+std::string render_training_csv(const std::vector<jobs::TrainingRow>& rows) {
   std::string out =
       "workload,platform,npus,backend,algorithm,overlap,order,iterations,layer,compute_ns,"
       "comm_ns,exposed_ns,iteration_ns,forward_compute_ns,exposed_weight_gradient_ns,endpoint\n";
-  for (const TrainingRow& r : rows) {
+  for (const jobs::TrainingRow& r : rows) {
     const std::string head =
         fmt::format("{},{},{},{},{},{},{},{}", csv_field(r.workload), csv_field(r.platform), r.npus,
                     csv_field(r.backend), csv_field(r.algorithm), r.overlap, r.order, r.iterations);
@@ -53,9 +53,9 @@ std::string render_training_csv(const std::vector<TrainingRow>& rows) {
   return out;
 }
 
-std::string render_training_table(const std::vector<TrainingRow>& rows, bool layers) {
+std::string render_training_table(const std::vector<jobs::TrainingRow>& rows, bool layers) {
   std::string out;
-  for (const TrainingRow& r : rows) {
+  for (const jobs::TrainingRow& r : rows) {
     const auto& t = r.result;
     const core::Time iter{t.total.ps / r.iterations};
     out += fmt::format(
@@ -95,26 +95,26 @@ std::string render_training_table(const std::vector<TrainingRow>& rows, bool lay
   }
   if (rows.size() > 1) {
     bool platforms = false, workloads = false;  // name them when they differ
-    for (const TrainingRow& r : rows) {
+    for (const jobs::TrainingRow& r : rows) {
       platforms = platforms || r.platform != rows.front().platform;
       workloads = workloads || r.workload != rows.front().workload;
     }
-    auto label = [&](const TrainingRow& r) {
+    auto label = [&](const jobs::TrainingRow& r) {
       return fmt::format("{}{}{} / {}{} / {}", workloads ? r.workload + " / " : "",
                          platforms ? r.platform + " / " : "", r.algorithm, r.backend,
                          r.endpoint == "ideal" ? "" : " " + r.endpoint, r.overlap);
     };
     std::size_t width = 36;
-    for (const TrainingRow& r : rows) width = std::max(width, label(r).size());
+    for (const jobs::TrainingRow& r : rows) width = std::max(width, label(r).size());
     out += fmt::format("summary (per iteration; speedup over the first run of the same {})\n",
                        workloads || platforms ? "workload and platform" : "workload");
     out += fmt::format("  {:<{}} {:>12} {:>12} {:>12} {:>9}\n",
                        fmt::format("{}{}algorithm / backend / overlap",
                                    workloads ? "workload / " : "", platforms ? "platform / " : ""),
                        width, "iteration", "exposed", "comm", "speedup");
-    for (const TrainingRow& r : rows) {
+    for (const jobs::TrainingRow& r : rows) {
       const auto& t = r.result;
-      const auto first = std::find_if(rows.begin(), rows.end(), [&](const TrainingRow& x) {
+      const auto first = std::find_if(rows.begin(), rows.end(), [&](const jobs::TrainingRow& x) {
         return x.workload == r.workload && x.platform == r.platform;
       });
       const double base = static_cast<double>(first->result.total.ps);
@@ -128,9 +128,9 @@ std::string render_training_table(const std::vector<TrainingRow>& rows, bool lay
   return out;
 }
 
-std::string render_training_json(const std::vector<TrainingRow>& rows) {
+std::string render_training_json(const std::vector<jobs::TrainingRow>& rows) {
   nlohmann::ordered_json runs = nlohmann::ordered_json::array();
-  for (const TrainingRow& r : rows) {
+  for (const jobs::TrainingRow& r : rows) {
     const auto& t = r.result;
     nlohmann::ordered_json layers = nlohmann::ordered_json::array();
     for (const auto& l : t.layers) {

@@ -6,33 +6,20 @@
 #include <vector>
 
 #include "report/writers.hpp"
-#include "jobs/training.hpp"
+#include "jobs/training_sweep.hpp"
 
 namespace collsim::report {
 
-struct TrainingRow {
-  std::string workload;
-  std::string platform;
-  std::uint32_t npus = 0;
-  std::string backend;
-  std::string endpoint = "ideal";  ///< endpoint model label (endpoint/params.hpp)
-  std::string algorithm;
-  std::string overlap;
-  std::string order;
-  std::uint32_t iterations = 1;
-  jobs::TrainingResult result;
-};
-
 /// `layers`: the table's per-layer lines (CSV and JSON always have them).
-std::string render_training(const std::vector<TrainingRow>& rows, Format f, bool layers = true);
+std::string render_training(const std::vector<jobs::TrainingRow>& rows, Format f, bool layers = true);
 /// Columns (the endpoint last):
 /// workload,platform,npus,backend,algorithm,overlap,order,iterations,layer,
 /// compute_ns,comm_ns,exposed_ns,iteration_ns,forward_compute_ns,exposed_weight_gradient_ns, every
 /// time the mean per iteration (the last three on the "total" line only: iteration_ns = total /
 /// iterations; the forward passes' share of compute; the exposed time spent waiting for
 /// weight-gradient, i.e. data-parallel, collectives). JSON has the sums over all iterations.
-std::string render_training_csv(const std::vector<TrainingRow>& rows);
-std::string render_training_table(const std::vector<TrainingRow>& rows, bool layers = true);
-std::string render_training_json(const std::vector<TrainingRow>& rows);
+std::string render_training_csv(const std::vector<jobs::TrainingRow>& rows);
+std::string render_training_table(const std::vector<jobs::TrainingRow>& rows, bool layers = true);
+std::string render_training_json(const std::vector<jobs::TrainingRow>& rows);
 
 }  // namespace collsim::report

@@ -12,7 +12,7 @@ double us(core::Time t) { return static_cast<double>(t.ps) / 1e6; }
 
 }  // namespace
 
-std::string render_training_trace(const std::vector<TrainingRow>& rows,
+std::string render_training_trace(const std::vector<jobs::TrainingRow>& rows,
                                   const std::vector<const workload::Workload*>& workloads) {
   using nlohmann::ordered_json;
   using jobs::TimelineSlice;
@@ -25,7 +25,7 @@ std::string render_training_trace(const std::vector<TrainingRow>& rows,
     events.push_back(std::move(e));
   };
   for (std::size_t r = 0; r < rows.size(); ++r) {
-    const TrainingRow& row = rows[r];
+    const jobs::TrainingRow& row = rows[r];
     const workload::Workload& w = *workloads[r];
     const int pid = static_cast<int>(r) + 1;
     meta(pid, -1, "process_name",

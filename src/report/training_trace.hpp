@@ -17,7 +17,7 @@
 namespace collsim::report {
 
 /// Rows must have been run with TrainingOptions::timeline; `layers` names each row's layers.
-std::string render_training_trace(const std::vector<TrainingRow>& rows,
+std::string render_training_trace(const std::vector<jobs::TrainingRow>& rows,
                                   const std::vector<const workload::Workload*>& workloads);
 
 }  // namespace collsim::report

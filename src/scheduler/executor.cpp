@@ -231,17 +231,4 @@ void run_until_finished(core::Simulation& sim, Executor& executor, const network
                   executor.describe_stuck(), blocked.empty() ? "" : "; network: " + blocked));
 }
 
-ExecutionResult execute(const collective::Program& program, network::Backend& backend,
-                        core::Simulation& sim, const ExecuteOptions& options) {
-  endpoint::Ideal ideal(sim, backend);
-  Executor ex(sim, ideal);
-  const core::Time start = sim.now();
-  const std::uint64_t events_before = sim.events_processed();
-  const CollectiveId id = ex.start(program, {}, program.algorithm);
-  run_until_finished(sim, ex, backend, start, options);
-  const CollectiveStats& s = ex.stats(id);
-  return ExecutionResult{s.end - start, s.messages, s.bytes,
-                         sim.events_processed() - events_before};
-}
-
 }  // namespace collsim::scheduler

@@ -147,15 +147,4 @@ struct ExecuteOptions {
 void run_until_finished(core::Simulation& sim, Executor& executor, const network::Backend& backend,
                         core::Time start, const ExecuteOptions& options = {});
 
-struct ExecutionResult {
-  core::Time time;             ///< when the last rank finished, from the start
-  std::uint64_t messages = 0;  ///< messages sent
-  std::uint64_t bytes = 0;     ///< payload bytes sent (sum over messages)
-  std::uint64_t events = 0;    ///< simulation events run
-};
-
-/// One program alone, from sim.now(), on an ideal endpoint: start, run until finished.
-ExecutionResult execute(const collective::Program& program, network::Backend& backend,
-                        core::Simulation& sim, const ExecuteOptions& options = {});
-
 }  // namespace collsim::scheduler

@@ -1,0 +1,76 @@
+#include "jobs/training_sweep.hpp"
+
+#include <fmt/format.h>
+
+#include "jobs/collective_sweep.hpp"
+#include "workload/load.hpp"
+
+namespace collsim::jobs {
+
+TrainingSweep run_training_sweep(const std::vector<TrainingWork>& work,
+                                 const TrainingSweepOptions& options) {
+  TrainingSweep sweep;
+  std::size_t total = 0;
+  for (const TrainingWork& w : work) {
+    workload::LoadOptions lo;
+    lo.astra_clock_hz = w.spec.astra_clock_hz;
+    lo.compute = w.spec.compute;
+    lo.batch = w.spec.batch;
+    lo.bytes_per_element = w.spec.bytes_per_element;
+    lo.chakra = w.spec.chakra;
+    // Compute coupling (ACE Sec. 5): training runs with what the endpoint leaves it.
+    if (w.endpoint && w.endpoint->training_share) {
+      const endpoint::TrainingShare share = w.endpoint->training_share(w.endpoint_params);
+      lo.compute_share = share.compute;
+      lo.memory_share = share.memory;
+    }
+    sweep.workloads.push_back(workload::load_workload(w.spec.workload, *w.topology, lo, w.field));
+    workload::validate(sweep.workloads.back(), w.topology->num_npus());
+    total += w.spec.algorithms.size() * w.spec.overlaps.size();
+  }
+  for (std::size_t i = 0; i < work.size(); ++i) {
+    const TrainingWork& w = work[i];
+    for (const auto& a : w.spec.algorithms) {
+      for (Overlap ov : w.spec.overlaps) {
+        TrainingOptions to;
+        to.algorithm = a;
+        to.per_collective = w.spec.per_collective;
+        to.ideal = a.info == nullptr;
+        to.chunks = w.spec.chunks;
+        to.overlap = ov;
+        to.order = w.spec.order;
+        to.iterations = w.spec.iterations;
+        to.backend_options = w.backend_options;
+        to.endpoint = w.endpoint;
+        to.endpoint_params = w.endpoint_params;
+        to.max_time = w.max_time;
+        to.timeline = options.timeline;
+        if (options.on_start) {
+          options.on_start(sweep.rows.size() + 1, total,
+                           fmt::format("{} on {}: {} / {}{} / overlap {}",
+                                       sweep.workloads[i].name, w.platform, a.label,
+                                       w.backend->name,
+                                       w.endpoint ? " / " + w.endpoint->name : std::string(),
+                                       to_string(ov)));
+        }
+        TrainingRow row;
+        row.workload = sweep.workloads[i].name;
+        row.platform = w.platform;
+        row.npus = w.topology->num_npus();
+        row.backend = network::backend_label(*w.backend, w.backend_options);
+        row.endpoint = endpoint_label(w.endpoint, w.endpoint_params);
+        row.algorithm = a.label;
+        row.overlap = to_string(ov);
+        row.order = to_string(w.spec.order);
+        row.iterations = w.spec.iterations;
+        row.result = run_training(*w.topology, *w.backend, sweep.workloads[i], to);
+        if (options.on_row) options.on_row(row);
+        sweep.rows.push_back(std::move(row));
+        sweep.row_workload.push_back(i);
+      }
+    }
+  }
+  return sweep;
+}
+
+}  // namespace collsim::jobs

@@ -1,0 +1,88 @@
+#pragma once
+// Training sweeps, for `collsim train`, scenario training jobs and `collsim astra`: one training
+// run (jobs/training.hpp) per algorithm x overlap policy of a training spec on a platform, backend
+// and endpoint, each on its own runtime::Session. Workloads are all loaded (and checked against
+// their platforms) before the first run, so a bad one is reported before hours of simulation.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collective/algorithm.hpp"
+#include "endpoint/endpoint.hpp"
+#include "jobs/training.hpp"
+#include "network/backend.hpp"
+#include "topology/topology.hpp"
+#include "workload/formats/chakra.hpp"
+#include "workload/workload.hpp"
+
+namespace collsim::jobs {
+
+/// What a training job asks for (a scenario's training job, `collsim train`'s options).
+struct TrainingSpec {
+  std::string workload;  ///< a file (resolved against the scenario's directory) or a model name
+  /// "ideal" (Themis Table 3) is a choice with no AlgorithmInfo.
+  std::vector<collective::AlgorithmChoice> algorithms;
+  std::uint32_t chunks = 1;
+  std::vector<Overlap> overlaps = {Overlap::Layer};
+  IssueOrder order = IssueOrder::Fifo;
+  std::uint32_t iterations = 1;
+  double astra_clock_hz = 1e9;
+  std::string compute = "systolic";  ///< zoo models (workload/load.hpp)
+  std::uint32_t batch = 16;
+  std::uint32_t bytes_per_element = 4;
+  workload::chakra::ToWorkloadOptions chakra;  ///< Chakra traces: compute nodes' roofline
+  /// Per-collective algorithms for every run (TrainingOptions::per_collective).
+  std::map<collective::Collective, collective::AlgorithmChoice> per_collective;
+};
+
+/// One training spec on one platform, backend and endpoint.
+struct TrainingWork {
+  std::string platform;
+  const topology::Topology* topology = nullptr;
+  const network::BackendInfo* backend = nullptr;
+  network::BackendOptions backend_options;
+  const endpoint::EndpointInfo* endpoint = nullptr;  ///< nullptr: ideal
+  endpoint::EndpointParams endpoint_params;
+  TrainingSpec spec;
+  std::optional<core::Time> max_time;
+  std::string field = "workload";  ///< names the workload in errors: --workload, jobs[0]...
+};
+
+/// One run's row: what ran, and its result.
+struct TrainingRow {
+  std::string workload;
+  std::string platform;
+  std::uint32_t npus = 0;
+  std::string backend;
+  std::string endpoint = "ideal";  ///< endpoint model label (endpoint/params.hpp)
+  std::string algorithm;
+  std::string overlap;
+  std::string order;
+  std::uint32_t iterations = 1;
+  TrainingResult result;
+};
+
+struct TrainingSweep {
+  std::vector<workload::Workload> workloads;  ///< by work
+  std::vector<TrainingRow> rows;              ///< in run order
+  std::vector<std::size_t> row_workload;      ///< per row: its index in `workloads`
+};
+
+struct TrainingSweepOptions {
+  bool timeline = false;  ///< record each run's timeline (TrainingOptions::timeline)
+  /// Before each run: its 1-based index, the number of runs, and a line naming it.
+  std::function<void(std::size_t, std::size_t, const std::string&)> on_start;
+  /// After each run, its row.
+  std::function<void(const TrainingRow&)> on_row;
+};
+
+/// Loads each work's workload (core::InputError before anything runs if one cannot be loaded or
+/// does not fit its platform), then runs every algorithm x overlap of each, in order. Throws
+/// what run_training throws.
+TrainingSweep run_training_sweep(const std::vector<TrainingWork>& work,
+                                 const TrainingSweepOptions& options = {});
+
+}  // namespace collsim::jobs
