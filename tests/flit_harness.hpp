@@ -1,6 +1,6 @@
 #pragma once
-// Shared by the two flit-by-flit equivalence tests (packet_equivalence_test.cpp: virtual
-// cut-through; wormhole_equivalence_test.cpp: wormhole): the cycle, the traffic and result types,
+// Shared by the two flit-by-flit equivalence tests (network/packet_equivalence_test.cpp: virtual
+// cut-through; network/wormhole_equivalence_test.cpp: wormhole): the cycle, the traffic and result types,
 // the Driver that runs PacketBackend on a list of sends, and the small topologies and options.
 #include <gtest/gtest.h>
 

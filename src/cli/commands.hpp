@@ -95,7 +95,7 @@ struct AstraOptions {
   std::string network;   ///< --network-configuration: analytical network YAML
   std::string remote_memory;    ///< --remote-memory-configuration: serves memory nodes
   std::string comm_group;       ///< --comm-group-configuration: communicator groups by pg_name
-  bool replay = false;          ///< replay every Chakra trace rank by rank (chakra_replay.hpp)
+  bool replay = false;          ///< replay every Chakra trace rank by rank (jobs/trace_replay.hpp)
   bool concurrent = false;      ///< replay: no limit on a rank's collectives and sends in flight
   bool data_deps_only = false;  ///< replay: ignore ctrl_deps
   bool si_gigabytes = false;    ///< network "GB/s" as 1e9 bytes/s instead of ASTRA-sim's 2^30

@@ -1,4 +1,4 @@
-// Replaying a Chakra trace rank by rank (chakra_replay.hpp).
+// Replaying a Chakra trace rank by rank (jobs/trace_replay.hpp).
 #include "jobs/trace_replay.hpp"
 
 #include <fmt/format.h>

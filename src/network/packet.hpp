@@ -34,7 +34,7 @@
 //  * Events are per packet per hop, and each packet's flits move back to back, so the timing is
 //    that of flit-by-flit simulation with packet-granularity switch allocation (no flit
 //    interleaving of two packets on one channel); credits return per packet, at the tail.
-//    tests/packet_equivalence_test.cpp checks this against a flit-by-flit simulation.
+//    tests/network/packet_equivalence_test.cpp checks this against a flit-by-flit simulation.
 //  * Speed: a grant fixes when the packet's tail leaves its VC, so the VC's next packet, the
 //    message's delivery and the credit return are computed then, not stepped; returning credits
 //    wait in the VC (in time order) and are applied when the upstream channel next allocates,

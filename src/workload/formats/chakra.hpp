@@ -3,7 +3,7 @@
 // rank, PREFIX.<rank>.et, each a stream of length-delimited protobuf messages (a varint32 length,
 // then the message): a GlobalMetadata, then the rank's Nodes (chakra_et.proto). collsim reads
 // compute nodes (duration, or num_ops / tensor_size for a roofline), collective nodes (comm_type,
-// comm_size, involved_dim, pg_name, priority), send / recv and memory nodes (run by chakra_replay.hpp),
+// comm_size, involved_dim, pg_name, priority), send / recv and memory nodes (run by jobs/trace_replay.hpp),
 // and the data and control dependencies.
 //
 // Running a trace (to_workload): the ranks must hold the same graph (SPMD: same node kinds,
@@ -20,7 +20,7 @@
 //     drop some host nodes) and counted in the workload's source line; so are collective nodes
 //     without comm_type and comm_size (PyTorch's host-side c10d:: records, whose GPU kernel node
 //     carries the collective), which take no time.
-// Not run here (an error names the node; chakra_replay.hpp replays send / recv and memory nodes,
+// Not run here (an error names the node; jobs/trace_replay.hpp replays send / recv and memory nodes,
 // communicator groups, BROADCAST and ranks whose graphs differ): REDUCE / GATHER / SCATTER /
 // BARRIER collectives, and involved_dim other than all dimensions, the innermost ones or the
 // outermost ones.

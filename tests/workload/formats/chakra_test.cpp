@@ -138,7 +138,7 @@ TEST(Chakra, EveryMicrobenchmarkTraceLoadsAndRuns) {
     const auto t = topology::from_compact("switch:" + std::to_string(files.size()),
                                           core::Bandwidth{50e9}, core::Time::from_ns(500));
     if (sends || p.find("custom") != std::string::npos) {
-      // Not a training iteration; replayed rank by rank (chakra_replay_test.cpp runs it).
+      // Not a training iteration; replayed rank by rank (jobs/trace_replay_test.cpp runs it).
       EXPECT_THROW(load_workload(p, t, {}, "w"), core::InputError) << p;
       EXPECT_NE(replay_reason(ranks), "") << p;
       continue;

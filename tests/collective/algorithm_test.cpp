@@ -36,7 +36,7 @@ TEST(Algorithms, VerifierAcceptsEveryAlgorithmOnEveryTopology) {
   for (const std::string& spec : topologies()) {
     const auto topo = topology::from_compact(spec, kBw, kLat);
     for (const AlgorithmInfo& info : algorithms()) {
-      if (info.staged) continue;  // composed from these per dimension: hierarchical_test.cpp
+      if (info.staged) continue;  // composed from these per dimension: scheduler/hierarchical_test.cpp
       if (!collective::refusal(info, topo).empty()) continue;  // e.g. ring-2d off grids
       for (Collective c : info.collectives) {
         for (std::uint32_t chunks : {1u, 3u}) {

@@ -309,7 +309,7 @@ TEST(PacketBackend, EveryAlgorithmRunsDeadlockFreeOnEveryTopology) {
     const auto topo = topology::from_compact(spec, bw, lat);
     const std::uint32_t n = topo.num_npus();
     for (const auto& info : collective::algorithms()) {
-      if (info.staged) continue;                               // hierarchical_test.cpp
+      if (info.staged) continue;                               // scheduler/hierarchical_test.cpp
       if (!collective::refusal(info, topo).empty()) continue;  // e.g. ring-2d off grids
       if (info.power_of_two && (n & (n - 1)) != 0) {
         continue;

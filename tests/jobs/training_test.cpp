@@ -202,7 +202,7 @@ using namespace collsim::jobs;  // NOLINT: the drivers under test
 
 TEST(Training, HierarchicalCollectivesRunThroughTheDimensionQueues) {
   // torus:4x4, one-way rings per dimension, 1 chunk: the 1 MiB all-reduce is four ring stages,
-  // 124.68 us (tests/hierarchical_test.cpp); issued after fwd and wg, at 20 us.
+  // 124.68 us (tests/scheduler/hierarchical_test.cpp); issued after fwd and wg, at 20 us.
   const auto t = topology::from_compact("torus:4x4", kBw, kLat);
   TrainingOptions o;
   o.algorithm = collective::parse_algorithm("hierarchical:dim0=ring:dim1=ring", "t");

@@ -6,7 +6,7 @@
 // Every flit time, link latency, router pipeline and credit delay is a whole number of 1 ns
 // cycles (a 16 B flit takes 1 ns at 16 GB/s).
 //
-// tests/packet_equivalence_test.cpp does the same for virtual cut-through (FlitReference); this
+// tests/network/packet_equivalence_test.cpp does the same for virtual cut-through (FlitReference); this
 // file mirrors its channel layout, NI model, dateline classes and harness.
 #include <gtest/gtest.h>
 
@@ -540,7 +540,7 @@ network::PacketOptions small_options() {
 //   router 1: link 1->2 at k + 6, arrives in router 2 at k + 9; ejection at k + 10, out at k + 11:
 //     delivered = 4 + 11 = 15, the virtual cut-through time too (no contention, big buffers).
 // 192 B: 3 worms of 5 flits, 15 flits in a row, the same per-flit times: flit 14 leaves the NI at
-//   15 and is delivered at 25, as packet_equivalence_test.cpp's case 1 under virtual cut-through.
+//   15 and is delivered at 25, as network/packet_equivalence_test.cpp's case 1 under virtual cut-through.
 // 192 B with message-based flow control: one 13-flit worm (5 + 4 + 4): injected 13, delivered 23.
 TEST(WormholeEquivalence, OneMessageOnALineMatchesHand) {
   const auto topo = line3(core::Time::from_ns(2));

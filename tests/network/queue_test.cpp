@@ -110,7 +110,7 @@ TEST(QueueBackend, EqualsAnalyticalOnContentionFreeOneHopTraffic) {
   const auto ring = topology::from_compact("ring:8", kBw, kLat);
   for (Collective c : {Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather}) {
     for (std::uint32_t chunks : {1u, 4u}) {
-      // Ring all-reduce, closed form 2(N-1)(a + S/(N B)) (closed_form_test.cpp).
+      // Ring all-reduce, closed form 2(N-1)(a + S/(N B)) (validation/closed_form_test.cpp).
       EXPECT_EQ(on_queue(ring, "ring", c, s, chunks).time,
                 on_analytical(ring, "ring", c, s, chunks).time)
           << to_string(c) << " chunks " << chunks;
@@ -305,7 +305,7 @@ TEST(QueueBackend, EveryAlgorithmRunsDeterministically) {
                            "torus:4x4x4", "hier:ring4xfc2xsw2"}) {
     const auto topo = topology::from_compact(spec, kBw, kLat);
     for (const collective::AlgorithmInfo& info : collective::algorithms()) {
-      if (info.staged) continue;                               // hierarchical_test.cpp
+      if (info.staged) continue;                               // scheduler/hierarchical_test.cpp
       if (!collective::refusal(info, topo).empty()) continue;  // e.g. ring-2d off grids
       for (Collective c : info.collectives) {
         for (std::uint32_t chunks : {1u, 3u}) {
