@@ -696,6 +696,7 @@ ReplayResult replay(const topology::Topology& topo, const network::BackendInfo& 
   r.ranks = rp.rank_results();
   for (const RankReplay& k : r.ranks) r.total = std::max(r.total, k.finish);
   r.events = session.sim().events_processed();
+  r.links = session.report().links;
   return r;
 }
 

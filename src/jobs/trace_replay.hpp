@@ -96,6 +96,8 @@ struct ReplayResult {
   std::uint64_t collectives = 0, sends = 0, memory_ops = 0;
   std::uint64_t messages = 0, bytes = 0;  ///< network messages and payload bytes
   std::uint64_t events = 0;
+  /// Per link of the topology: bytes and busy time of every message, collectives' and sends'.
+  std::vector<network::LinkStats> links;
   std::vector<ReplaySlice> timeline;
 };
 

@@ -43,6 +43,10 @@ std::string render_replay(const ReplayReport& r, Format f) {
     j["messages"] = res.messages;
     j["bytes"] = res.bytes;
     j["events"] = res.events;
+    std::uint64_t link_bytes = 0, busiest = 0;
+    for (const auto& l : res.links) link_bytes += l.bytes, busiest = std::max(busiest, l.bytes);
+    j["link_bytes"] = link_bytes;  // bytes x hops: every link a message crossed counts it
+    j["max_link_bytes"] = busiest;
     j["ranks"] = nlohmann::ordered_json::array();
     for (std::size_t k = 0; k < res.ranks.size(); ++k) {
       const auto& x = res.ranks[k];

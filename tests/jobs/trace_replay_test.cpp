@@ -121,6 +121,31 @@ TEST(ChakraReplay, SendRecvChainsFollowTheClosedForm) {
   EXPECT_EQ(res.sends, 8u);
   EXPECT_EQ(res.messages, 8u);
   EXPECT_EQ(res.bytes, 8u * b);
+  // The sends go through the Session's executor: the link figures count them. Each neighbour
+  // link r -> r+1 carried two messages of b bytes; no link carried anything else.
+  std::uint64_t total = 0, used = 0;
+  for (const auto& l : res.links) {
+    total += l.bytes;
+    if (l.bytes == 0) continue;
+    ++used;
+    EXPECT_EQ(l.bytes, 2u * b);
+  }
+  EXPECT_EQ(total, 8u * b);
+  EXPECT_EQ(used, 4u);
+}
+
+TEST(ChakraReplay, SendsAreSeenByTheReplayTrace) {
+  // A send from rank 0 to rank 2 of a 4-ring crosses two links; its slice is on the timeline.
+  const std::int64_t b = 4096;
+  ReplayOptions o = ring_options();
+  o.timeline = true;
+  const auto res = run(ring(4), traces({{send(0, 2, b)}, {}, {recv(0, 0, b)}, {}}), o);
+  std::uint64_t total = 0;
+  for (const auto& l : res.links) total += l.bytes;
+  EXPECT_EQ(total, 2u * b);  // two hops
+  int sends = 0;
+  for (const auto& s : res.timeline) sends += s.kind == ReplaySlice::Kind::Send;
+  EXPECT_EQ(sends, 1);
 }
 
 TEST(ChakraReplay, AReceivePostedEarlyWaitsForItsMessage) {
