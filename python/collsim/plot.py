@@ -28,6 +28,7 @@ Example:
       --hue label --facet platform --filter 'algorithm!=ideal'
 """
 import argparse
+import os
 import sys
 
 import matplotlib.pyplot as plt
@@ -63,6 +64,14 @@ def read_results(paths):
             frames.append(pd.read_csv(p))
         except FileNotFoundError:
             raise UserError(f"{p}: no such file")
+        except IsADirectoryError:
+            raise UserError(f"{p}: a folder, not a CSV file")
+        except UnicodeDecodeError as e:
+            raise UserError(f"{p}: not a UTF-8 text file (byte {e.start}): not a CSV of collsim")
+        except pd.errors.EmptyDataError:
+            raise UserError(f"{p}: empty: not a CSV of collsim")
+        except pd.errors.ParserError as e:
+            raise UserError(f"{p}: not a CSV: {str(e).strip()}")
     return _derive(pd.concat(frames, ignore_index=True))
 
 
@@ -111,9 +120,14 @@ def select(df, filters):
     return df
 
 
-def need(df, *cols):
+def need(df, *cols, kind=None):
+    """Refuse a column the CSV lacks; with `kind` ("collective", "training") say which kind of
+    collsim CSV the figure needs."""
     for c in cols:
         if c and c not in df.columns:
+            if kind:
+                raise UserError(f"no column '{c}': not a {kind} CSV of collsim (`collsim "
+                                f"{'train' if kind == 'training' else 'collective'} --format csv`)")
             raise UserError(f"unknown column '{c}'; valid: {', '.join(df.columns)}")
 
 
@@ -254,6 +268,8 @@ def standard(df, out, *, title=None):
     """The standard figure for a DataFrame of collsim results (see `auto` above); `df` as
     collsim.collective / train / run return it, or read_results() of CSV files."""
     if "layer" in df.columns:  # training
+        need(df, "platform", "workload", "compute_ns", "exposed_ns", "algorithm", "overlap",
+             kind="training")
         if "compute_ms" not in df:
             df = _derive(df)
         df = df[df["layer"] == "total"]
@@ -262,8 +278,7 @@ def standard(df, out, *, title=None):
         stacked(df, "platform", ["compute_ms", "exposed_ms"], "run", out, facet="workload",
                 title=title or "iteration: compute + exposed communication", ylabel="ms")
         return
-    if "size_bytes" not in df.columns or "algbw_GBps" not in df.columns:
-        raise UserError("no size_bytes and algbw_GBps columns: not a collective CSV of collsim")
+    need(df, "size_bytes", "algbw_GBps", "backend", "platform", "algorithm", kind="collective")
     if "label" not in df:
         df = _derive(df)
     df = df[df["algorithm"] != "ideal"] if "algorithm" in df else df
@@ -291,6 +306,9 @@ def main(argv=None):
     a = ap.parse_args(argv)
     plt.switch_backend("Agg")  # files only, the same bytes everywhere
     try:
+        folder = os.path.dirname(a.out) or "."
+        if not os.path.isdir(folder):
+            raise UserError(f"{a.out}: no folder {folder}/ to write the figure in")
         df = select(read_results(a.csv.split(",")), a.filter)
         if a.kind == "auto":
             standard(df, a.out, title=a.title)
@@ -307,6 +325,9 @@ def main(argv=None):
             activity(df, a.out, facet=a.facet or "label", title=a.title)
     except UserError as e:
         print(f"collsim plot: error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:  # the PNG cannot be written (permissions, a full disk)
+        print(f"collsim plot: error: {a.out}: cannot write: {e.strerror}", file=sys.stderr)
         return 2
     return 0
 

@@ -549,6 +549,12 @@ TrainingResult run_training(const topology::Topology& topo, const network::Backe
   scheduler::ExecuteOptions eo;
   eo.max_time = options.max_time;
   scheduler::run_until_finished(sim, ex, *net, core::Time{}, eo);
+  if (!t.finished() && options.max_time) {
+    throw core::SimulationError(fmt::format(
+        "training {}: not finished within the time bound of {} (--max-time, max_time); raise it "
+        "or leave it out",
+        w.name, core::to_string(*options.max_time)));
+  }
   if (!t.finished()) {
     throw core::SimulationError(
         fmt::format("training {}: stopped at {} with the compute timeline waiting", w.name,
