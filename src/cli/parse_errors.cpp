@@ -32,9 +32,11 @@ std::string rewrite_parse_error(const std::string& what) {
   for (std::string_view extras :
        {"The following argument was not expected: ", "The following arguments were not expected: "}) {
     if (w.starts_with(extras)) {
-      return fmt::format("unexpected argument {} (an option's value with spaces needs quotes, "
-                         "e.g. --link-bandwidth '16 GB/s')",
-                         w.substr(extras.size()));
+      std::string_view args = w.substr(extras.size());
+      while (args.starts_with(' ')) args.remove_prefix(1);
+      return fmt::format("unexpected argument \"{}\" (not an option of this command, or a value "
+                         "with spaces that needs quotes, e.g. --link-bandwidth '16 GB/s')",
+                         args);
     }
   }
   return what;

@@ -110,7 +110,8 @@ AstraNetwork json_network(const std::string& path, double giga) {
       "topology-name", "topologies-per-dim", "dimension-type", "dimensions-count", "units-count",
       "links-count",   "link-latency",       "link-bandwidth", "nic-latency",      "router-latency",
       "hbm-latency",   "hbm-bandwidth",      "hbm-scale"};
-  for (const auto& [k, v] : j.items()) {
+  for (const auto& item : j.items()) {
+    const std::string& k = item.key();  // not a structured binding: clang-14 cannot capture it
     if (std::find_if(std::begin(known), std::end(known), [&](const char* x) { return k == x; }) ==
         std::end(known)) {
       throw core::InputError(

@@ -455,7 +455,9 @@ class Reader : public YamlReader {
       }
     }
     // Groups name dimensions and NPUs: check them against every platform before anything runs.
-    for (const auto& [node, gpath] : groups_) {
+    for (const auto& group : groups_) {
+      const YAML::Node& node = group.first;  // not a structured binding: clang-14 cannot capture
+      const std::string& gpath = group.second;
       for (const Platform& p : s.platforms) {
         with_line(node, [&] {
           try {

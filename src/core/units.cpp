@@ -46,8 +46,7 @@ constexpr const char* kHorizonText = "the simulation horizon (2^62 ps, about 53 
 
 [[noreturn]] void throw_overflow(Bytes b, double bytes_per_s) {
   throw InputError(fmt::format(
-      "{} at {} take longer than {}: beyond the simulation horizon; use a larger bandwidth or a "
-      "smaller size",
+      "a message of {} at {} is beyond {}; use a larger bandwidth or a smaller size",
       to_string(b), to_string(Bandwidth{bytes_per_s}), kHorizonText));
 }
 
