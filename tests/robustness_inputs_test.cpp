@@ -6,11 +6,14 @@
 #include <fstream>
 #include <string>
 
+#include "chakra_writer.hpp"
 #include "cli_run.hpp"
 #include "config/astra_config.hpp"
 #include "config/yaml_reader.hpp"
 #include "core/error.hpp"
 #include "core/units.hpp"
+#include "workload/astra_text.hpp"
+#include "workload/formats/chakra.hpp"
 
 namespace collsim {
 namespace {
@@ -110,6 +113,29 @@ TEST(RobustnessInputs, HugeLatencySizeOrTinyBandwidthIsBeyondTheHorizon) {
   // Half the horizon per hop, 3 hops: the latencies alone pass it.
   expect_refused(collsim("collective -t ring:4 -a ring -s 1KiB --link-latency '2305843009213693952 ps'"),
                  {"link latency", "beyond the simulation horizon"});
+}
+
+TEST(RobustnessInputs, WorkloadTimesBeyondTheHorizonAreRefusedWhereRead) {
+  // 10^19 cycles at 1 GHz: 10^22 ps.
+  try {
+    workload::parse_astra_text("DATA\n1\nl -1 10000000000000000000 NONE 0 0 NONE 0 0 ALLREDUCE 64 0\n",
+                               "w.txt", {4});
+    ADD_FAILURE() << "no error";
+  } catch (const core::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("beyond the simulation horizon"), std::string::npos)
+        << e.what();
+  }
+  namespace ck = workload::chakra;
+  const auto path = scratch("huge.0.et").string();
+  ck::write(path, {ck::node(1, ck::pb::COMP_NODE, 18'000'000'000'000'000'000ULL)});
+  try {
+    ck::read_et(path);
+    ADD_FAILURE() << "no error";
+  } catch (const core::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("duration_micros 18000000000000000000 is beyond"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 // Item 3: malformed ASTRA-sim inputs name the file and key.
