@@ -257,6 +257,14 @@ TEST(RobustnessInputs, NestedReadersDoNotNameTheFileTwice) {
   } catch (const core::InputError& e) {
     EXPECT_EQ(std::string(e.what()), "dup.yaml:2: b: bad");
   }
+  // The same through the command line: a list where one value belongs, read inside with_line.
+  const Result cli = run_scenario(
+      "dup.yaml",
+      "platforms: [{topology: ring:4, link_bandwidth: [16 GB/s], link_latency: 150 ns}]\n"
+      "jobs: [{collective: all-reduce, sizes: [1KiB], algorithms: [ring]}]\n");
+  expect_refused(cli, {"dup.yaml:1: platforms[0].link_bandwidth: must be a single value"});
+  EXPECT_EQ(cli.err.find("dup.yaml:1: " + scratch("dup.yaml").string()), std::string::npos)
+      << cli.err;
 }
 
 }  // namespace

@@ -30,6 +30,7 @@ Example:
 import argparse
 import os
 import sys
+import tempfile
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -154,8 +155,28 @@ def save(fig, out, title):
         fig.suptitle(title)
     # Leave the title its own band above the panels.
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / fig.get_size_inches()[1]) if title else None)
-    fig.savefig(out, dpi=DPI, metadata=METADATA)
-    plt.close(fig)
+    # Through a temporary file beside `out`, renamed at the end: an error leaves no half-written
+    # PNG and an existing one as it was.
+    folder, name = os.path.split(os.path.abspath(out))
+    fd, tmp = tempfile.mkstemp(prefix="." + name + ".", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            fig.savefig(f, dpi=DPI, metadata=METADATA,
+                        format=os.path.splitext(out)[1][1:].lower() or "png")
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, out)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+    finally:
+        plt.close(fig)
+
+
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def bars(df, x, y, hue, out, *, facet=None, title=None, ylabel=None, logy=False):
