@@ -350,6 +350,11 @@ def main(argv=None):
     except OSError as e:  # the PNG cannot be written (permissions, a full disk)
         print(f"collsim plot: error: {a.out}: cannot write: {e.strerror}", file=sys.stderr)
         return 2
+    except (TypeError, ValueError, KeyError) as e:  # a column of the wrong type: text for numbers
+        print(f"collsim plot: error: {a.csv}: a column does not hold what collsim writes there "
+              f"({type(e).__name__}: {e}); plot a CSV of `collsim ... --format csv`",
+              file=sys.stderr)
+        return 2
     return 0
 
 

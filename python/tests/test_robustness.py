@@ -62,3 +62,11 @@ def test_plot_into_a_missing_folder_names_it(tmp_path, capsys):
     out = tmp_path / "sub" / "x.png"
     status, err = _plot(capsys, path, out)
     assert status == 2 and "no folder" in err and str(out) in err
+
+
+def test_plot_of_a_text_column_where_numbers_belong_is_an_error(tmp_path, capsys):
+    path, df = _collective_csv(tmp_path)
+    df.assign(size_bytes="abc").to_csv(path, index=False)
+    status, err = _plot(capsys, path, tmp_path / "x.png")
+    assert status == 2 and "does not hold what collsim writes" in err
+    assert not (tmp_path / "x.png").exists()
