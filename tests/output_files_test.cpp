@@ -42,10 +42,10 @@ TEST(OutputFiles, ExistingFilesSurviveAnErrorFoundAfterTheRuns) {
   const auto dir = fresh_dir();
   for (const char* f : {"t.json", "out.txt", "act.csv"}) std::ofstream(dir / f) << "KEEP";
   // The window is refused after the run, when the activity is rendered.
-  const Result r = collsim("collective -t torus:4x4 -a hierarchical -s 1MiB -q --trace '" +
-                           (dir / "t.json").string() + "' --output '" +
-                           (dir / "out.txt").string() + "' --activity '" +
-                           (dir / "act.csv").string() + "' --activity-window '1 ps'");
+  const Result r =
+      collsim("collective -t torus:4x4 -a hierarchical -s 1MiB -q --trace '" +
+              (dir / "t.json").string() + "' --output '" + (dir / "out.txt").string() +
+              "' --activity '" + (dir / "act.csv").string() + "' --activity-window '1 ps'");
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_NE(r.err.find("--activity-window"), std::string::npos) << r.err;
   for (const char* f : {"t.json", "out.txt", "act.csv"}) EXPECT_EQ(slurp(dir / f), "KEEP") << f;
@@ -69,12 +69,12 @@ TEST(OutputFiles, MissingFolderIsReportedBeforeSimulating) {
   const Result folder = collsim("collective -t ring:4 -s 1KiB -o '" + dir.string() + "'");
   EXPECT_EQ(folder.status, 2);
   EXPECT_NE(folder.err.find("it is a folder"), std::string::npos) << folder.err;
-  const Result plot = collsim("plot examples/default.yaml -o '" + (dir / "sub" / "x.png").string() +
-                              "'");
+  const Result plot =
+      collsim("plot examples/default.yaml -o '" + (dir / "sub" / "x.png").string() + "'");
   EXPECT_EQ(plot.status, 2) << plot.err;
   EXPECT_NE(plot.err.find("--output: cannot write"), std::string::npos) << plot.err;
-  const Result train = collsim("train -w resnet50 -t ring:4 -a ring -o '" +
-                               (dir / "sub" / "t.csv").string() + "'");
+  const Result train =
+      collsim("train -w resnet50 -t ring:4 -a ring -o '" + (dir / "sub" / "t.csv").string() + "'");
   EXPECT_EQ(train.status, 2) << train.err;
   EXPECT_NE(train.err.find("--output: cannot write"), std::string::npos) << train.err;
   EXPECT_EQ(files_in(dir), 0u);
@@ -90,8 +90,7 @@ TEST(OutputFiles, WritesGoThroughATemporaryFileAndKeepTheUsualMode) {
   EXPECT_EQ(files_in(dir), 2u);
   const auto perms = std::filesystem::status(path).permissions();
   EXPECT_NE(perms & std::filesystem::perms::owner_read, std::filesystem::perms::none);
-  EXPECT_THROW(report::check_output_path((dir / "no" / "x").string(), "--trace"),
-               core::InputError);
+  EXPECT_THROW(report::check_output_path((dir / "no" / "x").string(), "--trace"), core::InputError);
   EXPECT_NO_THROW(report::check_output_path("", "--trace"));
   EXPECT_NO_THROW(report::check_output_path("relative-file-in-cwd.csv", "--output"));
 }

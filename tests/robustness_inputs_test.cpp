@@ -38,7 +38,8 @@ void expect_refused(const Result& r, std::initializer_list<std::string> words) {
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("collsim: error: "), std::string::npos) << r.err;
-  for (const std::string& w : words) EXPECT_NE(r.err.find(w), std::string::npos) << w << "\n" << r.err;
+  for (const std::string& w : words)
+    EXPECT_NE(r.err.find(w), std::string::npos) << w << "\n" << r.err;
 }
 
 const char* kPlatform =
@@ -61,21 +62,23 @@ TEST(RobustnessInputs, EmptyPlatformsSizesAndAlgorithmsAreErrors) {
   expect_refused(run_scenario("p.yaml", "platforms: []\n" + job),
                  {"platforms: empty list; give at least one platform"});
   expect_refused(
-      run_scenario("s.yaml", std::string(kPlatform) +
-                                 "jobs: [{collective: all-reduce, sizes: [], algorithms: [ring]}]\n"),
+      run_scenario("s.yaml",
+                   std::string(kPlatform) +
+                       "jobs: [{collective: all-reduce, sizes: [], algorithms: [ring]}]\n"),
       {"jobs[0].sizes: empty list; give at least one size"});
   expect_refused(
-      run_scenario("a.yaml", std::string(kPlatform) +
-                                 "jobs: [{collective: all-reduce, sizes: [1MiB], algorithms: []}]\n"),
+      run_scenario("a.yaml",
+                   std::string(kPlatform) +
+                       "jobs: [{collective: all-reduce, sizes: [1MiB], algorithms: []}]\n"),
       {"jobs[0].algorithms: empty list; give at least one algorithm"});
-  expect_refused(run_scenario("t.yaml", std::string(kPlatform) +
-                                            "jobs: [{training: {workload: resnet50, "
-                                            "algorithms: []}}]\n"),
-                 {"jobs[0].training.algorithms: empty list"});
-  expect_refused(run_scenario("o.yaml", std::string(kPlatform) +
-                                            "jobs: [{training: {workload: resnet50, "
-                                            "algorithms: [ring], overlap: []}}]\n"),
-                 {"jobs[0].training.overlap: empty list"});
+  expect_refused(
+      run_scenario("t.yaml", std::string(kPlatform) + "jobs: [{training: {workload: resnet50, "
+                                                      "algorithms: []}}]\n"),
+      {"jobs[0].training.algorithms: empty list"});
+  expect_refused(
+      run_scenario("o.yaml", std::string(kPlatform) + "jobs: [{training: {workload: resnet50, "
+                                                      "algorithms: [ring], overlap: []}}]\n"),
+      {"jobs[0].training.overlap: empty list"});
 }
 
 TEST(RobustnessInputs, AllAlgorithmsSkippedIsAnErrorSayingWhy) {
@@ -111,15 +114,16 @@ TEST(RobustnessInputs, HugeLatencySizeOrTinyBandwidthIsBeyondTheHorizon) {
                          "--wavelength-bandwidth '0.000001 B/s'"),
                  {"sizes: 1 KiB", "beyond the simulation horizon"});
   // Half the horizon per hop, 3 hops: the latencies alone pass it.
-  expect_refused(collsim("collective -t ring:4 -a ring -s 1KiB --link-latency '2305843009213693952 ps'"),
-                 {"link latency", "beyond the simulation horizon"});
+  expect_refused(
+      collsim("collective -t ring:4 -a ring -s 1KiB --link-latency '2305843009213693952 ps'"),
+      {"link latency", "beyond the simulation horizon"});
 }
 
 TEST(RobustnessInputs, WorkloadTimesBeyondTheHorizonAreRefusedWhereRead) {
   // 10^19 cycles at 1 GHz: 10^22 ps.
   try {
-    workload::parse_astra_text("DATA\n1\nl -1 10000000000000000000 NONE 0 0 NONE 0 0 ALLREDUCE 64 0\n",
-                               "w.txt", {4});
+    workload::parse_astra_text(
+        "DATA\n1\nl -1 10000000000000000000 NONE 0 0 NONE 0 0 ALLREDUCE 64 0\n", "w.txt", {4});
     ADD_FAILURE() << "no error";
   } catch (const core::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("beyond the simulation horizon"), std::string::npos)
@@ -153,14 +157,14 @@ void expect_network_error(const std::string& name, const std::string& text,
 }
 
 TEST(RobustnessInputs, AstraNetworkYamlWithWrongTypesNamesTheKey) {
-  expect_network_error("map.yml", "topology: {}\nnpus_count: [4]\nbandwidth: [50]\nlatency: [500]\n",
-                       {"topology"});
+  expect_network_error(
+      "map.yml", "topology: {}\nnpus_count: [4]\nbandwidth: [50]\nlatency: [500]\n", {"topology"});
   expect_network_error("list.yml",
                        "topology: [[Ring]]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [500]\n",
                        {"topology"});
-  expect_network_error("lat.yml",
-                       "topology: [Ring]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [ 1.0e+300 ]\n",
-                       {"latency", "beyond the simulation horizon"});
+  expect_network_error(
+      "lat.yml", "topology: [Ring]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [ 1.0e+300 ]\n",
+      {"latency", "beyond the simulation horizon"});
   expect_network_error("bw.yml",
                        "topology: [Ring]\nnpus_count: [4]\nbandwidth: [1e400]\nlatency: [5]\n",
                        {"bandwidth"});
@@ -175,9 +179,9 @@ TEST(RobustnessInputs, AstraNetworkJsonWithWrongTypesNamesTheKey) {
     expect_network_error("name.json", "{\"topology-name\": " + v + ", " + rest + "}",
                          {"topology-name", "must be a string"});
   }
-  expect_network_error("big.json", "{\"topology-name\": \"Hierarchical\", " + rest +
-                                       ", \"nic-latency\": [1e999]}",
-                       {"not valid JSON"});
+  expect_network_error(
+      "big.json", "{\"topology-name\": \"Hierarchical\", " + rest + ", \"nic-latency\": [1e999]}",
+      {"not valid JSON"});
   expect_network_error("units.json",
                        "{\"topologies-per-dim\": [\"Ring\"], \"units-count\": [1e30], "
                        "\"links-count\": [2], \"link-latency\": [500], \"link-bandwidth\": [25]}",
@@ -189,8 +193,8 @@ TEST(RobustnessInputs, AstraNetworkJsonWithWrongTypesNamesTheKey) {
 }
 
 TEST(RobustnessInputs, AstraSystemValueTooLargeNamesTheKey) {
-  const auto txt = write("sys.txt",
-                         "all-reduce-implementation: ring\nendpoint-delay: 18446744073709551616\n");
+  const auto txt =
+      write("sys.txt", "all-reduce-implementation: ring\nendpoint-delay: 18446744073709551616\n");
   try {
     config::read_astra_system(txt.string(), 1);
     ADD_FAILURE() << "no error";

@@ -44,9 +44,9 @@ void check_horizon(const Work& w) {
   // has fewer hops than the network has nodes (a bound that costs no search, unlike diameter()).
   const double path_ps = static_cast<double>(longest.ps) * t.num_nodes();
   if (path_ps >= half) {
-    throw core::InputError(fmt::format(
-        "link latency: {} on {} over up to {} hops is beyond {}; use a smaller latency",
-        core::to_string(longest), w.platform, t.num_nodes() - 1, kHorizon));
+    throw core::InputError(
+        fmt::format("link latency: {} on {} over up to {} hops is beyond {}; use a smaller latency",
+                    core::to_string(longest), w.platform, t.num_nodes() - 1, kHorizon));
   }
   const core::Bytes size = largest_size(w);
   const double send_ps = static_cast<double>(size.count) * 1e12 / slowest.bytes_per_s;

@@ -29,14 +29,15 @@ std::string rewrite_parse_error(const std::string& what) {
         w.substr(0, at), w.substr(at + kAtMost.size()));
   }
   // CLI::ExtrasError: "The following argument was not expected: x".
-  for (std::string_view extras :
-       {"The following argument was not expected: ", "The following arguments were not expected: "}) {
+  for (std::string_view extras : {"The following argument was not expected: ",
+                                  "The following arguments were not expected: "}) {
     if (w.starts_with(extras)) {
       std::string_view args = w.substr(extras.size());
       while (args.starts_with(' ')) args.remove_prefix(1);
-      return fmt::format("unexpected argument \"{}\" (not an option of this command, or a value "
-                         "with spaces that needs quotes, e.g. --link-bandwidth '16 GB/s')",
-                         args);
+      return fmt::format(
+          "unexpected argument \"{}\" (not an option of this command, or a value "
+          "with spaces that needs quotes, e.g. --link-bandwidth '16 GB/s')",
+          args);
     }
   }
   return what;
