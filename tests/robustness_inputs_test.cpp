@@ -142,6 +142,15 @@ TEST(RobustnessInputs, WorkloadTimesBeyondTheHorizonAreRefusedWhereRead) {
   }
 }
 
+TEST(RobustnessInputs, ComputeTimesBeyondTheHorizonNameTheComputeModel) {
+  // Before: the double -> int64 conversion wrapped, "negative forward compute time".
+  expect_refused(collsim("train -w resnet50 -t ring:4 -a ring -q --compute roofline:peak=1e-10"),
+                 {"--compute roofline: a layer takes", "beyond the simulation horizon"});
+  expect_refused(
+      collsim("train -w resnet50 -t ring:4 -a ring -q --compute \"systolic:clock=0.000001 Hz\""),
+      {"--compute systolic: a layer takes", "beyond the simulation horizon"});
+}
+
 // Item 3: malformed ASTRA-sim inputs name the file and key.
 void expect_network_error(const std::string& name, const std::string& text,
                           std::initializer_list<std::string> words) {
