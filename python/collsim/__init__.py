@@ -14,6 +14,7 @@ joined with commas. Bad input raises CollsimError with the command line's messag
 import io
 import json
 import os
+import re
 import tempfile
 
 import pandas as pd
@@ -57,7 +58,20 @@ def _options(options):
 
 
 def _frame(args):
-    return pd.read_csv(io.StringIO(cli(*args, "--format", "csv", "--quiet")))
+    """Run a reporting command in CSV and return its rows. With output=FILE the command writes
+    the CSV to FILE (all or nothing) and the rows are read back from it."""
+    if "--format" in args[:-1]:
+        at = args.index("--format")
+        if args[at + 1] != "csv":
+            raise CollsimError(f"format: the Python functions return a DataFrame (read from CSV), "
+                               f"got {args[at + 1]!r}; for other formats use collsim.cli()", 2)
+        args = args[:at] + args[at + 2:]
+    text = cli(*args, "--format", "csv", "--quiet")
+    for flag in ("--output", "-o"):
+        if flag in args[:-1]:
+            with open(args[args.index(flag) + 1], encoding="utf-8") as f:
+                text = f.read()
+    return pd.read_csv(io.StringIO(text))
 
 
 def run(scenario):
@@ -69,7 +83,13 @@ def run(scenario):
     try:
         with os.fdopen(fd, "w") as f:
             json.dump(scenario, f)  # JSON is YAML
-        return _frame(["run", path])
+        try:
+            return _frame(["run", path])
+        except CollsimError as e:
+            # The file is a temporary copy of the dict: name the dict, not the file (its lines
+            # are one JSON line, so no line number either).
+            message = re.sub(re.escape(path) + r"(:\d+)?", "scenario (dict)", str(e))
+            raise CollsimError(message, e.status) from None
     finally:
         os.remove(path)
 

@@ -28,7 +28,9 @@ Example:
       --hue label --facet platform --filter 'algorithm!=ideal'
 """
 import argparse
+import os
 import sys
+import tempfile
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -63,6 +65,14 @@ def read_results(paths):
             frames.append(pd.read_csv(p))
         except FileNotFoundError:
             raise UserError(f"{p}: no such file")
+        except IsADirectoryError:
+            raise UserError(f"{p}: a folder, not a CSV file")
+        except UnicodeDecodeError as e:
+            raise UserError(f"{p}: not a UTF-8 text file (byte {e.start}): not a CSV of collsim")
+        except pd.errors.EmptyDataError:
+            raise UserError(f"{p}: empty: not a CSV of collsim")
+        except pd.errors.ParserError as e:
+            raise UserError(f"{p}: not a CSV: {str(e).strip()}")
     return _derive(pd.concat(frames, ignore_index=True))
 
 
@@ -111,9 +121,14 @@ def select(df, filters):
     return df
 
 
-def need(df, *cols):
+def need(df, *cols, kind=None):
+    """Refuse a column the CSV lacks; with `kind` ("collective", "training") say which kind of
+    collsim CSV the figure needs."""
     for c in cols:
         if c and c not in df.columns:
+            if kind:
+                raise UserError(f"no column '{c}': not a {kind} CSV of collsim (`collsim "
+                                f"{'train' if kind == 'training' else 'collective'} --format csv`)")
             raise UserError(f"unknown column '{c}'; valid: {', '.join(df.columns)}")
 
 
@@ -140,8 +155,28 @@ def save(fig, out, title):
         fig.suptitle(title)
     # Leave the title its own band above the panels.
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / fig.get_size_inches()[1]) if title else None)
-    fig.savefig(out, dpi=DPI, metadata=METADATA)
-    plt.close(fig)
+    # Through a temporary file beside `out`, renamed at the end: an error leaves no half-written
+    # PNG and an existing one as it was.
+    folder, name = os.path.split(os.path.abspath(out))
+    fd, tmp = tempfile.mkstemp(prefix="." + name + ".", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            fig.savefig(f, dpi=DPI, metadata=METADATA,
+                        format=os.path.splitext(out)[1][1:].lower() or "png")
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, out)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+    finally:
+        plt.close(fig)
+
+
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def bars(df, x, y, hue, out, *, facet=None, title=None, ylabel=None, logy=False):
@@ -254,6 +289,8 @@ def standard(df, out, *, title=None):
     """The standard figure for a DataFrame of collsim results (see `auto` above); `df` as
     collsim.collective / train / run return it, or read_results() of CSV files."""
     if "layer" in df.columns:  # training
+        need(df, "platform", "workload", "compute_ns", "exposed_ns", "algorithm", "overlap",
+             kind="training")
         if "compute_ms" not in df:
             df = _derive(df)
         df = df[df["layer"] == "total"]
@@ -262,8 +299,7 @@ def standard(df, out, *, title=None):
         stacked(df, "platform", ["compute_ms", "exposed_ms"], "run", out, facet="workload",
                 title=title or "iteration: compute + exposed communication", ylabel="ms")
         return
-    if "size_bytes" not in df.columns or "algbw_GBps" not in df.columns:
-        raise UserError("no size_bytes and algbw_GBps columns: not a collective CSV of collsim")
+    need(df, "size_bytes", "algbw_GBps", "backend", "platform", "algorithm", kind="collective")
     if "label" not in df:
         df = _derive(df)
     df = df[df["algorithm"] != "ideal"] if "algorithm" in df else df
@@ -291,6 +327,9 @@ def main(argv=None):
     a = ap.parse_args(argv)
     plt.switch_backend("Agg")  # files only, the same bytes everywhere
     try:
+        folder = os.path.dirname(a.out) or "."
+        if not os.path.isdir(folder):
+            raise UserError(f"{a.out}: no folder {folder}/ to write the figure in")
         df = select(read_results(a.csv.split(",")), a.filter)
         if a.kind == "auto":
             standard(df, a.out, title=a.title)
@@ -307,6 +346,14 @@ def main(argv=None):
             activity(df, a.out, facet=a.facet or "label", title=a.title)
     except UserError as e:
         print(f"collsim plot: error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:  # the PNG cannot be written (permissions, a full disk)
+        print(f"collsim plot: error: {a.out}: cannot write: {e.strerror}", file=sys.stderr)
+        return 2
+    except (TypeError, ValueError, KeyError) as e:  # a column of the wrong type: text for numbers
+        print(f"collsim plot: error: {a.csv}: a column does not hold what collsim writes there "
+              f"({type(e).__name__}: {e}); plot a CSV of `collsim ... --format csv`",
+              file=sys.stderr)
         return 2
     return 0
 

@@ -9,6 +9,8 @@
 #include "cli/backend_flags.hpp"
 #include "cli/commands.hpp"
 #include "cli/endpoint_flags.hpp"
+#include "cli/output.hpp"
+#include "cli/parse_errors.hpp"
 #include "core/error.hpp"
 
 namespace {
@@ -271,12 +273,15 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e, out, err);
   } catch (const CLI::ParseError& e) {
-    err << "collsim: error: " << e.what() << "\n(run `collsim --help` or `collsim "
+    err << "collsim: error: " << cli::rewrite_parse_error(e.what())
+        << "\n(run `collsim --help` or `collsim "
         << "SUBCOMMAND --help`)\n";
     return 2;
   }
 
   try {
+    // A missing output folder is reported now, not after the whole simulation.
+    if (*run || *coll || *train || *astra) cli::check_output_paths(out_opt);
     if (*run) return cli::run_scenario(scenario, out_opt, out, err);
     if (*coll) return cli::run_collective(co, out_opt, out, err);
     if (*list) return cli::list_everything(out);

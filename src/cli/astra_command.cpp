@@ -107,7 +107,7 @@ int run_replay(const AstraOptions& opt, const OutputOptions& out_opt, std::ostre
     print_sys_line(sys_stream(out_opt, out, err), k, x.finish, x.finish - x.compute);
   }
   if (!out_opt.trace.empty()) {
-    report::write_file_atomically(out_opt.trace, report::render_replay_trace(rep));
+    report::write_file_atomically(out_opt.trace, report::render_replay_trace(rep), "--trace");
   }
   const std::string text = report::render_replay(rep, format);
   if (out_opt.output.empty()) {

@@ -1,5 +1,6 @@
 #include <ostream>
 
+#include "cli/all_algorithms.hpp"
 #include "cli/backend_flags.hpp"
 #include "cli/commands.hpp"
 #include "cli/endpoint_flags.hpp"
@@ -41,6 +42,8 @@ int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, s
       for (const std::string& why : skipped) err << "note: skipped " << why << '\n';
     }
     for (const std::string& w : warnings) err << "warning: " << w << '\n';
+    refuse_if_none_left(job.algorithms, skipped, "--algorithms",
+                        collective::to_string(job.collective), topo.name());
   } else {
     for (const std::string& name : split_commas(opt.algorithms)) {
       job.algorithms.push_back(collective::parse_algorithm(name, "--algorithms"));

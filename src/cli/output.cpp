@@ -2,6 +2,7 @@
 
 #include <ostream>
 
+#include "report/output_file.hpp"
 #include "report/writers.hpp"
 
 namespace collsim::cli {
@@ -15,6 +16,13 @@ std::vector<std::string> split_commas(const std::string& list) {
     if (comma == std::string::npos) return out;
     start = comma + 1;
   }
+}
+
+void check_output_paths(const OutputOptions& opt) {
+  report::check_output_path(opt.output, "--output");
+  report::check_output_path(opt.trace, "--trace");
+  report::check_output_path(opt.activity, "--activity");
+  report::check_output_path(opt.lightpaths, "--lightpaths");
 }
 
 void emit(const std::vector<jobs::ResultRow>& rows, const OutputOptions& opt, std::ostream& out) {

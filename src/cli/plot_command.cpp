@@ -13,6 +13,7 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "report/output_file.hpp"
 
 extern char** environ;
 
@@ -20,6 +21,7 @@ namespace collsim::cli {
 
 int plot_results(const PlotOptions& opt, std::ostream& err) {
   if (opt.output.empty()) throw core::InputError("-o: the PNG to write is missing");
+  report::check_output_path(opt.output, "--output");
   std::error_code ec;
   for (std::size_t start = 0; start <= opt.csv.size();) {
     const auto comma = std::min(opt.csv.find(',', start), opt.csv.size());

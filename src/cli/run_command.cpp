@@ -1,5 +1,6 @@
 #include <ostream>
 
+#include "cli/all_algorithms.hpp"
 #include "cli/commands.hpp"
 #include "cli/run_jobs.hpp"
 #include "cli/train_runs.hpp"
@@ -68,6 +69,8 @@ int run_scenario(const std::string& path, const OutputOptions& out_opt, std::ost
               for (const std::string& w : warnings)
                 err << "warning: " << p.name << ": " << w << '\n';
             }
+            refuse_if_none_left(job.algorithms, skipped, j.name + ".algorithms",
+                                collective::to_string(j.collective), p.name);
           }
           work.push_back(Work{p.name, &p.topology, b.info, std::move(job)});
         }

@@ -10,6 +10,7 @@
 #include <ostream>
 
 #include "cli/backend_flags.hpp"
+#include "cli/horizon_check.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "core/error.hpp"
@@ -72,7 +73,9 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
   std::uint64_t total = 0;
   for (const Work& w : work) {
     total += std::visit([](const auto& j) { return jobs::count_runs(j); }, w.job);
-    // Input errors (an algorithm that cannot run on a group) before anything is simulated.
+    // Input errors (an algorithm that cannot run on a group, a clock past the horizon) before
+    // anything is simulated.
+    check_horizon(w);
     std::visit([&](const auto& j) { jobs::check_job(*w.topology, j, limits, w.platform); },
                w.job);
   }
@@ -105,6 +108,13 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
     monitors.add(lightpaths.get());
   }
   std::vector<jobs::ResultRow> rows;
+  // On an error: clear the progress line and say where the finished CSV rows are.
+  const auto stopped = [&] {
+    if (progress) progress->clear();
+    if (csv && !opt.output.empty() && csv->wrote_rows()) {
+      err << fmt::format("collsim: the rows finished before the error are in {}\n", csv->partial());
+    }
+  };
   try {
     for (const Work& w : work) {
       std::vector<jobs::ResultRow> part;
@@ -118,31 +128,45 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
                   std::make_move_iterator(part.end()));
     }
   } catch (const core::ResourceError&) {
-    if (progress) progress->clear();
-    // The runs that finished are results: shown before the error (CSV keeps its .partial file).
-    if (!csv && !finished.rows.empty()) emit(finished.rows, opt, out);
-    if (csv && !opt.output.empty() && csv->wrote_rows()) {
-      err << fmt::format("collsim: the rows finished before the error are in {}\n", csv->partial());
+    stopped();
+    // The runs that finished are results: shown before the error (CSV keeps its .partial file),
+    // on standard output even with --output, whose file an error leaves as it was.
+    if (!csv && !finished.rows.empty()) {
+      OutputOptions to_stdout = opt;
+      to_stdout.output.clear();
+      emit(finished.rows, to_stdout, out);
     }
-    if (trace) trace->close();
+    if (trace) trace->discard();  // exit 2: an existing file stays as it was
     throw;
-  } catch (const std::exception& e) {
-    if (progress) progress->clear();
-    if (csv && !opt.output.empty() && csv->wrote_rows()) {
-      err << fmt::format("collsim: the rows finished before the error are in {}\n", csv->partial());
-    }
+  } catch (const core::SimulationError&) {
+    stopped();
     if (trace) {
       trace->close();  // what ran until the error, e.g. the messages before a deadlock
       err << fmt::format("collsim: the trace until the error is in {}\n", opt.trace);
     }
     throw;
+  } catch (const std::exception&) {
+    stopped();
+    if (trace) trace->discard();  // bad input found while running: nothing is overwritten
+    throw;
   }
   if (progress) progress->clear();
+  // Render everything that can still be refused (a too small --activity-window) before any
+  // file takes its name: on exit 2 every existing file stays as it was.
+  std::string activity_text;
+  try {
+    if (!opt.activity.empty()) activity_text = report::render_activity_csv(rows, activity_window);
+  } catch (const std::exception&) {
+    if (trace) trace->discard();
+    throw;
+  }
   if (trace) trace->close();
   if (!opt.activity.empty()) {
-    report::write_file_atomically(opt.activity, report::render_activity_csv(rows, activity_window));
+    report::write_file_atomically(opt.activity, activity_text, "--activity");
   }
-  if (lightpaths) report::write_file_atomically(opt.lightpaths, lightpaths->csv());
+  if (lightpaths) {
+    report::write_file_atomically(opt.lightpaths, lightpaths->csv(), "--lightpaths");
+  }
   if (csv) {
     csv->finish();
   } else {

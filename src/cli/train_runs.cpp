@@ -35,7 +35,8 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
   std::vector<const workload::Workload*> row_workloads;
   for (std::size_t i : sweep.row_workload) row_workloads.push_back(&sweep.workloads[i]);
   if (!opt.trace.empty()) {
-    report::write_file_atomically(opt.trace, report::render_training_trace(rows, row_workloads));
+    report::write_file_atomically(opt.trace, report::render_training_trace(rows, row_workloads),
+                                  "--trace");
   }
   const std::string text = report::render_training(rows, format, !opt.no_layers);
   if (opt.output.empty()) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "compute/model_time.hpp"
 #include "core/error.hpp"
 
 namespace collsim::compute {
@@ -16,7 +17,7 @@ Roofline::Roofline(const RooflineParams& p) : p_(p) {
 
 core::Time Roofline::time(const PassWork& work) const {
   const double s = std::max(work.flops / p_.peak_flops, work.bytes / p_.memory.bytes_per_s);
-  return core::Time{static_cast<std::int64_t>(std::llround(s * 1e12))};
+  return model_time(s * 1e12, "roofline");
 }
 
 std::string Roofline::describe() const {

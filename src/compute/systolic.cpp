@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "compute/model_time.hpp"
 #include "core/error.hpp"
 
 namespace collsim::compute {
@@ -26,11 +27,9 @@ std::uint64_t Systolic::cycles(const Gemm& g) const {
 core::Time Systolic::time(const PassWork& work) const {
   std::uint64_t c = 0;
   for (const Gemm& g : work.gemms) c += cycles(g);
-  const core::Time t{
-      static_cast<std::int64_t>(std::llround(static_cast<double>(c) * 1e12 / p_.clock_hz))};
+  const core::Time t = model_time(static_cast<double>(c) * 1e12 / p_.clock_hz, "systolic");
   if (!p_.memory || work.bytes <= 0) return t;
-  const core::Time mem{
-      static_cast<std::int64_t>(std::llround(work.bytes * 1e12 / p_.memory->bytes_per_s))};
+  const core::Time mem = model_time(work.bytes * 1e12 / p_.memory->bytes_per_s, "systolic");
   return std::max(t, mem);
 }
 

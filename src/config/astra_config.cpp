@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cstdint>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -42,6 +44,38 @@ std::vector<YAML::Node> per_dim(const YAML::Node& root, const std::string& key,
   return out;
 }
 
+// The readers below check every key they read; this is the net under them: a type or range that
+// yaml-cpp or nlohmann refuses (a map where a name belongs, an integer past 64 bits) becomes an
+// InputError naming the file, never an internal error.
+template <class F>
+auto at_boundary(const std::string& path, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const YAML::Exception& e) {
+    throw core::InputError(fmt::format("{}:{}: {}", path, e.mark.line + 1, e.msg));
+  } catch (const nlohmann::json::exception& e) {
+    throw core::InputError(fmt::format("{}: {}", path, e.what()));
+  }
+}
+
+// A whole number in [lo, hi] (a count read as a double), else InputError naming `where`.
+std::uint32_t whole(double v, double lo, double hi, const std::string& where) {
+  if (!(v >= lo && v <= hi) || v != std::floor(v)) {
+    throw core::InputError(fmt::format("{}: must be a whole number from {} to {}, got {}", where,
+                                       lo, hi, v));
+  }
+  return static_cast<std::uint32_t>(v);
+}
+
+// GB/s (of `giga` bytes) as bytes/s: > 0 and finite.
+core::Bandwidth gigabytes(double gbps, double giga, const std::string& where) {
+  if (!(gbps > 0) || !std::isfinite(gbps * giga)) {
+    throw core::InputError(fmt::format("{}: must be a finite number > 0 (GB/s), got {}", where,
+                                       gbps));
+  }
+  return core::Bandwidth{gbps * giga};
+}
+
 double number(const YAML::Node& n, const std::string& where) {
   try {
     return n.as<double>();
@@ -67,7 +101,7 @@ AstraNetwork json_network(const std::string& path, double giga) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(slurp(path));
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, out_of_range 406 (1e999)
     throw core::InputError(fmt::format("{}: not valid JSON: {}", path, e.what()));
   }
   if (!j.is_object()) throw core::InputError(fmt::format("{}: must be a JSON object", path));
@@ -76,12 +110,17 @@ AstraNetwork json_network(const std::string& path, double giga) {
       "topology-name", "topologies-per-dim", "dimension-type", "dimensions-count", "units-count",
       "links-count",   "link-latency",       "link-bandwidth", "nic-latency",      "router-latency",
       "hbm-latency",   "hbm-bandwidth",      "hbm-scale"};
-  for (const auto& [k, v] : j.items()) {
+  for (const auto& item : j.items()) {
+    const std::string& k = item.key();  // not a structured binding: clang-14 cannot capture it
     if (std::find_if(std::begin(known), std::end(known), [&](const char* x) { return k == x; }) ==
         std::end(known)) {
       throw core::InputError(
           fmt::format("{}: not an analytical-network key collsim reads", key(k)));
     }
+  }
+  if (j.contains("topology-name") && !j["topology-name"].is_string()) {
+    throw core::InputError(fmt::format("{}: must be a string (\"Hierarchical\"), got {}",
+                                       key("topology-name"), j["topology-name"].dump()));
   }
   if (j.value("topology-name", std::string("Hierarchical")) != "Hierarchical") {
     throw core::InputError(fmt::format("{}: only \"Hierarchical\" is read", key("topology-name")));
@@ -132,20 +171,20 @@ AstraNetwork json_network(const std::string& path, double giga) {
     if (!kinds[d].is_string()) throw core::InputError(fmt::format("{}: not a string", where));
     topology::DimSpec s;
     s.kind = dim_kind(kinds[d].get<std::string>(), where);
-    if (size[d] < 2 || size[d] != std::floor(size[d])) {
-      throw core::InputError(fmt::format("{}: units-count must be a whole number >= 2", where));
-    }
-    s.size = static_cast<std::uint32_t>(size[d]);
-    s.links_per_npu = static_cast<std::uint32_t>(std::max(0.0, per[d]));
+    s.size = whole(size[d], 2, 1 << 20, where + ": units-count");
+    s.links_per_npu =
+        whole(std::floor(std::max(0.0, per[d])), 0, 1 << 20, where + ": links-count");
     if (s.kind == topology::DimKind::Ring && s.links_per_npu == 1) {
       s.kind = topology::DimKind::UniRing;  // one link per NPU: a one-way ring
     }
-    if (!(gbps[d] > 0))
-      throw core::InputError(fmt::format("{}: link-bandwidth must be > 0", where));
-    s.bandwidth = core::Bandwidth{gbps[d] * giga};
-    s.latency = core::Time::from_ns(ns[d] + router[d]);  // a hop: its link and the router it enters
+    s.bandwidth = gigabytes(gbps[d], giga, where + ": link-bandwidth");
+    // A hop: its link and the router it enters. Whole ns, as ASTRA-sim's integer cycles.
+    s.latency = core::time_from_user(std::trunc(ns[d] + router[d]), 1e3,
+                                     where + ": link-latency + router-latency (ns)");
     net.dims.push_back(s);
-    net.message_delay = std::max(net.message_delay, core::Time::from_ns(nic[d]));
+    net.message_delay = std::max(net.message_delay,
+                                 core::time_from_user(std::trunc(nic[d]), 1e3,
+                                                      where + ": nic-latency (ns)"));
   }
   net.topology = topology::hierarchical(net.dims);
   return net;
@@ -153,10 +192,9 @@ AstraNetwork json_network(const std::string& path, double giga) {
 
 }  // namespace
 
-AstraNetwork read_astra_network(const std::string& path, bool si_gigabytes) {
-  if (path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0) {
-    return json_network(path, si_gigabytes ? 1e9 : 1073741824.0);
-  }
+namespace {
+
+AstraNetwork yaml_network(const std::string& path, bool si_gigabytes) {
   YAML::Node root;
   try {
     root = YAML::Load(slurp(path));
@@ -185,25 +223,34 @@ AstraNetwork read_astra_network(const std::string& path, bool si_gigabytes) {
   AstraNetwork net;
   for (std::size_t d = 0; d < kinds.size(); ++d) {
     const std::string where = fmt::format("{}: dimension {}", path, d);
+    if (!kinds[d].IsScalar()) {
+      throw core::InputError(fmt::format(
+          "{}: topology: must be a name (Ring, FullyConnected, Switch) per dimension", where));
+    }
     const std::string kind = kinds[d].as<std::string>();
     topology::DimSpec s;
     s.kind = dim_kind(kind, where);
     const double n = number(sizes[d], where + ": npus_count");
-    if (n < 2 || n != std::floor(n) || n > 1 << 20) {
-      throw core::InputError(
-          fmt::format("{}: npus_count {} must be a whole number >= 2", where, n));
-    }
-    s.size = static_cast<std::uint32_t>(n);
-    const double bw = number(bws[d], where + ": bandwidth");
-    if (!(bw > 0)) throw core::InputError(fmt::format("{}: bandwidth must be > 0 GB/s", where));
-    s.bandwidth = core::Bandwidth{bw * giga};
+    s.size = whole(n, 2, 1 << 20, where + ": npus_count");
+    s.bandwidth = gigabytes(number(bws[d], where + ": bandwidth"), giga, where + ": bandwidth");
     const double lat = number(lats[d], where + ": latency");
     if (!(lat >= 0)) throw core::InputError(fmt::format("{}: latency must be >= 0 ns", where));
-    s.latency = core::Time::from_ns(lat);
+    s.latency = core::time_from_user(std::trunc(lat), 1e3, where + ": latency (ns)");  // whole ns
     net.dims.push_back(s);
   }
   net.topology = topology::hierarchical(net.dims);
   return net;
+}
+
+}  // namespace
+
+AstraNetwork read_astra_network(const std::string& path, bool si_gigabytes) {
+  return at_boundary(path, [&] {
+    if (path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0) {
+      return json_network(path, si_gigabytes ? 1e9 : 1073741824.0);
+    }
+    return yaml_network(path, si_gigabytes);
+  });
 }
 
 namespace {
@@ -252,7 +299,12 @@ nlohmann::json text_system(const std::string& text, const std::string& path) {
       }
       j[k] = list;
     } else if (!v.empty() && v.find_first_not_of("0123456789") == std::string::npos) {
-      j[k] = std::stoll(v);
+      std::int64_t x = 0;
+      if (std::from_chars(v.data(), v.data() + v.size(), x).ec != std::errc()) {
+        throw core::InputError(fmt::format("{}:{}: {}: {} is too large (at most {})", path, n, k,
+                                           v, INT64_MAX));
+      }
+      j[k] = x;
     } else {
       j[k] = v;
     }
@@ -282,13 +334,15 @@ std::map<collective::Collective, collective::AlgorithmChoice> AstraSystem::algor
   return out;
 }
 
-AstraSystem read_astra_system(const std::string& path, std::size_t dims) {
+namespace {
+
+AstraSystem system_file(const std::string& path, std::size_t dims) {
   nlohmann::json j;
   const std::string content = slurp(path);
   if (path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0) {
     try {
       j = nlohmann::json::parse(content);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // parse_error, out_of_range 406
       throw core::InputError(fmt::format("{}: not valid JSON: {}", path, e.what()));
     }
   } else {
@@ -328,14 +382,20 @@ AstraSystem read_astra_system(const std::string& path, std::size_t dims) {
       s.order = p == "LIFO" ? jobs::IssueOrder::Lifo : jobs::IssueOrder::Fifo;
       s.used.push_back(fmt::format("{} {} -> waiting collectives run {}", k, p, p));
     } else if (k == "endpoint-delay") {
-      s.endpoint_delay = core::Time::from_ns(static_cast<double>(integer(k, 0)));
+      s.endpoint_delay =
+          core::time_from_user(static_cast<double>(integer(k, 0)), 1e3, key(k) + " (ns)");
       s.used.push_back(fmt::format("{} {} -> {} ns before each message (1 GHz cycles)", k,
                                    integer(k, 0), integer(k, 0)));
     } else if (k == "active-chunks-per-dimension") {
       active = integer(k, 1);
       s.used.push_back(fmt::format("{} {} -> active_chunks", k, active));
     } else if (k == "preferred-dataset-splits") {
-      s.chunks = static_cast<std::uint32_t>(integer(k, 1));
+      const std::int64_t splits = integer(k, 1);
+      if (splits > UINT32_MAX) {
+        throw core::InputError(
+            fmt::format("{}: {} is too many chunks (at most {})", key(k), splits, UINT32_MAX));
+      }
+      s.chunks = static_cast<std::uint32_t>(splits);
       s.used.push_back(fmt::format("{} {} -> chunks per collective", k, s.chunks));
     } else if (k == "all-reduce-implementation" || k == "reduce-scatter-implementation" ||
                k == "all-gather-implementation" || k == "all-to-all-implementation") {
@@ -460,6 +520,12 @@ AstraSystem read_astra_system(const std::string& path, std::size_t dims) {
     }
   }
   return s;
+}
+
+}  // namespace
+
+AstraSystem read_astra_system(const std::string& path, std::size_t dims) {
+  return at_boundary(path, [&] { return system_file(path, dims); });
 }
 
 }  // namespace collsim::config

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -19,7 +21,7 @@ nlohmann::json read_json(const std::string& path, const char* flag) {
   if (!in) throw core::InputError(fmt::format("{}: {}: cannot open", flag, path));
   try {
     return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, out_of_range 406 (1e999)
     throw core::InputError(fmt::format("{}: not valid JSON: {}", path, e.what()));
   }
 }
@@ -69,11 +71,15 @@ jobs::RemoteMemory read_remote_memory(const std::string& path, std::uint32_t npu
         "PER_NPU_MEMORY_EXPANSION or MEMORY_POOL",
         path, type));
   }
-  m.latency = core::Time::from_ns(number(j, path, "remote-mem-latency", false));
+  m.latency = core::time_from_user(std::trunc(number(j, path, "remote-mem-latency", false)), 1e3,
+                                   path + ": remote-mem-latency (ns)");
   m.bandwidth = core::Bandwidth{number(j, path, "remote-mem-bw", true) * 1e9};
+  if (!std::isfinite(m.bandwidth.bytes_per_s)) {
+    throw core::InputError(fmt::format("{}: remote-mem-bw: too large", path));
+  }
   if (m.kind == Kind::PerNode) {
     const double per = number(j, path, "num-npus-per-node", true);
-    if (per != static_cast<double>(static_cast<std::uint32_t>(per)) ||
+    if (per > UINT32_MAX || per != static_cast<double>(static_cast<std::uint32_t>(per)) ||
         npus % static_cast<std::uint32_t>(per) != 0) {
       throw core::InputError(fmt::format(
           "{}: num-npus-per-node: {} does not divide the platform's {} NPUs", path, per, npus));

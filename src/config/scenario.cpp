@@ -269,7 +269,7 @@ class Reader : public io::YamlReader {
         std::filesystem::is_regular_file(beside, ec)) {
       s.workload = beside.string();
     }
-    const auto algos = items(t["algorithms"]);
+    const auto algos = nonempty_items(t["algorithms"], path + ".algorithms", "algorithm");
     for (std::size_t i = 0; i < algos.size(); ++i) {
       const std::string ap = fmt::format("{}.algorithms[{}]", path, i);
       const std::string text = scalar(algos[i], ap);
@@ -283,7 +283,7 @@ class Reader : public io::YamlReader {
     if (t["chunks"]) s.chunks = uint(t["chunks"], path + ".chunks", 1);
     if (t["overlap"]) {
       s.overlaps.clear();
-      for (const auto& o : items(t["overlap"])) {
+      for (const auto& o : nonempty_items(t["overlap"], path + ".overlap", "overlap policy")) {
         s.overlaps.push_back(with_line(o, [&] {
           return jobs::parse_overlap(scalar(o, path + ".overlap"), path + ".overlap");
         }));
@@ -345,14 +345,14 @@ class Reader : public io::YamlReader {
       return collective::parse_collective(scalar(n["collective"], path + ".collective"),
                                           path + ".collective");
     });
-    const auto sizes = items(n["sizes"]);
+    const auto sizes = nonempty_items(n["sizes"], path + ".sizes", "size");
     for (std::size_t i = 0; i < sizes.size(); ++i) {
       const std::string sp = fmt::format("{}.sizes[{}]", path, i);
       auto list =
           with_line(sizes[i], [&] { return core::parse_size_list(scalar(sizes[i], sp), sp); });
       j.sizes.insert(j.sizes.end(), list.begin(), list.end());
     }
-    const auto algos = items(n["algorithms"]);
+    const auto algos = nonempty_items(n["algorithms"], path + ".algorithms", "algorithm");
     for (std::size_t i = 0; i < algos.size(); ++i) {
       const std::string ap = fmt::format("{}.algorithms[{}]", path, i);
       const std::string text = scalar(algos[i], ap);
@@ -427,7 +427,7 @@ class Reader : public io::YamlReader {
     backends(root, s);
     const char* pkey = root["platforms"] ? "platforms" : "platform";
     if (!root[pkey]) fail(root, "platforms", "missing: give at least one platform");
-    const auto plats = items(root[pkey]);
+    const auto plats = nonempty_items(root[pkey], pkey, "platform");
     for (std::size_t i = 0; i < plats.size(); ++i) {
       const std::string path = fmt::format("platforms[{}]", i);
       s.platforms.push_back(platform(plats[i], path));
@@ -443,7 +443,7 @@ class Reader : public io::YamlReader {
     }
     const char* jkey = root["jobs"] ? "jobs" : "job";
     if (!root[jkey]) fail(root, "jobs", "missing: give at least one job");
-    const auto jobs = items(root[jkey]);
+    const auto jobs = nonempty_items(root[jkey], jkey, "job");
     for (std::size_t i = 0; i < jobs.size(); ++i)
       s.jobs.push_back(job(jobs[i], fmt::format("jobs[{}]", i)));
     // Training reports have their own columns: one scenario, one kind of report.
@@ -455,7 +455,9 @@ class Reader : public io::YamlReader {
       }
     }
     // Groups name dimensions and NPUs: check them against every platform before anything runs.
-    for (const auto& [node, gpath] : groups_) {
+    for (const auto& group : groups_) {
+      const YAML::Node& node = group.first;  // not a structured binding: clang-14 cannot capture
+      const std::string& gpath = group.second;
       for (const Platform& p : s.platforms) {
         with_line(node, [&] {
           try {

@@ -320,8 +320,10 @@ Time parse_time(std::string_view text, std::string_view field, Zero zero) {
   // Round to the nearest picosecond, halves up.
   std::uint64_t ps = v ? v->whole : 0;
   if (!v || (v->round_up && __builtin_add_overflow(ps, std::uint64_t{1}, &ps)) ||
-      ps > static_cast<std::uint64_t>(INT64_MAX)) {
-    fail(c, fmt::format("is too large; the longest time is {} ps (about 106 days)", INT64_MAX));
+      ps >= static_cast<std::uint64_t>(kHorizonPs)) {
+    fail(c, fmt::format("is too large: beyond the simulation horizon (2^62 ps = {} ps, about 53 "
+                        "days)",
+                        kHorizonPs));
   }
   if (zero == Zero::Reject && ps == 0) {
     fail(c, q.is_zero() ? "is zero; the time must be > 0"

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/error.hpp"
+
 namespace collsim::core {
 
 namespace {
@@ -40,17 +42,37 @@ void strip_trailing_zeros(std::string& s) {
   if (!s.empty() && s.back() == '.') s.pop_back();
 }
 
+constexpr const char* kHorizonText = "the simulation horizon (2^62 ps, about 53 days)";
+
 [[noreturn]] void throw_overflow(Bytes b, double bytes_per_s) {
-  throw std::overflow_error(fmt::format(
-      "transfer_time: {} bytes at {} B/s take longer than the largest Time ({} ps, about 106 days)",
-      b.count, bytes_per_s, INT64_MAX));
+  throw InputError(fmt::format(
+      "a message of {} at {} is beyond {}; use a larger bandwidth or a smaller size",
+      to_string(b), to_string(Bandwidth{bytes_per_s}), kHorizonText));
 }
 
 }  // namespace
 
+void beyond_horizon(const char* what) {
+  throw InputError(fmt::format(
+      "{} is beyond {}: a latency, size or bandwidth (or --max-time) of the run is too extreme",
+      what, kHorizonText));
+}
+
+Time time_from_user(double value, double unit_ps, const std::string& what) {
+  if (!std::isfinite(value) || value < 0) {
+    throw InputError(fmt::format("{}: must be a finite number >= 0, got {}", what, value));
+  }
+  const double ps = std::round(value * unit_ps);
+  if (!(ps < static_cast<double>(kHorizonPs))) {
+    throw InputError(
+        fmt::format("{}: {} is beyond {}", what, value, kHorizonText));
+  }
+  return Time::from_ps(static_cast<std::int64_t>(ps));
+}
+
 // Exact: bw is a finite double, so bw = m * 2^shift with m an odd integer < 2^53. The result is
-// ceil(b * 10^12 / (m * 2^shift)), evaluated in 128-bit integers (b * 10^12 < 2^104). Results that
-// do not fit in Time (more than about 106 days) throw std::overflow_error.
+// ceil(b * 10^12 / (m * 2^shift)), evaluated in 128-bit integers (b * 10^12 < 2^104). Results
+// beyond the horizon (2^62 ps) throw core::InputError.
 Time transfer_time(Bytes b, Bandwidth bw) {
   const double rate = bw.bytes_per_s;
   if (!(rate > 0.0) || !std::isfinite(rate)) {
@@ -65,7 +87,7 @@ Time transfer_time(Bytes b, Bandwidth bw) {
   const int tz = std::countr_zero(m);
   m >>= tz;
   shift += tz;
-  const u128 limit = static_cast<u128>(INT64_MAX);
+  const u128 limit = static_cast<u128>(kHorizonPs);
 
   u128 q = 0;
   if (shift >= 0) {

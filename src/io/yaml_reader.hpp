@@ -36,6 +36,8 @@ class YamlReader {
     try {
       return f();
     } catch (const core::InputError& e) {
+      // A nested reader (or with_line) has already named the file: do not name it twice.
+      if (std::string_view(e.what()).starts_with(source_ + ":")) throw;
       throw core::InputError(fmt::format("{}:{}: {}", source_, line_of(at), e.what()));
     }
   }
@@ -104,6 +106,14 @@ class YamlReader {
     } else {
       out.push_back(n);
     }
+    return out;
+  }
+
+  // items(), refusing an empty list `[]`: a job with nothing in it would run nothing and exit 0.
+  std::vector<YAML::Node> nonempty_items(const YAML::Node& n, const std::string& path,
+                                         std::string_view what) const {
+    std::vector<YAML::Node> out = items(n);
+    if (out.empty()) fail(n, path, fmt::format("empty list; give at least one {}", what));
     return out;
   }
 

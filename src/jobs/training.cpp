@@ -481,6 +481,12 @@ TrainingResult run_training(const topology::Topology& topo, const network::Backe
   runtime::RunOptions ro;
   ro.max_time = options.max_time;
   session.run(ro);
+  if (!t.finished() && options.max_time) {
+    throw core::SimulationError(fmt::format(
+        "training {}: not finished within the time bound of {} (--max-time, max_time); raise it "
+        "or leave it out",
+        w.name, core::to_string(*options.max_time)));
+  }
   if (!t.finished()) {
     throw core::SimulationError(
         fmt::format("training {}: stopped at {} with the compute timeline waiting", w.name,

@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "core/error.hpp"
+#include "report/output_file.hpp"
 
 namespace collsim::report {
 namespace {
@@ -53,9 +54,13 @@ void BusyWindows::add(std::size_t s, core::Time begin, core::Time end) {
   used_ = std::max(used_, last + 1);
 }
 
-TraceWriter::TraceWriter(std::string path) : path_(std::move(path)) {
-  file_.open(path_ + ".tmp", std::ios::binary | std::ios::trunc);
-  if (!file_) throw core::InputError(fmt::format("--trace: cannot write \"{}\"", path_));
+TraceWriter::TraceWriter(std::string path)
+    : path_(std::move(path)), temp_(make_temp_beside(path_, "--trace")) {
+  file_.open(temp_, std::ios::binary | std::ios::trunc);
+  if (!file_) {
+    std::remove(temp_.c_str());
+    throw core::InputError(fmt::format("--trace: cannot write \"{}\"", path_));
+  }
   file_ << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
 }
 
@@ -71,10 +76,18 @@ void TraceWriter::close() {
   closed_ = true;
   file_ << "\n]}\n";
   file_.close();
-  if (!file_ || std::rename((path_ + ".tmp").c_str(), path_.c_str()) != 0) {
-    std::remove((path_ + ".tmp").c_str());
+  if (!file_) {
+    std::remove(temp_.c_str());
     throw core::InputError(fmt::format("--trace: writing \"{}\" failed", path_));
   }
+  commit_temp(temp_, path_, "--trace");
+}
+
+void TraceWriter::discard() {
+  if (closed_) return;
+  closed_ = true;
+  file_.close();
+  std::remove(temp_.c_str());
 }
 
 void TraceWriter::event(const std::string& json) {

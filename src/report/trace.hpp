@@ -50,8 +50,8 @@ class TraceWriter final : public jobs::RunMonitor,
                           public scheduler::ExecutionObserver,
                           public network::LinkObserver {
  public:
-  /// Writes to PATH.tmp until close(), which renames it PATH. Throws core::InputError naming
-  /// --trace if the file cannot be written.
+  /// Writes to a temporary file beside PATH until close(), which renames it PATH. Throws
+  /// core::InputError naming --trace if the file cannot be written.
   explicit TraceWriter(std::string path);
   /// Closes (renames) if close() was not called; never throws.
   ~TraceWriter();
@@ -60,6 +60,8 @@ class TraceWriter final : public jobs::RunMonitor,
 
   /// Finish the JSON and give the file its name. Throws core::InputError if writing failed.
   void close();
+  /// Remove the temporary file, leaving PATH as it was (a run refused as bad input).
+  void discard();
 
   void begin_run(const jobs::RunContext& c) override;
   void end_run(const jobs::RunContext& c) override;
@@ -84,6 +86,7 @@ class TraceWriter final : public jobs::RunMonitor,
   std::uint64_t npu_pid(topology::NodeId npu) const { return pid_base_ + npu; }
 
   std::string path_;
+  std::string temp_;
   std::ofstream file_;
   bool first_ = true;
   bool closed_ = false;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "report/output_file.hpp"
 
 namespace collsim::report {
 
@@ -234,6 +235,25 @@ std::string csv_row(const jobs::ResultRow& r) {
 }
 
 std::string render_activity_csv(const std::vector<jobs::ResultRow>& rows, core::Time window) {
+  // One line per window and dimension: refuse, by the option, a window so small that the file
+  // would not fit in memory (a 1 ps window on a 1 ms run is 10^9 lines per dimension).
+  constexpr std::int64_t kMaxLines = 10'000'000;
+  std::int64_t lines = 0;
+  for (const jobs::ResultRow& r : rows) {
+    const auto dims = static_cast<std::int64_t>(r.dim_busy.size());
+    if (window.ps <= 0 || r.time.ps <= 0 || dims == 0) continue;
+    const std::int64_t per_dim = (r.time.ps - 1) / window.ps + 1;
+    lines += per_dim > kMaxLines ? kMaxLines + 1 : per_dim * dims;
+    if (lines > kMaxLines) {
+      const core::Time enough =
+          core::Time::from_ps(r.time.ps / (kMaxLines / dims) + 1);
+      throw core::InputError(fmt::format(
+          "--activity-window: {} is too small: the {} run of {} ({}) has {} windows per "
+          "dimension, and the --activity file takes at most {} lines; use a window of at least {}",
+          core::to_string(window), core::to_string(r.time), r.algorithm, core::to_string(r.size),
+          per_dim, kMaxLines, core::to_string(enough)));
+    }
+  }
   std::string out =
       "platform,backend,algorithm,size_bytes,dim,window_start_ns,window_end_ns,active_share\n";
   for (const jobs::ResultRow& r : rows) {
@@ -329,27 +349,19 @@ std::string render_json(const std::vector<jobs::ResultRow>& rows) {
   return doc.dump(2) + "\n";
 }
 
-void write_file_atomically(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp";
+void write_file_atomically(const std::string& path, const std::string& content,
+                           std::string_view option) {
+  const std::string tmp = make_temp_beside(path, option);
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) {
-      throw core::InputError(
-          fmt::format("--output: cannot write \"{}\": {}", path, std::strerror(errno)));
-    }
     f << content;
     f.flush();
     if (!f) {
       std::remove(tmp.c_str());
-      throw core::InputError(fmt::format("--output: writing \"{}\" failed", path));
+      throw core::InputError(fmt::format("{}: writing \"{}\" failed", option, path));
     }
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    std::remove(tmp.c_str());
-    throw core::InputError(
-        fmt::format("--output: cannot write \"{}\": {}", path, std::strerror(err)));
-  }
+  commit_temp(tmp, path, option);
 }
 
 }  // namespace collsim::report

@@ -35,8 +35,10 @@ std::string render_json(const std::vector<jobs::ResultRow>& rows);
 /// (dim 0-based; the last window ends at the run's end). Rows without activity add nothing.
 std::string render_activity_csv(const std::vector<jobs::ResultRow>& rows, core::Time window);
 
-/// Write `content` to `path` via a temporary file and a rename, so a failure leaves no
-/// half-written file. Throws core::InputError naming the path if it cannot be written.
-void write_file_atomically(const std::string& path, const std::string& content);
+/// Write `content` to `path` via a temporary file beside it and a rename (report/output_file.hpp),
+/// so a failure leaves no half-written file and an existing one as it was. Throws
+/// core::InputError naming `option` and the path if it cannot be written.
+void write_file_atomically(const std::string& path, const std::string& content,
+                           std::string_view option = "--output");
 
 }  // namespace collsim::report

@@ -22,6 +22,19 @@ void refuse_barrier(const Op& o, std::uint32_t d, const HierarchicalSpec& spec) 
   }
 }
 
+// Rank j's ops in the stage program `sp`, stream after stream. Streams share no pieces and
+// stream s talks only to stream s of its peers (program.hpp), so running them one after the
+// other on one lane moves the same data and cannot deadlock where the streams alone do not: every
+// rank finishes its stream 0 part, then its stream 1 part, and the k-th send from a to b still
+// meets the k-th receive at b from a.
+template <class F>
+void for_each_op(const collective::Program& sp, collective::Rank j, F&& f) {
+  for (std::uint32_t s = 0; s < sp.streams; ++s) {
+    const collective::Lane l = sp.lane(j, s);
+    for (std::uint32_t i = 0; i < sp.num_ops(l); ++i) f(sp.op(l, i));
+  }
+}
+
 // All-to-all: every NPU always holds N items (source, destination) of a chunk, starting with its
 // own (r, *). A stage on dimension d hands each item to the group member that shares the
 // destination's coordinate in d, so after the last stage every item is at its destination. The
@@ -57,12 +70,11 @@ void compose_all_to_all(const topology::Topology& topo, const HierarchicalSpec& 
           }
         }
         for (std::uint32_t j = 0; j < k; ++j) {
-          for (std::uint32_t i = 0; i < sp.num_ops(j); ++i) {
-            const Op o = sp.op(j, i);
+          for_each_op(sp, j, [&](const Op& o) {
             refuse_barrier(o, d, spec);
             if (o.is_wait()) {
               out.ops[g[j]].push_back(o);
-              continue;
+              return;
             }
             for (std::uint32_t q = o.first; q < o.first + o.count; ++q) {
               for (std::uint32_t item : bucket[q]) {
@@ -70,7 +82,7 @@ void compose_all_to_all(const topology::Topology& topo, const HierarchicalSpec& 
                 out.ops[g[j]].push_back(Op(o.kind, g[o.peer], c * n * n + item, 1, o.reduce));
               }
             }
-          }
+          });
         }
         for (std::uint32_t jj = 0; jj < k; ++jj) {
           Items next;
@@ -128,15 +140,15 @@ collective::Program compose_program(const topology::Topology& topo, Hierarchical
     std::vector<std::vector<Part>> before(n);  // the part before each reduce-scatter, a stack
     // A stage on `d` (ops == nullptr: only follow the parts).
     auto stage = [&](std::uint32_t d, Collective op, std::vector<std::vector<Op>>* ops) {
+      // Following the parts only (the reduce-scatter walk before an all-gather) needs the
+      // pieces' owners, which the all-gather's own program gives (program.hpp: an all-gather
+      // starts where a reduce-scatter ends): so an algorithm with an all-gather but no
+      // reduce-scatter (package-doubling) composes, as `collective` runs it.
+      const Collective built = ops == nullptr ? Collective::AllGather : op;
       for (const auto& g : dims[d].groups) {
         const collective::Program sp =
             collective::build_program(spec.dim_algorithms[d], topo, collective::Communicator{g, ""},
-                                      op, core::Bytes{g.size()}, 1);
-        if (sp.streams != 1) {
-          throw core::InputError(fmt::format(
-              "compose: dim{}'s algorithm {} runs {} streams per rank; verify its stages alone", d,
-              spec.dim_algorithms[d].label, sp.streams));
-        }
+                                      built, core::Bytes{g.size()}, 1);
         const auto k = static_cast<std::uint32_t>(g.size());
         // What the group works on: the NPUs' part (RS, AR) or its union before the RS (AG).
         const Part& whole = op == Collective::AllGather ? before[g[0]].back() : part[g[0]];
@@ -162,17 +174,16 @@ collective::Program compose_program(const topology::Topology& topo, Hierarchical
             throw std::logic_error(
                 fmt::format("compose: chunk {} dim{}: all-gather from the wrong part", c, d));
           }
-          for (std::uint32_t i = 0; i < sp.num_ops(j); ++i) {
-            const Op o = sp.op(j, i);
+          for_each_op(sp, j, [&](const Op& o) {
             refuse_barrier(o, d, spec);
             if (o.is_wait()) {  // a fence orders this NPU's own ops only
               (*ops)[g[j]].push_back(o);
-              continue;
+              return;
             }
             for (std::uint32_t x = o.first * each; x < (o.first + o.count) * each; ++x) {
               (*ops)[g[j]].push_back(Op(o.kind, g[o.peer], whole[x], 1, o.reduce));
             }
-          }
+          });
         }
         std::vector<Part> next(k);
         for (std::uint32_t j = 0; j < k; ++j) {

@@ -18,9 +18,9 @@
 
 namespace collsim::scheduler {
 
-/// Throws core::InputError as prepare() does, or when a dimension's algorithm runs several
-/// streams per rank (the composition would share data between streams; verify such stages
-/// alone), and std::logic_error if the plan leaves a group's NPUs on different parts (a bug).
+/// Throws core::InputError as prepare() does, and std::logic_error if the plan leaves a group's
+/// NPUs on different parts (a bug). A stage whose algorithm runs several streams per rank is
+/// composed with its streams one after the other on the rank (they share no pieces).
 collective::Program compose_program(const topology::Topology& topo, HierarchicalSpec spec);
 
 }  // namespace collsim::scheduler

@@ -53,10 +53,17 @@ void route_nca(const Topology& t, std::uint32_t k, std::uint32_t levels, NodeId 
 }  // namespace
 
 Topology fat_tree(std::uint32_t k, std::uint32_t levels, core::Bandwidth bw, core::Time lat) {
+  constexpr std::uint64_t kMaxNpus = 1u << 20;
   std::uint64_t npus = 1;
-  for (std::uint32_t l = 0; l < levels; ++l) npus *= k;
-  const std::uint64_t per_level = npus / k;
-  if (k < 2 || levels < 1 || npus > (1u << 20)) {
+  // Stop once past the limit: k^levels would wrap (2^64 is 0 in 64 bits).
+  for (std::uint32_t l = 0; l < levels && npus <= kMaxNpus; ++l) npus *= k;
+  if (k >= 2 && levels >= 1 && npus > kMaxNpus) {
+    throw core::InputError(fmt::format(
+        "fattree:{}x{}: k^levels = {}^{} NPUs is too large; at most {} NPUs", k, levels, k,
+        levels, kMaxNpus));
+  }
+  const std::uint64_t per_level = k == 0 ? 0 : npus / k;
+  if (k < 2 || levels < 1 || npus > kMaxNpus) {
     throw core::InputError(
         fmt::format("fattree: k >= 2, levels >= 1 and k^levels <= 1048576 NPUs, got k {} levels {}",
                     k, levels));

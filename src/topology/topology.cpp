@@ -150,7 +150,8 @@ Topology Topology::product(std::string name, std::vector<DimSpec> dims) {
     dims[i] = checked_dim(dims[i], i);
     npus *= dims[i].size;
     if (npus > kMaxNodes) {
-      throw InputError(fmt::format("dims: the product of the sizes must be <= {}", kMaxNodes));
+      throw InputError(fmt::format("{}: the product of the sizes (NPUs) must be <= {}", name,
+                                   kMaxNodes));
     }
   }
   std::uint64_t num_links = 0;
@@ -159,15 +160,17 @@ Topology Topology::product(std::string name, std::vector<DimSpec> dims) {
     // Each term is < 2^64 as npus and size are < 2^32.
     num_links += traits(s.kind).directed_links(s.size, npus, s.links_per_npu);
     if (num_links > kMaxLinks) {
-      throw InputError(
-          fmt::format("dims: more than {} directed links are not supported", kMaxLinks));
+      throw InputError(fmt::format(
+          "{}: {} NPUs need more than {} directed links, the most collsim supports; use fewer NPUs",
+          name, npus, kMaxLinks));
     }
     if (traits(s.kind).wiring == Wiring::Star) num_switches += npus / s.size;
     if (traits(s.kind).wiring == Wiring::Stars) num_switches += npus / s.size * s.links_per_npu;
   }
   if (npus + num_switches > kMaxNodes) {
     throw InputError(
-        fmt::format("dims: {} nodes, at most {} are supported", npus + num_switches, kMaxNodes));
+        fmt::format("{}: {} nodes (NPUs and switches), at most {} are supported", name,
+                    npus + num_switches, kMaxNodes));
   }
 
   Topology t;

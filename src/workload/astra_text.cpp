@@ -157,8 +157,12 @@ Workload parse_astra_text(std::string_view text, const std::string& path,
   if (count == 0) ps.fail("number of layers: must be >= 1");
   const double cycle_ps = 1e12 / options.clock_hz;
   auto cycles = [&](std::string_view t, std::string_view field) {
-    return core::Time{static_cast<std::int64_t>(
-        std::llround(static_cast<double>(ps.number(t, field)) * cycle_ps))};
+    const double v = static_cast<double>(ps.number(t, field)) * cycle_ps;
+    if (!(v < static_cast<double>(core::kHorizonPs))) {
+      ps.fail(fmt::format("{}: {} cycles is beyond the simulation horizon (2^62 ps, about 53 days)",
+                          field, t));
+    }
+    return core::Time{static_cast<std::int64_t>(std::llround(v))};
   };
   for (std::uint64_t l = 0; l < count; ++l) {
     const auto f = next_nonblank(i);

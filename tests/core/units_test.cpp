@@ -199,12 +199,17 @@ TEST(ParseTime, RoundsToNearestPicosecondHalfUp) {
   EXPECT_EQ(parse_time("2.5 ps", "t").ps, 3);
 }
 
-TEST(ParseTime, LimitsOfInt64) {
-  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
-  EXPECT_EQ(parse_time("9223372036854775807 ps", "t").ps, kMax);
-  EXPECT_EQ(parse_time("9223372.036854775807 s", "t").ps, kMax);
-  // 9223372036854775807.4 ps rounds down to the maximum.
-  EXPECT_EQ(parse_time("9223372.0368547758074 s", "t").ps, kMax);
+TEST(ParseTime, LimitsOfTheHorizon) {
+  // The horizon is 2^62 ps = 4611686018427387904 ps: the sum of two user times cannot overflow.
+  constexpr std::int64_t kLast = kHorizonPs - 1;
+  EXPECT_EQ(parse_time("4611686018427387903 ps", "t").ps, kLast);
+  EXPECT_EQ(parse_time("4611686.018427387903 s", "t").ps, kLast);
+  // 4611686018427387903.4 ps rounds down to the last time before the horizon.
+  EXPECT_EQ(parse_time("4611686.0184273879034 s", "t").ps, kLast);
+  EXPECT_TRUE(InputErrorOf([] { parse_time("4611686018427387904 ps", "t"); }, "t",
+                           "4611686018427387904 ps", {"beyond the simulation horizon"}));
+  EXPECT_TRUE(InputErrorOf([] { parse_time("9223372036854775807 ps", "t"); }, "t",
+                           "9223372036854775807 ps", {"beyond the simulation horizon"}));
 }
 
 TEST(ParseTime, ZeroRejectedWhenAsked) {
@@ -452,17 +457,17 @@ TEST(TransferTime, HugeBandwidth) {
 }
 
 TEST(TransferTime, TimeRange) {
-  // 9223372 B at 1 B/s = 9.223372e18 ps, just under INT64_MAX = 9223372036854775807.
-  EXPECT_EQ(transfer_time(Bytes{9'223'372}, Bandwidth{1.0}).ps, 9'223'372'000'000'000'000);
-  // 9223373 B at 1 B/s does not fit.
-  EXPECT_THROW(transfer_time(Bytes{9'223'373}, Bandwidth{1.0}), std::overflow_error);
+  // 4611686 B at 1 B/s = 4.611686e18 ps, just under the horizon 2^62 = 4611686018427387904 ps.
+  EXPECT_EQ(transfer_time(Bytes{4'611'686}, Bandwidth{1.0}).ps, 4'611'686'000'000'000'000);
+  // 4611687 B at 1 B/s is beyond it: bad input (exit 2), not an internal error.
+  EXPECT_THROW(transfer_time(Bytes{4'611'687}, Bandwidth{1.0}), InputError);
   EXPECT_THROW(transfer_time(Bytes{std::numeric_limits<std::uint64_t>::max()}, Bandwidth{1.0}),
-               std::overflow_error);
-  EXPECT_THROW(transfer_time(Bytes{1}, Bandwidth{1e-300}), std::overflow_error);
+               InputError);
+  EXPECT_THROW(transfer_time(Bytes{1}, Bandwidth{1e-300}), InputError);
   EXPECT_THROW(transfer_time(Bytes{1}, Bandwidth{std::numeric_limits<double>::denorm_min()}),
-               std::overflow_error);
-  // 1 B at 2^-23 B/s = 2^23 s = 8388608 * 10^12 ps, still in range.
-  EXPECT_EQ(transfer_time(Bytes{1}, Bandwidth{std::ldexp(1.0, -23)}).ps, 8'388'608'000'000'000'000);
+               InputError);
+  // 1 B at 2^-22 B/s = 2^22 s = 4194304 * 10^12 ps, still in range.
+  EXPECT_EQ(transfer_time(Bytes{1}, Bandwidth{std::ldexp(1.0, -22)}).ps, 4'194'304'000'000'000'000);
 }
 
 TEST(TransferTime, RejectsNonPositiveBandwidth) {

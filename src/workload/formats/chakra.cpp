@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <google/protobuf/io/coded_stream.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -69,6 +70,12 @@ Node convert(const pb::Node& n, const std::string& where) {
   out.data_deps.assign(n.data_deps().begin(), n.data_deps().end());
   out.ctrl_deps.assign(n.ctrl_deps().begin(), n.ctrl_deps().end());
   out.duration_us = n.duration_micros();
+  // Read once here for compute_time() and the replay: a duration past the horizon is bad input.
+  if (out.duration_us >= static_cast<std::uint64_t>(core::kHorizonPs) / 1'000'000) {
+    throw core::InputError(fmt::format(
+        "{}: duration_micros {} is beyond the simulation horizon (2^62 ps, about 53 days)", where,
+        out.duration_us));
+  }
   for (const pb::AttributeProto& a : n.attr()) {
     const std::string& k = a.name();
     if (k == "is_cpu_op") {
@@ -218,7 +225,11 @@ core::Time compute_time(const Node& n, const ToWorkloadOptions& o) {
     if (n.tensor_size && o.memory_bytes_per_s > 0) {
       s = std::max(s, static_cast<double>(*n.tensor_size) / o.memory_bytes_per_s);
     }
-    t = core::Time::from_ns(s * 1e9);
+    const double ns = std::trunc(s * 1e9);
+    if (!(ns * 1e3 < static_cast<double>(core::kHorizonPs))) {  // a message only on failure
+      core::time_from_user(ns, 1e3, fmt::format("node {} ({}): num_ops / peak-perf", n.id, n.name));
+    }
+    t = core::Time::from_ns(static_cast<std::int64_t>(ns));
   }
   return t;
 }

@@ -1,0 +1,46 @@
+#include "cli/parse_errors.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <string_view>
+
+namespace collsim::cli {
+
+std::string rewrite_parse_error(const std::string& what) {
+  const std::string_view w = what;
+  // CLI::ConversionError: "Could not convert: --chunks = 4294967296". collsim's numeric options
+  // are all unsigned 32-bit counts (commands.hpp).
+  constexpr std::string_view kConvert = "Could not convert: ";
+  if (w.starts_with(kConvert)) {
+    const std::string_view rest = w.substr(kConvert.size());
+    const auto eq = rest.find(" = ");
+    if (eq != std::string_view::npos) {
+      return fmt::format("{}: \"{}\" is not a whole number from 0 to {}", rest.substr(0, eq),
+                         rest.substr(eq + 3), UINT32_MAX);
+    }
+  }
+  // CLI::ArgumentMismatch::AtMost: "--sizes: At Most 1 required but received 2".
+  constexpr std::string_view kAtMost = ": At Most 1 required but received ";
+  if (const auto at = w.find(kAtMost); at != std::string_view::npos) {
+    return fmt::format(
+        "{}: given {} values; give it once (lists are one comma-separated value, e.g. "
+        "1KiB,64KiB)",
+        w.substr(0, at), w.substr(at + kAtMost.size()));
+  }
+  // CLI::ExtrasError: "The following argument was not expected: x".
+  for (std::string_view extras : {"The following argument was not expected: ",
+                                  "The following arguments were not expected: "}) {
+    if (w.starts_with(extras)) {
+      std::string_view args = w.substr(extras.size());
+      while (args.starts_with(' ')) args.remove_prefix(1);
+      return fmt::format(
+          "unexpected argument \"{}\" (not an option of this command, or a value "
+          "with spaces that needs quotes, e.g. --link-bandwidth '16 GB/s')",
+          args);
+    }
+  }
+  return what;
+}
+
+}  // namespace collsim::cli
