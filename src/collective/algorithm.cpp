@@ -14,13 +14,7 @@ bool AlgorithmInfo::supports(Collective c) const {
 }
 
 const AlgorithmInfo& find_algorithm(std::string_view name, std::string_view field) {
-  for (const AlgorithmInfo& a : algorithms()) {
-    if (a.name == name) return a;
-  }
-  std::string valid;
-  for (const AlgorithmInfo& a : algorithms()) valid += (valid.empty() ? "" : ", ") + a.name;
-  throw core::InputError(
-      fmt::format("{}: unknown algorithm \"{}\"; valid: {}", field, name, valid));
+  return algorithms().find(name, field);
 }
 
 AlgorithmChoice make_choice(const AlgorithmInfo& info, std::map<std::string, std::int64_t> given,

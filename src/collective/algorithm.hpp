@@ -11,6 +11,7 @@
 #include "collective/collective.hpp"
 #include "collective/communicator.hpp"
 #include "collective/ir/program.hpp"
+#include "core/registry.hpp"
 #include "core/units.hpp"
 #include "topology/topology.hpp"
 
@@ -64,9 +65,10 @@ struct AlgorithmInfo {
 /// "" when `info` can run on `topo` (its requires_topology), else the reason.
 std::string refusal(const AlgorithmInfo& info, const topology::Topology& topo);
 
-/// Every registered algorithm, in a fixed order.
-const std::vector<AlgorithmInfo>& algorithms();
-/// Throws core::InputError naming `field` and listing the valid names.
+/// Every registered algorithm, in a fixed order (registry.cpp).
+const core::Registry<AlgorithmInfo>& algorithms();
+/// algorithms().find(name, field): throws core::InputError naming `field` and listing the valid
+/// names.
 const AlgorithmInfo& find_algorithm(std::string_view name, std::string_view field);
 
 /// An algorithm with its parameters, as written on the command line: "ring" or

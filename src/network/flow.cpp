@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "network/backends.hpp"
+#include "network/backend.hpp"
 
 namespace collsim::network {
 namespace {

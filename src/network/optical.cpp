@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "core/error.hpp"
-#include "network/backends.hpp"
+#include "network/backend.hpp"
 
 namespace collsim::network {
 namespace {

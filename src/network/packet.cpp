@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "core/error.hpp"
-#include "network/backends.hpp"
+#include "network/backend.hpp"
 
 namespace collsim::network {
 namespace {

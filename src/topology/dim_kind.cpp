@@ -186,25 +186,16 @@ static_assert(table_in_enum_order(), "kTable must list the kinds in DimKind orde
 
 }  // namespace
 
-std::span<const DimKindTraits> dim_kinds() { return kTable; }
-
-const DimKindTraits& traits(DimKind k) { return kTable.at(static_cast<std::size_t>(k)); }
-
-const DimKindTraits* find_dim_kind(std::string_view token) {
-  for (const DimKindTraits& t : kTable) {
-    if (t.name == token) return &t;
-    for (std::string_view a : t.aliases) {
-      if (a == token) return &t;
-    }
-  }
-  return nullptr;
+const core::Registry<DimKindTraits>& dim_kinds() {
+  static const core::Registry<DimKindTraits> all("dimension kind", {kTable.begin(), kTable.end()});
+  return all;
 }
 
-std::string dim_kind_names() {
-  std::string s;
-  for (const DimKindTraits& t : kTable) s += (s.empty() ? "" : ", ") + std::string(t.name);
-  return s;
-}
+const DimKindTraits& traits(DimKind k) { return dim_kinds()[static_cast<std::size_t>(k)]; }
+
+const DimKindTraits* find_dim_kind(std::string_view token) { return dim_kinds().find(token); }
+
+std::string dim_kind_names() { return dim_kinds().names(); }
 
 const char* to_string(DimKind k) { return traits(k).name.data(); }
 

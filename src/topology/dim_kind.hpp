@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/registry.hpp"
 #include "core/units.hpp"
 
 namespace collsim::topology {
@@ -68,7 +69,7 @@ struct DimKindTraits {
 };
 
 /// Every dimension kind, in DimKind order.
-std::span<const DimKindTraits> dim_kinds();
+const core::Registry<DimKindTraits>& dim_kinds();
 const DimKindTraits& traits(DimKind k);
 /// The kind whose name or alias is `token`, or nullptr.
 const DimKindTraits* find_dim_kind(std::string_view token);

@@ -6,7 +6,6 @@
 // Rank r visits its peers in the order r+1, r+2, ... so that no rank is everyone's first target.
 // The ops are generated, not stored (DirectGenerator).
 #include "collective/algorithm.hpp"
-#include "collective/algorithms/algorithms.hpp"
 
 namespace collsim::collective {
 namespace {

@@ -5,7 +5,6 @@
 // Non-power-of-two rank counts are refused with an error (the extra pre/post steps of
 // Rabenseifner's general case are not modelled).
 #include "collective/algorithm.hpp"
-#include "collective/algorithms/algorithms.hpp"
 #include "collective/algorithms/doubling.hpp"
 
 namespace collsim::collective {

@@ -6,7 +6,6 @@
 #include <string>
 
 #include "collective/algorithm.hpp"
-#include "collective/algorithms/algorithms.hpp"
 
 namespace collsim::collective {
 

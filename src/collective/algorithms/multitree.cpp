@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include "collective/algorithm.hpp"
-#include "collective/algorithms/algorithms.hpp"
 #include "collective/algorithms/multitree_build.hpp"
 #include "core/error.hpp"
 
