@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 
 #include "core/error.hpp"
@@ -17,6 +18,32 @@ const AlgorithmInfo& find_algorithm(std::string_view name, std::string_view fiel
   return algorithms().find(name, field);
 }
 
+std::optional<std::uint32_t> param_index(const ParamSpec& spec, std::string_view key) {
+  if (!spec.indexed) return std::nullopt;
+  const std::string_view prefix = std::string_view(spec.key).substr(0, spec.key.size() - 1);
+  if (key.size() <= prefix.size() || key.substr(0, prefix.size()) != prefix) return std::nullopt;
+  const std::string_view digits = key.substr(prefix.size());
+  if (digits.size() > 1 && digits[0] == '0') return std::nullopt;  // one spelling per index
+  std::uint32_t k = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), k);
+  if (ec != std::errc() || end != digits.data() + digits.size() || k > kMaxParamIndex) {
+    return std::nullopt;
+  }
+  return k;
+}
+
+namespace {
+
+// The parameter of `info` that `key` names (an indexed one by any of its indexes), or nullptr.
+const ParamSpec* find_param(const AlgorithmInfo& info, std::string_view key) {
+  for (const ParamSpec& s : info.params) {
+    if (s.indexed ? param_index(s, key).has_value() : s.key == key) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 AlgorithmChoice make_choice(const AlgorithmInfo& info, std::map<std::string, std::int64_t> given,
                             std::string label, std::string_view field) {
   AlgorithmChoice c{&info, {}, std::move(label)};
@@ -24,9 +51,8 @@ AlgorithmChoice make_choice(const AlgorithmInfo& info, std::map<std::string, std
   for (const auto& entry : given) {
     const std::string& key = entry.first;
     const std::int64_t value = entry.second;
-    auto spec = std::find_if(info.params.begin(), info.params.end(),
-                             [&](const ParamSpec& s) { return s.key == key; });
-    if (spec == info.params.end()) {
+    const ParamSpec* spec = find_param(info, key);
+    if (!spec) {
       std::string valid;
       for (const ParamSpec& s : info.params) valid += (valid.empty() ? "" : ", ") + s.key;
       throw core::InputError(fmt::format("{}: algorithm {} has no parameter \"{}\"{}", field,
@@ -38,8 +64,12 @@ AlgorithmChoice make_choice(const AlgorithmInfo& info, std::map<std::string, std
     }
   }
   for (const ParamSpec& s : info.params) {
+    if (s.indexed) continue;
     auto it = given.find(s.key);
     c.params[s.key] = it == given.end() ? s.default_value : it->second;
+  }
+  for (const auto& entry : given) {
+    if (!c.params.count(entry.first)) c.params.insert(entry);  // indexed: only those given
   }
   return c;
 }
@@ -57,9 +87,8 @@ AlgorithmChoice parse_algorithm(std::string_view text, std::string_view field) {
     std::int64_t value = 0;
     const char* end = kv.data() + kv.size();
     const std::string_view key = kv.substr(0, eq == std::string_view::npos ? kv.size() : eq);
-    auto spec = std::find_if(info.params.begin(), info.params.end(),
-                             [&](const ParamSpec& s) { return s.key == key; });
-    if (eq != std::string_view::npos && spec != info.params.end() && !spec->choices.empty()) {
+    const ParamSpec* spec = find_param(info, key);
+    if (eq != std::string_view::npos && spec && !spec->choices.empty()) {
       const std::string_view name = kv.substr(eq + 1);
       auto it = std::find(spec->choices.begin(), spec->choices.end(), name);
       if (it == spec->choices.end()) {
@@ -134,6 +163,10 @@ void add_step(Program& p, const std::vector<Transfer>& step, bool reduce, std::u
   const Op::Kind k = reduce ? Op::Kind::RecvReduce : Op::Kind::Recv;
   for (const Transfer& t : step)
     p.ops[p.lane(t.to, stream)].push_back(Op{k, t.from, t.first, t.count});
+}
+
+std::uint32_t log2_steps(Collective, std::uint32_t ranks, const ParamValues&) {
+  return static_cast<std::uint32_t>(std::bit_width(ranks) - 1);
 }
 
 void require_power_of_two(std::string_view algorithm, std::uint32_t n) {

@@ -4,6 +4,7 @@
 // topology (never the network backend) and returns a Program.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,7 +27,21 @@ struct ParamSpec {
   std::int64_t max = 0;
   std::string description;
   std::vector<std::string> choices = {};
+  /// One parameter per index: `key` ends in "K" ("dimK") and the user writes dim0, dim1, ...
+  /// (K = 0 .. kMaxParamIndex); an index not given is absent from the values (its default is
+  /// the algorithm's to apply), so the algorithm checks K against what it runs on.
+  bool indexed = false;
 };
+
+/// Largest K of an indexed parameter ("dimK"): far above any topology's dimension count.
+inline constexpr std::uint32_t kMaxParamIndex = 1023;
+
+/// K when `key` is an instance of the indexed parameter `spec` ("dim5" of "dimK"), else nullopt.
+std::optional<std::uint32_t> param_index(const ParamSpec& spec, std::string_view key);
+
+/// An algorithm's parameter values by key, complete: defaults filled in (indexed ones: only
+/// those given).
+using ParamValues = std::map<std::string, std::int64_t>;
 
 struct BuildRequest {
   const topology::Topology& topology;
@@ -35,7 +50,7 @@ struct BuildRequest {
   core::Bytes size;  ///< collective size (collective.hpp conventions)
   std::uint32_t ranks() const { return communicator.size(); }
   std::uint32_t chunks = 1;                    ///< pipelined chunks, >= 1
-  std::map<std::string, std::int64_t> params;  ///< validated against the schema, defaults filled
+  ParamValues params;                          ///< validated against the schema, defaults filled
 };
 
 struct AlgorithmInfo {
@@ -58,6 +73,14 @@ struct AlgorithmInfo {
   /// Runs on power-of-two rank counts only (build throws core::InputError naming "power-of-two"
   /// for others).
   bool power_of_two = false;
+  /// Steps of one stage of collective `c` on `ranks` ranks when the algorithm runs a dimension of
+  /// a hierarchical collective: the planner's fixed delay is steps x the dimension's hop latency
+  /// (Themis Sec. 4.4 "number_of_steps"). Null: ranks - 1 (a ring's count).
+  std::uint32_t (*stage_steps)(Collective c, std::uint32_t ranks,
+                               const ParamValues& params) = nullptr;
+  /// With these parameters it sends one way round a ring only, so on a bidirectional ring
+  /// dimension it uses half of an NPU's links there (the planner's bandwidth). Null: never.
+  bool (*one_way)(const ParamValues& params) = nullptr;
 
   bool supports(Collective c) const;
 };
@@ -105,6 +128,9 @@ struct Transfer {
 };
 /// Appends one step's sends and receives to stream `stream` of the ranks.
 void add_step(Program& p, const std::vector<Transfer>& step, bool reduce, std::uint32_t stream = 0);
+
+/// log2(ranks) steps (halving, doubling): a stage_steps entry for power-of-two algorithms.
+std::uint32_t log2_steps(Collective c, std::uint32_t ranks, const ParamValues& params);
 
 /// Throws core::InputError unless n is a power of two.
 void require_power_of_two(std::string_view algorithm, std::uint32_t n);

@@ -57,6 +57,13 @@ constexpr std::array kTable = {
         .diameter = [](std::uint32_t n) { return n / 2; },
         .closed_walk = true,
         .dependency_cycle_from = 3,
+        // Table 1's ring both ways (half of every chunk each way), so that a stage uses the
+        // dimension's whole bandwidth as the Latency Model assumes; all-to-all: ACE Table 5's
+        // ring, every step to the rank s ahead, which the ring routes the short way.
+        .hierarchical = {.split = "ring:directions=2",
+                         .all_gather = "ring:directions=2",
+                         .all_reduce = "ring:directions=2",
+                         .all_to_all = "ring"},
     },
     DimKindTraits{
         .kind = DimKind::UniRing,
@@ -79,6 +86,10 @@ constexpr std::array kTable = {
         .diameter = [](std::uint32_t n) { return n - 1; },
         .closed_walk = false,
         .dependency_cycle_from = 2,
+        .hierarchical = {.split = "ring",
+                         .all_gather = "ring",
+                         .all_reduce = "ring",
+                         .all_to_all = "ring"},
     },
     DimKindTraits{
         .kind = DimKind::Line,
@@ -102,6 +113,10 @@ constexpr std::array kTable = {
         .diameter = [](std::uint32_t n) { return n - 1; },
         .closed_walk = false,
         .dependency_cycle_from = 0,
+        .hierarchical = {.split = "ring",
+                         .all_gather = "ring",
+                         .all_reduce = "ring",
+                         .all_to_all = "ring"},
     },
     DimKindTraits{
         .kind = DimKind::FullyConnected,
@@ -127,6 +142,10 @@ constexpr std::array kTable = {
         .diameter = [](std::uint32_t) -> std::uint32_t { return 1; },
         .closed_walk = true,
         .dependency_cycle_from = 0,
+        .hierarchical = {.split = "direct",
+                         .all_gather = "direct",
+                         .all_reduce = "direct",
+                         .all_to_all = "direct"},
     },
     DimKindTraits{
         .kind = DimKind::Switch,
@@ -144,6 +163,11 @@ constexpr std::array kTable = {
         .diameter = [](std::uint32_t) -> std::uint32_t { return 2; },
         .closed_walk = true,
         .dependency_cycle_from = 0,
+        // Table 1's halving-doubling; ACE Table 5: direct all-to-all through the switch.
+        .hierarchical = {.split = "halving-doubling",
+                         .all_gather = "halving-doubling",
+                         .all_reduce = "halving-doubling",
+                         .all_to_all = "direct"},
     },
     DimKindTraits{
         .kind = DimKind::LocalSwitches,
@@ -172,6 +196,12 @@ constexpr std::array kTable = {
         .diameter = [](std::uint32_t) -> std::uint32_t { return 2; },
         .closed_walk = true,
         .dependency_cycle_from = 0,
+        // The package algorithm for a package's all-gather and whole all-reduce, direct for its
+        // reduce-scatter (and an all-reduce's RS and AG stages) and all-to-all.
+        .hierarchical = {.split = "direct",
+                         .all_gather = "package-doubling",
+                         .all_reduce = "package-doubling",
+                         .all_to_all = "direct"},
     },
 };
 

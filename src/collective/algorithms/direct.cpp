@@ -65,7 +65,7 @@ Program build(const BuildRequest& req) {
 }  // namespace
 
 AlgorithmInfo direct_info() {
-  return AlgorithmInfo{
+  AlgorithmInfo a{
       "direct",
       "Every rank exchanges its 1/N slices with every other rank in one step (all-to-all: its "
       "S/N blocks)",
@@ -74,6 +74,9 @@ AlgorithmInfo direct_info() {
        Collective::AllToAll},
       {},
       &build};
+  // Every slice goes straight to its rank: one step whatever the rank count.
+  a.stage_steps = [](Collective, std::uint32_t, const ParamValues&) -> std::uint32_t { return 1; };
+  return a;
 }
 
 }  // namespace collsim::collective

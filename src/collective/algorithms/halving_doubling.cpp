@@ -45,6 +45,7 @@ AlgorithmInfo halving_doubling_info() {
       {},
       &build};
   a.power_of_two = true;
+  a.stage_steps = log2_steps;
   return a;
 }
 

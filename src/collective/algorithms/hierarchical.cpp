@@ -50,19 +50,18 @@ AlgorithmInfo hierarchical_info() {
                  {"auto", "all"}}},
       nullptr};
   // Per-dimension overrides of Table 1's basic algorithm (Themis Sec. 4.5: any algorithm per
-  // dimension); dimensions past dim3 always take the default.
-  for (int d = 0; d < 4; ++d) {
-    a.params.push_back(ParamSpec{
-        "dim" + std::to_string(d),
-        0,
-        0,
-        6,
-        "dimension " + std::to_string(d) +
-            "'s algorithm: default (Table 1 by kind), ring, ring-both (ring both ways), direct, "
-            "halving-doubling, recursive-doubling, package-doubling",
-        {"default", "ring", "ring-both", "direct", "halving-doubling", "recursive-doubling",
-         "package-doubling"}});
-  }
+  // dimension), one key per dimension index: the scheduler checks K against the platform.
+  a.params.push_back(ParamSpec{
+      "dimK",
+      0,
+      0,
+      6,
+      "dimension K's algorithm (K = 0 innermost, any dimension of the platform): default (the "
+      "kind's, Table 1), ring, ring-both (ring both ways), direct, halving-doubling, "
+      "recursive-doubling, package-doubling",
+      {"default", "ring", "ring-both", "direct", "halving-doubling", "recursive-doubling",
+       "package-doubling"},
+      true});
   a.staged = true;
   return a;
 }

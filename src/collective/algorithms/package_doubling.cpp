@@ -94,6 +94,7 @@ AlgorithmInfo package_doubling_info() {
                  "mod k; 0: k of the package's local-switch dimension (1 on other topologies)"}},
       &build};
   a.power_of_two = true;
+  a.stage_steps = log2_steps;
   // Made for packages of local switches: "all" includes it only where there are some.
   a.in_all = [](const topology::Topology& t) {
     for (const auto& d : t.dimensions()) {

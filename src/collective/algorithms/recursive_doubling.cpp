@@ -53,6 +53,7 @@ AlgorithmInfo recursive_doubling_info() {
       {},
       &build};
   a.power_of_two = true;
+  a.stage_steps = log2_steps;
   return a;
 }
 

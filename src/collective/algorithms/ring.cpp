@@ -122,7 +122,7 @@ Program build(const BuildRequest& req) {
 }  // namespace
 
 AlgorithmInfo ring_info() {
-  return AlgorithmInfo{
+  AlgorithmInfo a{
       "ring",
       "Ring reduce-scatter/all-gather over a Hamiltonian cycle of the topology (snake order on "
       "tori and even meshes); all-to-all in N-1 steps, step s to the rank s ahead",
@@ -133,6 +133,10 @@ AlgorithmInfo ring_info() {
                  "1: one direction; 2: half of every chunk each way round a bidirectional ring "
                  "(all-reduce, reduce-scatter, all-gather)"}},
       &build};
+  // A stage on P ranks: P - 1 steps, each to the neighbour (both ways at once with directions=2).
+  a.stage_steps = [](Collective, std::uint32_t ranks, const ParamValues&) { return ranks - 1; };
+  a.one_way = [](const ParamValues& p) { return p.at("directions") == 1; };
+  return a;
 }
 
 }  // namespace collsim::collective
