@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <ostream>
@@ -7,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "collective/algorithm.hpp"
 #include "core/error.hpp"
+#include "core/param.hpp"
 #include "core/registry.hpp"
 #include "endpoint/endpoint.hpp"
 #include "network/backend.hpp"
@@ -39,25 +41,23 @@ void print_algorithm(std::ostream& out, const collective::AlgorithmInfo& a) {
   out << core::help_entry(a.name, 20,
                           {a.description, "collectives: " + colls, "source: " + a.source});
   for (const auto& p : a.params) {
-    if (!p.choices.empty()) {  // named values: show the names, not their indexes
-      std::string names;
-      for (const auto& c : p.choices) names += (names.empty() ? "" : "|") + c;
-      out << fmt::format("  {:<20} {}={} (one of {}): {}\n", "", p.key,
-                         p.choices[static_cast<std::size_t>(p.default_value)], names,
-                         p.description);
+    const std::string def = core::format_param(p, *p.default_value);
+    if (p.type == core::ParamType::Choice) {  // named values: show the names, not their indexes
+      out << fmt::format("  {:<20} {}={} (one of {}): {}\n", "", p.key, def,
+                         fmt::join(p.choices, "|"), p.description);
       continue;
     }
-    out << fmt::format("  {:<20} {}={} (default {}, range {}..{}): {}\n", "", p.key,
-                       p.default_value, p.default_value, p.min, p.max, p.description);
+    out << fmt::format("  {:<20} {}={} (default {}, range {}): {}\n", "", p.key, def, def,
+                       core::range_text(p), p.description);
   }
 }
 
 void print_backend(std::ostream& out, const network::BackendInfo& b) {
   out << core::help_entry(b.name, 20, {b.description});
   for (const auto& p : b.params) {
-    out << fmt::format("  {:<20} {} ({}): {} {}, default {}: {}; source: {}\n", "", p.key,
-                       network::cli_flag(p), network::type_text(p), network::range_text(p),
-                       network::default_text(p), p.description, p.source);
+    out << fmt::format("  {:<20} {} ({}): {} {}, default {}: {}; source: {}\n", "", p.spec.key,
+                       core::cli_flag(p.spec), core::type_text(p.spec), core::range_text(p.spec),
+                       network::default_text(p), p.spec.description, p.spec.source);
   }
 }
 
@@ -67,9 +67,9 @@ void print_endpoint(std::ostream& out, const endpoint::EndpointInfo& e) {
 
 void print_endpoint_param(std::ostream& out, const endpoint::EndpointParam& p) {
   const endpoint::EndpointParams defaults;
-  out << fmt::format("  {:<24} default {}: {} (used by {}); source: {}\n", p.key,
-                     endpoint::format_endpoint_param(defaults, p), p.description, p.used_by,
-                     p.source);
+  out << fmt::format("  {:<24} default {}: {} (used by {}); source: {}\n", p.spec.key,
+                     endpoint::format_endpoint_param(defaults, p), p.spec.description, p.used_by,
+                     p.spec.source);
 }
 
 void print_model(std::ostream& out, const std::string& name) {
@@ -141,7 +141,7 @@ int help_for(const std::string& name, std::ostream& out) {
     }
   }
   for (const auto& p : endpoint::endpoint_params()) {
-    if (p.key == name)
+    if (p.spec.key == name)
       section("Endpoint parameter (--endpoint-param):"), print_endpoint_param(out, p);
   }
   for (const std::string& m : workload::model_names()) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,35 +13,27 @@
 #include "collective/collective.hpp"
 #include "collective/communicator.hpp"
 #include "collective/ir/program.hpp"
+#include "core/param.hpp"
 #include "core/registry.hpp"
 #include "core/units.hpp"
 #include "topology/topology.hpp"
 
 namespace collsim::collective {
 
-/// An integer parameter of an algorithm, with its default and allowed range; or, when `choices`
-/// is not empty, one of those names (written as the name, stored as its index).
-struct ParamSpec {
-  std::string key;
-  std::int64_t default_value = 0;
-  std::int64_t min = 0;
-  std::int64_t max = 0;
-  std::string description;
-  std::vector<std::string> choices = {};
-  /// One parameter per index: `key` ends in "K" ("dimK") and the user writes dim0, dim1, ...
-  /// (K = 0 .. kMaxParamIndex); an index not given is absent from the values (its default is
-  /// the algorithm's to apply), so the algorithm checks K against what it runs on.
-  bool indexed = false;
-};
+/// An algorithm's parameters are core::ParamSpecs (core/param.hpp) of type Count or Choice, with
+/// their default in the spec; their values are whole numbers (a choice: its index).
+using core::ParamSpec;
 
-/// Largest K of an indexed parameter ("dimK"): far above any topology's dimension count.
-inline constexpr std::uint32_t kMaxParamIndex = 1023;
+/// A whole-number parameter: default and allowed range [min, max].
+ParamSpec count_param(std::string_view key, std::uint64_t default_value, std::uint64_t min,
+                      std::uint64_t max, std::string_view description);
+/// A parameter naming one of `choices` (static storage), stored as its index; the first is the
+/// default.
+ParamSpec choice_param(std::string_view key, std::span<const std::string_view> choices,
+                       std::string_view description);
 
-/// K when `key` is an instance of the indexed parameter `spec` ("dim5" of "dimK"), else nullopt.
-std::optional<std::uint32_t> param_index(const ParamSpec& spec, std::string_view key);
-
-/// An algorithm's parameter values by key, complete: defaults filled in (indexed ones: only
-/// those given).
+/// An algorithm's parameter values by key, complete: defaults filled in (indexed ones, "dimK":
+/// only those given, under their own key "dim5").
 using ParamValues = std::map<std::string, std::int64_t>;
 
 struct BuildRequest {
@@ -98,14 +91,14 @@ const AlgorithmInfo& find_algorithm(std::string_view name, std::string_view fiel
 /// "ring:directions=2" (several as "name:k1=v1:k2=v2").
 struct AlgorithmChoice {
   const AlgorithmInfo* info = nullptr;
-  std::map<std::string, std::int64_t> params;  ///< complete: defaults filled in
+  ParamValues params;  ///< complete: defaults filled in
   std::string label;                           ///< the text the user wrote, used in reports
 };
 /// Throws core::InputError naming `field` for an unknown name, key, or out-of-range value.
 AlgorithmChoice parse_algorithm(std::string_view text, std::string_view field);
 /// Fill defaults and check ranges of explicitly given parameters.
-AlgorithmChoice make_choice(const AlgorithmInfo& info, std::map<std::string, std::int64_t> given,
-                            std::string label, std::string_view field);
+AlgorithmChoice make_choice(const AlgorithmInfo& info, ParamValues given, std::string label,
+                            std::string_view field);
 
 /// Check that the choice supports the collective and chunk count, then build the program for the
 /// communicator's ranks; the program's npus are the communicator's.

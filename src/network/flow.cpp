@@ -283,12 +283,12 @@ BackendInfo flow_info() {
           "fairly, latency added once per message; NPU injection/ejection caps",
       .params =
           {
-              {.key = "npu_injection_bandwidth",
+              {.spec = {.key = "npu_injection_bandwidth",
                .type = ParamType::Bandwidth,
                .unset = "no cap",
                .description = "cap on each NPU's total injection bandwidth across all its links "
                               "(a NIC slower than the sum of its links)",
-               .source = "ACE Sec. 3 (NPU-NIC bus); MultiTree Sec. V-A (NI)",
+               .source = "ACE Sec. 3 (NPU-NIC bus); MultiTree Sec. V-A (NI)",},
                .label = "inject",
                .models = kModels,
                .set =
@@ -299,11 +299,11 @@ BackendInfo flow_info() {
                    [](const BackendOptions& o) {
                      return bandwidth_value(o.npu_injection_bandwidth);
                    }},
-              {.key = "npu_ejection_bandwidth",
+              {.spec = {.key = "npu_ejection_bandwidth",
                .type = ParamType::Bandwidth,
                .unset = "no cap",
                .description = "cap on each NPU's total ejection bandwidth across all its links",
-               .source = "ACE Sec. 3 (NPU-NIC bus); MultiTree Sec. V-A (NI)",
+               .source = "ACE Sec. 3 (NPU-NIC bus); MultiTree Sec. V-A (NI)",},
                .label = "eject",
                .models = kModels,
                .set =

@@ -218,7 +218,7 @@ HierarchicalSpec spec_from_choice(const collective::AlgorithmChoice& choice, Col
   for (const auto& entry : choice.params) {
     const auto d = dim_param == choice.info->params.end()
                        ? std::nullopt
-                       : collective::param_index(*dim_param, entry.first);
+                       : core::param_index(*dim_param, entry.first);
     if (!d || entry.second == 0) continue;
     s.dim_algorithms.resize(std::max<std::size_t>(s.dim_algorithms.size(), *d + 1));
     s.dim_algorithms[*d] = collective::parse_algorithm(kDimAlgorithms[entry.second],

@@ -89,9 +89,9 @@ AlgorithmInfo package_doubling_info() {
       "reduced); striped over the package's k local switches (power-of-two ranks)",
       "switch-fc-hierarchical-torus Sec. III-B, Figs. 7-8",
       {Collective::AllReduce, Collective::AllGather},
-      {ParamSpec{"stripes", 0, 0, 64,
+      {count_param("stripes", 0, 0, 64,
                  "streams a transfer is split over, stream j through local switch (rule + j) "
-                 "mod k; 0: k of the package's local-switch dimension (1 on other topologies)"}},
+                 "mod k; 0: k of the package's local-switch dimension (1 on other topologies)")},
       &build};
   a.power_of_two = true;
   a.stage_steps = log2_steps;
