@@ -13,9 +13,9 @@
 #include "config/scenario.hpp"
 #include "core/engine.hpp"
 #include "core/error.hpp"
+#include "core/param.hpp"
 #include "network/options.hpp"
 #include "network/params.hpp"
-#include "core/param.hpp"
 #include "topology/builders.hpp"
 
 namespace collsim::network {
@@ -93,7 +93,8 @@ TEST(BackendParams, SchemasAreCompleteAndUnique) {
       EXPECT_NE(backends_taking(p.spec.key).find(b.name), std::string::npos);
     }
   }
-  for (const BackendParam* p : all_params()) EXPECT_TRUE(flags.insert(core::cli_flag(p->spec)).second);
+  for (const BackendParam* p : all_params())
+    EXPECT_TRUE(flags.insert(core::cli_flag(p->spec)).second);
   EXPECT_EQ(all_params().size(), 19u);  // 2 flow + 12 packet + 4 optical
   EXPECT_EQ(core::cli_flag(find_param("vc_buffer_flits")->spec), "--vc-buffer-flits");
   EXPECT_EQ(find_param("bogus"), nullptr);
@@ -135,18 +136,22 @@ TEST(BackendParams, ParseErrorsNameTheFieldAndTheConstraint) {
             "--vcs: must be a whole number, got \"x\"");
   EXPECT_EQ(input_error([&] { core::parse_param(vcs.spec, "-1", "--vcs"); }),
             "--vcs: must be a whole number, got \"-1\"");
-  EXPECT_EQ(input_error([&] { core::parse_param(vcs.spec, "0", "--vcs"); }), "--vcs: must be >= 1, got 0");
+  EXPECT_EQ(input_error([&] { core::parse_param(vcs.spec, "0", "--vcs"); }),
+            "--vcs: must be >= 1, got 0");
   EXPECT_EQ(input_error([&] { core::parse_param(vcs.spec, "4294967296", "--vcs"); }),
             "--vcs: must be <= 4294967295, got 4294967296");
   EXPECT_EQ(input_error([&] { core::parse_param(vcs.spec, "99999999999999999999", "--vcs"); }),
             "--vcs: must be <= 4294967295, got 99999999999999999999");
-  EXPECT_EQ(input_error([&] { core::parse_param(find_param("switching")->spec, "vct", "b.switching"); }),
-            "b.switching: must be virtual-cut-through or wormhole, got \"vct\"");
   EXPECT_EQ(
-      input_error([&] { core::parse_param(find_param("message_based_flow_control")->spec, "yes", "k"); }),
-      "k: must be true or false, got \"yes\"");
-  EXPECT_EQ(input_error([&] { core::parse_param(find_param("packet_payload")->spec, "5 GiB", "p"); }),
-            "p: must be <= 4294967295 B, got 5 GiB");
+      input_error([&] { core::parse_param(find_param("switching")->spec, "vct", "b.switching"); }),
+      "b.switching: must be virtual-cut-through or wormhole, got \"vct\"");
+  EXPECT_EQ(input_error([&] {
+              core::parse_param(find_param("message_based_flow_control")->spec, "yes", "k");
+            }),
+            "k: must be true or false, got \"yes\"");
+  EXPECT_EQ(
+      input_error([&] { core::parse_param(find_param("packet_payload")->spec, "5 GiB", "p"); }),
+      "p: must be <= 4294967295 B, got 5 GiB");
   EXPECT_NE(input_error([&] {
               core::parse_param(find_param("ni_bandwidth")->spec, "16", "n");
             }).find("n: \"16\" has no unit"),
@@ -154,7 +159,8 @@ TEST(BackendParams, ParseErrorsNameTheFieldAndTheConstraint) {
   // A Time parameter (none is declared yet): parsed with its unit, range in ps.
   const core::ParamSpec t{.key = "delay", .type = ParamType::Time, .min = 1, .max = 5000};
   EXPECT_EQ(std::get<core::Time>(core::parse_param(t, "2 ns", "d")), core::Time::from_ns(2));
-  EXPECT_EQ(input_error([&] { core::parse_param(t, "6 ns", "d"); }), "d: must be <= 5 ns, got 6 ns");
+  EXPECT_EQ(input_error([&] { core::parse_param(t, "6 ns", "d"); }),
+            "d: must be <= 5 ns, got 6 ns");
 }
 
 TEST(BackendParams, LabelsFollowTheSchemaOrder) {

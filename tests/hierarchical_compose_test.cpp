@@ -4,9 +4,8 @@
 // ring / fc / switch platforms.
 #include "scheduler/hierarchical_compose.hpp"
 
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <set>
 #include <string>

@@ -63,10 +63,11 @@ AlgorithmChoice make_choice(const AlgorithmInfo& info, ParamValues given, std::s
   AlgorithmChoice c{&info, {}, std::move(label)};
   for (const auto& [key, value] : given) {
     const ParamSpec& spec = param_of(info, key, field);
-    const std::string why = value < 0 ? fmt::format("must be >= {}, got {}", spec.min, value)
-                            : spec.type == core::ParamType::Choice
-                                ? core::check_param(spec, core::ChoiceIndex{static_cast<std::uint32_t>(value)})
-                                : core::check_param(spec, static_cast<std::uint64_t>(value));
+    const std::string why =
+        value < 0 ? fmt::format("must be >= {}, got {}", spec.min, value)
+        : spec.type == core::ParamType::Choice
+            ? core::check_param(spec, core::ChoiceIndex{static_cast<std::uint32_t>(value)})
+            : core::check_param(spec, static_cast<std::uint64_t>(value));
     if (!why.empty()) {
       throw core::InputError(fmt::format("{}: {}.{} {}", field, info.name, key, why));
     }

@@ -42,8 +42,8 @@ struct BuildRequest {
   Collective collective = Collective::AllReduce;
   core::Bytes size;  ///< collective size (collective.hpp conventions)
   std::uint32_t ranks() const { return communicator.size(); }
-  std::uint32_t chunks = 1;                    ///< pipelined chunks, >= 1
-  ParamValues params;                          ///< validated against the schema, defaults filled
+  std::uint32_t chunks = 1;  ///< pipelined chunks, >= 1
+  ParamValues params;        ///< validated against the schema, defaults filled
 };
 
 struct AlgorithmInfo {
@@ -92,7 +92,7 @@ const AlgorithmInfo& find_algorithm(std::string_view name, std::string_view fiel
 struct AlgorithmChoice {
   const AlgorithmInfo* info = nullptr;
   ParamValues params;  ///< complete: defaults filled in
-  std::string label;                           ///< the text the user wrote, used in reports
+  std::string label;   ///< the text the user wrote, used in reports
 };
 /// Throws core::InputError naming `field` for an unknown name, key, or out-of-range value.
 AlgorithmChoice parse_algorithm(std::string_view text, std::string_view field);

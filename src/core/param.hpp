@@ -37,8 +37,8 @@ struct ChoiceIndex {
   friend bool operator==(ChoiceIndex, ChoiceIndex) = default;
 };
 
-/// A parameter's value; the alternative follows its ParamType (Count: std::uint64_t; Share, Frequency
-/// and Flops: double, in 1, Hz and FLOP/s).
+/// A parameter's value; the alternative follows its ParamType (Count: std::uint64_t; Share,
+/// Frequency and Flops: double, in 1, Hz and FLOP/s).
 using ParamValue = std::variant<Bytes, Bandwidth, Time, std::uint64_t, bool, ChoiceIndex, double>;
 
 struct ParamSpec {

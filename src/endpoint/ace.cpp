@@ -90,7 +90,9 @@ EndpointInfo ace_info() {
              const EndpointParams& p) -> std::unique_ptr<Endpoint> {
             return std::make_unique<Ace>(sim, b, t, p);
           },
-          [](const EndpointParams& p) -> TrainingShare { return {1.0, 1.0 - p.ace_memory_share}; }};
+          [](const EndpointParams& p) -> TrainingShare {
+            return {1.0, 1.0 - p.ace_memory_share};
+          }};
 }
 
 }  // namespace collsim::endpoint

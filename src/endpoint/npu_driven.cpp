@@ -86,7 +86,9 @@ EndpointInfo baseline_plus_info() {
              const EndpointParams& p) -> std::unique_ptr<Endpoint> {
             return std::make_unique<NpuDriven>(sim, b, t, p, true);
           },
-          [](const EndpointParams& p) -> TrainingShare { return {1.0, 1.0 - p.ace_memory_share}; }};
+          [](const EndpointParams& p) -> TrainingShare {
+            return {1.0, 1.0 - p.ace_memory_share};
+          }};
 }
 
 }  // namespace collsim::endpoint

@@ -51,10 +51,9 @@ struct EndpointParams {
 /// One parameter of the schema: its core::ParamSpec (key, type, description, source; parsed,
 /// checked and formatted by core/param.hpp), which endpoints read it and where it lives.
 struct EndpointParam {
-  using Member =
-      std::variant<core::Time EndpointParams::*, core::Bandwidth EndpointParams::*,
-                   core::Bytes EndpointParams::*, std::uint32_t EndpointParams::*,
-                   double EndpointParams::*>;
+  using Member = std::variant<core::Time EndpointParams::*, core::Bandwidth EndpointParams::*,
+                              core::Bytes EndpointParams::*, std::uint32_t EndpointParams::*,
+                              double EndpointParams::*>;
   core::ParamSpec spec;
   std::string_view used_by;  ///< which endpoints read it
   Member member;

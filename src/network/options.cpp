@@ -13,8 +13,8 @@ std::vector<const BackendParam*> all_params() {
   std::vector<const BackendParam*> out;
   for (const BackendInfo& b : backends()) {
     for (const BackendParam& p : b.params) {
-      const bool seen = std::any_of(out.begin(), out.end(),
-                                    [&](const BackendParam* q) { return q->spec.key == p.spec.key; });
+      const bool seen = std::any_of(
+          out.begin(), out.end(), [&](const BackendParam* q) { return q->spec.key == p.spec.key; });
       if (!seen) out.push_back(&p);
     }
   }

@@ -38,11 +38,10 @@ collective::AlgorithmChoice default_dim_algorithm(topology::DimKind kind, Collec
   // The kind's entry says it (topology/dim_kind.cpp): one algorithm per kind of stage.
   const topology::DefaultAlgorithms& d = topology::traits(kind).hierarchical;
   const std::string_view name =
-      c == Collective::AllToAll    ? d.all_to_all
-      : c == Collective::AllGather ? d.all_gather
-      : c == Collective::AllReduce && schedule == InterDimPolicy::PerDimAllReduce
-          ? d.all_reduce
-          : d.split;
+      c == Collective::AllToAll                                                   ? d.all_to_all
+      : c == Collective::AllGather                                                ? d.all_gather
+      : c == Collective::AllReduce && schedule == InterDimPolicy::PerDimAllReduce ? d.all_reduce
+                                                                                  : d.split;
   return collective::parse_algorithm(name, "hierarchical");
 }
 
@@ -85,7 +84,8 @@ std::vector<DimModel> dim_models(const topology::Topology& topo, Collective c,
     core::Time step;
     for (topology::LinkId l : topo.route(group[0], group[1])) step += topo.links()[l].latency;
     const std::uint32_t phases = c == Collective::AllReduce ? 2 : 1;
-    m.fixed_delay = step * static_cast<std::int64_t>(phases * stage_steps(algorithms[d], c, m.size));
+    m.fixed_delay =
+        step * static_cast<std::int64_t>(phases * stage_steps(algorithms[d], c, m.size));
     out.push_back(m);
   }
   return out;

@@ -86,10 +86,8 @@ constexpr std::array kTable = {
         .diameter = [](std::uint32_t n) { return n - 1; },
         .closed_walk = false,
         .dependency_cycle_from = 2,
-        .hierarchical = {.split = "ring",
-                         .all_gather = "ring",
-                         .all_reduce = "ring",
-                         .all_to_all = "ring"},
+        .hierarchical =
+            {.split = "ring", .all_gather = "ring", .all_reduce = "ring", .all_to_all = "ring"},
     },
     DimKindTraits{
         .kind = DimKind::Line,
@@ -113,10 +111,8 @@ constexpr std::array kTable = {
         .diameter = [](std::uint32_t n) { return n - 1; },
         .closed_walk = false,
         .dependency_cycle_from = 0,
-        .hierarchical = {.split = "ring",
-                         .all_gather = "ring",
-                         .all_reduce = "ring",
-                         .all_to_all = "ring"},
+        .hierarchical =
+            {.split = "ring", .all_gather = "ring", .all_reduce = "ring", .all_to_all = "ring"},
     },
     DimKindTraits{
         .kind = DimKind::FullyConnected,

@@ -20,10 +20,10 @@ TopologyForm hierarchical_torus_form();  // switch_fc.cpp
 
 const core::Registry<TopologyForm>& topology_forms() {
   static const core::Registry<TopologyForm> all(
-      "topology form", {ring_form(), bidir_ring_form(), fully_connected_form(), switch_form(),
-                        torus_form(), mesh_form(), hierarchical_form(), optical_ring_form(),
-                        fat_tree_form(), bigraph_form(), switch_fc_form(),
-                        hierarchical_torus_form()});
+      "topology form",
+      {ring_form(), bidir_ring_form(), fully_connected_form(), switch_form(), torus_form(),
+       mesh_form(), hierarchical_form(), optical_ring_form(), fat_tree_form(), bigraph_form(),
+       switch_fc_form(), hierarchical_torus_form()});
   return all;
 }
 

@@ -16,8 +16,9 @@ constexpr std::string_view kIntra[] = {"fifo", "lifo", "scf"};
 constexpr std::string_view kGroups[] = {"auto", "all"};
 // scheduler/hierarchical.cpp spec_from_choice reads the index of each, in this order.
 constexpr std::string_view kDimAlgorithms[] = {
-    "default", "ring", "ring-both", "direct", "halving-doubling", "recursive-doubling",
-    "package-doubling"};
+    "default",          "ring", "ring-both", "direct", "halving-doubling", "recursive-doubling",
+    "package-doubling",
+};
 
 }  // namespace
 
@@ -38,8 +39,9 @@ AlgorithmInfo hierarchical_info() {
                     "Sec. 2.3), themis (Algorithm 1: least-loaded dimension first), or "
                     "per-dim-all-reduce (a full all-reduce in each dimension: the authors' "
                     "ASTRA-sim baseline)"),
-       choice_param("intra", kIntra,
-                    "order of a dimension's waiting chunks: fifo, lifo, scf (smallest chunk first)"),
+       choice_param(
+           "intra", kIntra,
+           "order of a dimension's waiting chunks: fifo, lifo, scf (smallest chunk first)"),
        count_param("active_chunks", 1, 1, 1024,
                    "chunk-stages a dimension runs at once (Sec. 4.3: several when one chunk cannot "
                    "saturate it)"),

@@ -76,7 +76,8 @@ AlgorithmInfo multitree_info() {
       {choice_param("mode", kModes,
                     "reference (the authors' simulator: round-boundary rule, root re-ordering) or "
                     "paper (Algorithm 1 as printed)"),
-       count_param("kary", 5, 2, 65, "tree edges an NPU may send and receive per time step, plus one"),
+       count_param("kary", 5, 2, 65,
+                   "tree edges an NPU may send and receive per time step, plus one"),
        count_param("lockstep", 0, 0, 1,
                    "1: every rank waits for every other at the end of each time step")},
       &build};

@@ -90,8 +90,8 @@ AlgorithmInfo package_doubling_info() {
       "switch-fc-hierarchical-torus Sec. III-B, Figs. 7-8",
       {Collective::AllReduce, Collective::AllGather},
       {count_param("stripes", 0, 0, 64,
-                 "streams a transfer is split over, stream j through local switch (rule + j) "
-                 "mod k; 0: k of the package's local-switch dimension (1 on other topologies)")},
+                   "streams a transfer is split over, stream j through local switch (rule + j) "
+                   "mod k; 0: k of the package's local-switch dimension (1 on other topologies)")},
       &build};
   a.power_of_two = true;
   a.stage_steps = log2_steps;

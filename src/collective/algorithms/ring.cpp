@@ -130,8 +130,8 @@ AlgorithmInfo ring_info() {
       {Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather,
        Collective::AllToAll},
       {count_param("directions", 1, 1, 2,
-                 "1: one direction; 2: half of every chunk each way round a bidirectional ring "
-                 "(all-reduce, reduce-scatter, all-gather)")},
+                   "1: one direction; 2: half of every chunk each way round a bidirectional ring "
+                   "(all-reduce, reduce-scatter, all-gather)")},
       &build};
   // A stage on P ranks: P - 1 steps, each to the neighbour (both ways at once with directions=2).
   a.stage_steps = [](Collective, std::uint32_t ranks, const ParamValues&) { return ranks - 1; };
