@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <limits>
+#include <type_traits>
+#include <variant>
 
 #include "core/error.hpp"
 
