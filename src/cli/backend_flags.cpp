@@ -58,7 +58,10 @@ void add_backend_options(CLI::App& cmd, BackendParamTexts& given) {
 std::vector<network::BackendOptions> backend_options(
     std::span<const network::BackendInfo* const> chosen, const BackendParamTexts& given) {
   network::BackendOptions all;
-  for (const auto& [key, text] : given) {
+  // Not a structured binding: clang before 16 cannot capture one in the lambda below.
+  for (const auto& entry : given) {
+    const std::string& key = entry.first;
+    const std::string& text = entry.second;
     const network::BackendParam* p = network::find_param(key);
     if (p == nullptr) throw std::logic_error("no backend parameter \"" + key + "\"");
     const std::string flag = core::cli_flag(p->spec);
