@@ -17,10 +17,7 @@ namespace {
 class DirectGenerator final : public OpGenerator {
  public:
   DirectGenerator(Collective c, std::uint32_t n, std::uint32_t chunks)
-      : c_(c),
-        n_(n),
-        half_(chunks * (n - 1)),
-        phases_(c == Collective::AllReduce ? 2 : 1) {}
+      : c_(c), n_(n), half_(chunks * (n - 1)), phases_(c == Collective::AllReduce ? 2 : 1) {}
 
   std::uint32_t size(Lane) const override { return phases_ * 2 * half_; }
 
