@@ -203,15 +203,9 @@ HierarchicalSpec spec_from_choice(const collective::AlgorithmChoice& choice, Col
                          : IntraDimPolicy::Fifo;
   s.active_chunks = static_cast<std::uint32_t>(choice.params.at("active_chunks"));
   s.all_groups = choice.params.at("groups") == 1;
-  // dimK=NAME overrides, for any K (algorithms/hierarchical.cpp lists the names in this order);
-  // prepare() checks K against the platform's dimensions.
-  static constexpr const char* kDimAlgorithms[] = {"",
-                                                   "ring",
-                                                   "ring:directions=2",
-                                                   "direct",
-                                                   "halving-doubling",
-                                                   "recursive-doubling",
-                                                   "package-doubling"};
+  // dimK=NAME overrides, for any K; prepare() checks K against the platform's dimensions. NAME is
+  // a registered algorithm, "default" (choice 0: the kind's) or ring-both, which stands for
+  // ring:directions=2 (':' separates the hierarchical algorithm's own parameters).
   const auto dim_param =
       std::find_if(choice.info->params.begin(), choice.info->params.end(),
                    [](const collective::ParamSpec& p) { return p.indexed && p.key == "dimK"; });
@@ -221,8 +215,9 @@ HierarchicalSpec spec_from_choice(const collective::AlgorithmChoice& choice, Col
                        : core::param_index(*dim_param, entry.first);
     if (!d || entry.second == 0) continue;
     s.dim_algorithms.resize(std::max<std::size_t>(s.dim_algorithms.size(), *d + 1));
-    s.dim_algorithms[*d] = collective::parse_algorithm(kDimAlgorithms[entry.second],
-                                                       fmt::format("hierarchical: dim{}", *d));
+    const std::string_view name = dim_param->choices[static_cast<std::size_t>(entry.second)];
+    s.dim_algorithms[*d] = collective::parse_algorithm(
+        name == "ring-both" ? "ring:directions=2" : name, fmt::format("hierarchical: dim{}", *d));
   }
   return s;
 }

@@ -14,7 +14,8 @@ namespace {
 constexpr std::string_view kSchedules[] = {"baseline", "themis", "per-dim-all-reduce"};
 constexpr std::string_view kIntra[] = {"fifo", "lifo", "scf"};
 constexpr std::string_view kGroups[] = {"auto", "all"};
-// scheduler/hierarchical.cpp spec_from_choice reads the index of each, in this order.
+// "default" first (index 0: the kind's); the others are registered algorithm names, except
+// ring-both (ring:directions=2), as scheduler/hierarchical.cpp spec_from_choice reads them.
 constexpr std::string_view kDimAlgorithms[] = {
     "default",          "ring", "ring-both", "direct", "halving-doubling", "recursive-doubling",
     "package-doubling",
