@@ -19,7 +19,7 @@ namespace {
 
 // The value's placeholder in --help: "--vcs N", "--switching virtual-cut-through|wormhole".
 std::string placeholder(const network::BackendParam& p) {
-  switch (p.type) {
+  switch (p.spec.type) {
     case network::ParamType::Bytes:
       return "SIZE";
     case network::ParamType::Bandwidth:
@@ -29,7 +29,7 @@ std::string placeholder(const network::BackendParam& p) {
     case network::ParamType::Count:
       return "N";
     default:
-      return fmt::format("{}", fmt::join(p.choices, "|"));  // a Choice (a Bool is a flag)
+      return fmt::format("{}", fmt::join(p.spec.choices, "|"));  // a Choice (a Bool is a flag)
   }
 }
 
@@ -37,18 +37,18 @@ std::string placeholder(const network::BackendParam& p) {
 
 void add_backend_options(CLI::App& cmd, BackendParamTexts& given) {
   for (const network::BackendParam* p : network::all_params()) {
-    const std::string key(p->key);
-    const std::string unit = p->unit.empty() ? "" : fmt::format("in {}; ", p->unit);
-    const std::string help = fmt::format("{} ({}default {}; source: {})", p->description, unit,
-                                         network::default_text(*p), p->source);
+    const std::string key(p->spec.key);
+    const std::string unit = p->spec.unit.empty() ? "" : fmt::format("in {}; ", p->spec.unit);
+    const std::string help = fmt::format("{} ({}default {}; source: {})", p->spec.description, unit,
+                                         network::default_text(*p), p->spec.source);
     const std::string group = network::backends_taking(key) + " backend";
-    if (p->type == network::ParamType::Bool) {
+    if (p->spec.type == network::ParamType::Bool) {
       cmd.add_flag_callback(
-             network::cli_flag(*p), [&given, key] { given[key] = "true"; }, help)
+             core::cli_flag(p->spec), [&given, key] { given[key] = "true"; }, help)
           ->group(group);
     } else {
       cmd.add_option_function<std::string>(
-             network::cli_flag(*p), [&given, key](const std::string& v) { given[key] = v; }, help)
+             core::cli_flag(p->spec), [&given, key](const std::string& v) { given[key] = v; }, help)
           ->type_name(placeholder(*p))
           ->group(group);
     }
@@ -58,10 +58,13 @@ void add_backend_options(CLI::App& cmd, BackendParamTexts& given) {
 std::vector<network::BackendOptions> backend_options(
     std::span<const network::BackendInfo* const> chosen, const BackendParamTexts& given) {
   network::BackendOptions all;
-  for (const auto& [key, text] : given) {
+  // Not a structured binding: clang before 16 cannot capture one in the lambda below.
+  for (const auto& entry : given) {
+    const std::string& key = entry.first;
+    const std::string& text = entry.second;
     const network::BackendParam* p = network::find_param(key);
     if (p == nullptr) throw std::logic_error("no backend parameter \"" + key + "\"");
-    const std::string flag = network::cli_flag(*p);
+    const std::string flag = core::cli_flag(p->spec);
     const bool taken = std::any_of(chosen.begin(), chosen.end(),
                                    [&](const auto* b) { return network::takes(*b, key); });
     if (!taken) network::refuse_param(*p, chosen, flag, flag);

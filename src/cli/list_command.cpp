@@ -1,4 +1,5 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <ostream>
@@ -7,6 +8,8 @@
 #include "cli/commands.hpp"
 #include "collective/algorithm.hpp"
 #include "core/error.hpp"
+#include "core/param.hpp"
+#include "core/registry.hpp"
 #include "endpoint/endpoint.hpp"
 #include "network/backend.hpp"
 #include "network/params.hpp"
@@ -20,55 +23,53 @@ namespace {
 
 // One entry of each registry, as `collsim list` and `collsim help NAME` print it.
 void print_form(std::ostream& out, const topology::TopologyForm& f) {
-  out << fmt::format("  {:<22} {}\n  {:<22} e.g. {}; source: {}\n", f.syntax, f.description, "",
-                     f.example, f.source);
+  out << core::help_entry(f.syntax, 22,
+                          {f.description, fmt::format("e.g. {}; source: {}", f.example, f.source)});
 }
 
 void print_dim_kind(std::ostream& out, const topology::DimKindTraits& k) {
   std::string aliases;
   for (std::string_view a : k.aliases) aliases += fmt::format(" (or {})", a);
-  out << fmt::format("  {:<22} {}\n  {:<22} {}; source: {}\n", std::string(k.name) + aliases,
-                     k.description, "", k.aggregation, k.source);
+  out << core::help_entry(std::string(k.name) + aliases, 22,
+                          {k.description, fmt::format("{}; source: {}", k.aggregation, k.source)});
 }
 
 void print_algorithm(std::ostream& out, const collective::AlgorithmInfo& a) {
   std::string colls;
   for (auto c : a.collectives)
     colls += (colls.empty() ? "" : ", ") + std::string(collective::to_string(c));
-  out << fmt::format("  {:<20} {}\n  {:<20} collectives: {}\n  {:<20} source: {}\n", a.name,
-                     a.description, "", colls, "", a.source);
+  out << core::help_entry(a.name, 20,
+                          {a.description, "collectives: " + colls, "source: " + a.source});
   for (const auto& p : a.params) {
-    if (!p.choices.empty()) {  // named values: show the names, not their indexes
-      std::string names;
-      for (const auto& c : p.choices) names += (names.empty() ? "" : "|") + c;
-      out << fmt::format("  {:<20} {}={} (one of {}): {}\n", "", p.key,
-                         p.choices[static_cast<std::size_t>(p.default_value)], names,
-                         p.description);
+    const std::string def = core::format_param(p, *p.default_value);
+    if (p.type == core::ParamType::Choice) {  // named values: show the names, not their indexes
+      out << fmt::format("  {:<20} {}={} (one of {}): {}\n", "", p.key, def,
+                         fmt::join(p.choices, "|"), p.description);
       continue;
     }
-    out << fmt::format("  {:<20} {}={} (default {}, range {}..{}): {}\n", "", p.key,
-                       p.default_value, p.default_value, p.min, p.max, p.description);
+    out << fmt::format("  {:<20} {}={} (default {}, range {}): {}\n", "", p.key, def, def,
+                       core::range_text(p), p.description);
   }
 }
 
 void print_backend(std::ostream& out, const network::BackendInfo& b) {
-  out << fmt::format("  {:<20} {}\n", b.name, b.description);
+  out << core::help_entry(b.name, 20, {b.description});
   for (const auto& p : b.params) {
-    out << fmt::format("  {:<20} {} ({}): {} {}, default {}: {}; source: {}\n", "", p.key,
-                       network::cli_flag(p), network::type_text(p), network::range_text(p),
-                       network::default_text(p), p.description, p.source);
+    out << fmt::format("  {:<20} {} ({}): {} {}, default {}: {}; source: {}\n", "", p.spec.key,
+                       core::cli_flag(p.spec), core::type_text(p.spec), core::range_text(p.spec),
+                       network::default_text(p), p.spec.description, p.spec.source);
   }
 }
 
 void print_endpoint(std::ostream& out, const endpoint::EndpointInfo& e) {
-  out << fmt::format("  {:<20} {}\n  {:<20} source: {}\n", e.name, e.description, "", e.source);
+  out << core::help_entry(e.name, 20, {e.description, "source: " + e.source});
 }
 
 void print_endpoint_param(std::ostream& out, const endpoint::EndpointParam& p) {
   const endpoint::EndpointParams defaults;
-  out << fmt::format("  {:<24} default {}: {} (used by {}); source: {}\n", p.key,
-                     endpoint::format_endpoint_param(defaults, p), p.description, p.used_by,
-                     p.source);
+  out << fmt::format("  {:<24} default {}: {} (used by {}); source: {}\n", p.spec.key,
+                     endpoint::format_endpoint_param(defaults, p), p.spec.description, p.used_by,
+                     p.spec.source);
 }
 
 void print_model(std::ostream& out, const std::string& name) {
@@ -120,22 +121,18 @@ int help_for(const std::string& name, std::ostream& out) {
   for (const auto& f : topology::topology_forms()) {
     if (form_name(f.syntax) == name) section("Topology (--topology):"), print_form(out, f);
   }
-  for (const auto& k : topology::dim_kinds()) {
-    bool match = k.name == name;
-    for (std::string_view a : k.aliases) match = match || a == name;
-    if (match) section("Dimension kind (hier:... or a scenario's dims:):"), print_dim_kind(out, k);
+  if (const auto* k = topology::dim_kinds().find(name)) {
+    section("Dimension kind (hier:... or a scenario's dims:):"), print_dim_kind(out, *k);
   }
-  for (const auto& a : collective::algorithms()) {
-    if (a.name == name)
-      section("Algorithm (--algorithms NAME[:key=value...]):"), print_algorithm(out, a);
+  if (const auto* a = collective::algorithms().find(name)) {
+    section("Algorithm (--algorithms NAME[:key=value...]):"), print_algorithm(out, *a);
   }
-  for (const auto& b : network::backends()) {
-    if (b.name == name) section("Network backend (--backend):"), print_backend(out, b);
+  if (const auto* b = network::backends().find(name)) {
+    section("Network backend (--backend):"), print_backend(out, *b);
   }
-  for (const auto& e : endpoint::endpoints()) {
-    if (e.name != name) continue;
+  if (const auto* e = endpoint::endpoints().find(name)) {
     section("Endpoint (--endpoint):");
-    print_endpoint(out, e);
+    print_endpoint(out, *e);
     out << "  parameters (--endpoint-param KEY=VALUE):\n";
     for (const auto& p : endpoint::endpoint_params()) {
       if (p.used_by.find(name) != std::string_view::npos || p.used_by == "all") {
@@ -144,7 +141,7 @@ int help_for(const std::string& name, std::ostream& out) {
     }
   }
   for (const auto& p : endpoint::endpoint_params()) {
-    if (p.key == name)
+    if (p.spec.key == name)
       section("Endpoint parameter (--endpoint-param):"), print_endpoint_param(out, p);
   }
   for (const std::string& m : workload::model_names()) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 
 #include "core/error.hpp"
@@ -14,75 +15,92 @@ bool AlgorithmInfo::supports(Collective c) const {
 }
 
 const AlgorithmInfo& find_algorithm(std::string_view name, std::string_view field) {
-  for (const AlgorithmInfo& a : algorithms()) {
-    if (a.name == name) return a;
-  }
-  std::string valid;
-  for (const AlgorithmInfo& a : algorithms()) valid += (valid.empty() ? "" : ", ") + a.name;
-  throw core::InputError(
-      fmt::format("{}: unknown algorithm \"{}\"; valid: {}", field, name, valid));
+  return algorithms().find(name, field);
 }
 
-AlgorithmChoice make_choice(const AlgorithmInfo& info, std::map<std::string, std::int64_t> given,
-                            std::string label, std::string_view field) {
+ParamSpec count_param(std::string_view key, std::uint64_t default_value, std::uint64_t min,
+                      std::uint64_t max, std::string_view description) {
+  return ParamSpec{.key = key,
+                   .type = core::ParamType::Count,
+                   .min = min,
+                   .max = max,
+                   .default_value = core::ParamValue{default_value},
+                   .description = description};
+}
+
+ParamSpec choice_param(std::string_view key, std::span<const std::string_view> choices,
+                       std::string_view description) {
+  return ParamSpec{.key = key,
+                   .type = core::ParamType::Choice,
+                   .choices = choices,
+                   .default_value = core::ParamValue{core::ChoiceIndex{0}},
+                   .description = description};
+}
+
+namespace {
+
+// The parameter of `info` that `key` names (an indexed one by any of its indexes), or nullptr.
+const ParamSpec* find_param(const AlgorithmInfo& info, std::string_view key) {
+  for (const ParamSpec& s : info.params) {
+    if (core::names_param(s, key)) return &s;
+  }
+  return nullptr;
+}
+
+// The parameter `key` of `info`; throws core::InputError naming `field` and the valid keys.
+const ParamSpec& param_of(const AlgorithmInfo& info, std::string_view key, std::string_view field) {
+  if (const ParamSpec* s = find_param(info, key)) return *s;
+  std::string valid;
+  for (const ParamSpec& s : info.params) valid += (valid.empty() ? "" : ", ") + std::string(s.key);
+  throw core::InputError(fmt::format("{}: algorithm {} has no parameter \"{}\"{}", field, info.name,
+                                     key, valid.empty() ? "" : "; valid: " + valid));
+}
+
+}  // namespace
+
+AlgorithmChoice make_choice(const AlgorithmInfo& info, ParamValues given, std::string label,
+                            std::string_view field) {
   AlgorithmChoice c{&info, {}, std::move(label)};
-  // Not a structured binding: clang before 16 cannot capture one in the lambda below.
-  for (const auto& entry : given) {
-    const std::string& key = entry.first;
-    const std::int64_t value = entry.second;
-    auto spec = std::find_if(info.params.begin(), info.params.end(),
-                             [&](const ParamSpec& s) { return s.key == key; });
-    if (spec == info.params.end()) {
-      std::string valid;
-      for (const ParamSpec& s : info.params) valid += (valid.empty() ? "" : ", ") + s.key;
-      throw core::InputError(fmt::format("{}: algorithm {} has no parameter \"{}\"{}", field,
-                                         info.name, key, valid.empty() ? "" : "; valid: " + valid));
-    }
-    if (value < spec->min || value > spec->max) {
-      throw core::InputError(fmt::format("{}: {}.{} must be in [{}, {}], got {}", field, info.name,
-                                         key, spec->min, spec->max, value));
+  for (const auto& [key, value] : given) {
+    const ParamSpec& spec = param_of(info, key, field);
+    const std::string why =
+        value < 0 ? fmt::format("must be >= {}, got {}", spec.min, value)
+        : spec.type == core::ParamType::Choice
+            ? core::check_param(spec, core::ChoiceIndex{static_cast<std::uint32_t>(value)})
+            : core::check_param(spec, static_cast<std::uint64_t>(value));
+    if (!why.empty()) {
+      throw core::InputError(fmt::format("{}: {}.{} {}", field, info.name, key, why));
     }
   }
   for (const ParamSpec& s : info.params) {
-    auto it = given.find(s.key);
-    c.params[s.key] = it == given.end() ? s.default_value : it->second;
+    if (!s.indexed) c.params[std::string(s.key)] = core::as_integer(*s.default_value);
   }
+  for (auto& [key, value] : given) c.params[key] = value;  // indexed ones: only those given
   return c;
 }
 
 AlgorithmChoice parse_algorithm(std::string_view text, std::string_view field) {
   const std::size_t colon = text.find(':');
   const AlgorithmInfo& info = find_algorithm(text.substr(0, colon), field);
-  std::map<std::string, std::int64_t> given;
+  ParamValues given;
   std::string_view rest = colon == std::string_view::npos ? "" : text.substr(colon + 1);
   while (!rest.empty()) {
     const std::size_t next = rest.find(':');
     const std::string_view kv = rest.substr(0, next);
     rest = next == std::string_view::npos ? "" : rest.substr(next + 1);
     const std::size_t eq = kv.find('=');
-    std::int64_t value = 0;
-    const char* end = kv.data() + kv.size();
-    const std::string_view key = kv.substr(0, eq == std::string_view::npos ? kv.size() : eq);
-    auto spec = std::find_if(info.params.begin(), info.params.end(),
-                             [&](const ParamSpec& s) { return s.key == key; });
-    if (eq != std::string_view::npos && spec != info.params.end() && !spec->choices.empty()) {
-      const std::string_view name = kv.substr(eq + 1);
-      auto it = std::find(spec->choices.begin(), spec->choices.end(), name);
-      if (it == spec->choices.end()) {
-        std::string valid;
-        for (const std::string& c : spec->choices) valid += (valid.empty() ? "" : ", ") + c;
-        throw core::InputError(fmt::format("{}: {}.{} must be one of {}, got \"{}\"", field,
-                                           info.name, key, valid, name));
-      }
-      given[std::string(key)] = it - spec->choices.begin();
-      continue;
-    }
-    if (eq == std::string_view::npos ||
-        std::from_chars(kv.data() + eq + 1, end, value).ptr != end || eq + 1 == kv.size()) {
+    if (eq == std::string_view::npos) {
       throw core::InputError(fmt::format(
-          "{}: \"{}\" in \"{}\" is not key=integer (e.g. ring:directions=2)", field, kv, text));
+          "{}: \"{}\" in \"{}\" is not key=value (e.g. ring:directions=2)", field, kv, text));
     }
-    given[std::string(kv.substr(0, eq))] = value;
+    const std::string_view key = kv.substr(0, eq);
+    // One parse and check for every parameter type (core/param.hpp); the message names the
+    // algorithm's key as "ring.directions".
+    auto value = core::parse_word(param_of(info, key, field), kv.substr(eq + 1));
+    if (const auto* why = std::get_if<std::string>(&value)) {
+      throw core::InputError(fmt::format("{}: {}.{} {}", field, info.name, key, *why));
+    }
+    given[std::string(key)] = core::as_integer(std::get<core::ParamValue>(value));
   }
   return make_choice(info, std::move(given), std::string(text), field);
 }
@@ -140,6 +158,10 @@ void add_step(Program& p, const std::vector<Transfer>& step, bool reduce, std::u
   const Op::Kind k = reduce ? Op::Kind::RecvReduce : Op::Kind::Recv;
   for (const Transfer& t : step)
     p.ops[p.lane(t.to, stream)].push_back(Op{k, t.from, t.first, t.count});
+}
+
+std::uint32_t log2_steps(Collective, std::uint32_t ranks, const ParamValues&) {
+  return static_cast<std::uint32_t>(std::bit_width(ranks) - 1);
 }
 
 void require_power_of_two(std::string_view algorithm, std::uint32_t n) {

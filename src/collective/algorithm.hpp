@@ -4,6 +4,8 @@
 // topology (never the network backend) and returns a Program.
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,21 +13,28 @@
 #include "collective/collective.hpp"
 #include "collective/communicator.hpp"
 #include "collective/ir/program.hpp"
+#include "core/param.hpp"
+#include "core/registry.hpp"
 #include "core/units.hpp"
 #include "topology/topology.hpp"
 
 namespace collsim::collective {
 
-/// An integer parameter of an algorithm, with its default and allowed range; or, when `choices`
-/// is not empty, one of those names (written as the name, stored as its index).
-struct ParamSpec {
-  std::string key;
-  std::int64_t default_value = 0;
-  std::int64_t min = 0;
-  std::int64_t max = 0;
-  std::string description;
-  std::vector<std::string> choices = {};
-};
+/// An algorithm's parameters are core::ParamSpecs (core/param.hpp) of type Count or Choice, with
+/// their default in the spec; their values are whole numbers (a choice: its index).
+using core::ParamSpec;
+
+/// A whole-number parameter: default and allowed range [min, max].
+ParamSpec count_param(std::string_view key, std::uint64_t default_value, std::uint64_t min,
+                      std::uint64_t max, std::string_view description);
+/// A parameter naming one of `choices` (static storage), stored as its index; the first is the
+/// default.
+ParamSpec choice_param(std::string_view key, std::span<const std::string_view> choices,
+                       std::string_view description);
+
+/// An algorithm's parameter values by key, complete: defaults filled in (indexed ones, "dimK":
+/// only those given, under their own key "dim5").
+using ParamValues = std::map<std::string, std::int64_t>;
 
 struct BuildRequest {
   const topology::Topology& topology;
@@ -33,8 +42,8 @@ struct BuildRequest {
   Collective collective = Collective::AllReduce;
   core::Bytes size;  ///< collective size (collective.hpp conventions)
   std::uint32_t ranks() const { return communicator.size(); }
-  std::uint32_t chunks = 1;                    ///< pipelined chunks, >= 1
-  std::map<std::string, std::int64_t> params;  ///< validated against the schema, defaults filled
+  std::uint32_t chunks = 1;  ///< pipelined chunks, >= 1
+  ParamValues params;        ///< validated against the schema, defaults filled
 };
 
 struct AlgorithmInfo {
@@ -57,6 +66,14 @@ struct AlgorithmInfo {
   /// Runs on power-of-two rank counts only (build throws core::InputError naming "power-of-two"
   /// for others).
   bool power_of_two = false;
+  /// Steps of one stage of collective `c` on `ranks` ranks when the algorithm runs a dimension of
+  /// a hierarchical collective: the planner's fixed delay is steps x the dimension's hop latency
+  /// (Themis Sec. 4.4 "number_of_steps"). Null: ranks - 1 (a ring's count).
+  std::uint32_t (*stage_steps)(Collective c, std::uint32_t ranks,
+                               const ParamValues& params) = nullptr;
+  /// With these parameters it sends one way round a ring only, so on a bidirectional ring
+  /// dimension it uses half of an NPU's links there (the planner's bandwidth). Null: never.
+  bool (*one_way)(const ParamValues& params) = nullptr;
 
   bool supports(Collective c) const;
 };
@@ -64,23 +81,24 @@ struct AlgorithmInfo {
 /// "" when `info` can run on `topo` (its requires_topology), else the reason.
 std::string refusal(const AlgorithmInfo& info, const topology::Topology& topo);
 
-/// Every registered algorithm, in a fixed order.
-const std::vector<AlgorithmInfo>& algorithms();
-/// Throws core::InputError naming `field` and listing the valid names.
+/// Every registered algorithm, in a fixed order (registry.cpp).
+const core::Registry<AlgorithmInfo>& algorithms();
+/// algorithms().find(name, field): throws core::InputError naming `field` and listing the valid
+/// names.
 const AlgorithmInfo& find_algorithm(std::string_view name, std::string_view field);
 
 /// An algorithm with its parameters, as written on the command line: "ring" or
 /// "ring:directions=2" (several as "name:k1=v1:k2=v2").
 struct AlgorithmChoice {
   const AlgorithmInfo* info = nullptr;
-  std::map<std::string, std::int64_t> params;  ///< complete: defaults filled in
-  std::string label;                           ///< the text the user wrote, used in reports
+  ParamValues params;  ///< complete: defaults filled in
+  std::string label;   ///< the text the user wrote, used in reports
 };
 /// Throws core::InputError naming `field` for an unknown name, key, or out-of-range value.
 AlgorithmChoice parse_algorithm(std::string_view text, std::string_view field);
 /// Fill defaults and check ranges of explicitly given parameters.
-AlgorithmChoice make_choice(const AlgorithmInfo& info, std::map<std::string, std::int64_t> given,
-                            std::string label, std::string_view field);
+AlgorithmChoice make_choice(const AlgorithmInfo& info, ParamValues given, std::string label,
+                            std::string_view field);
 
 /// Check that the choice supports the collective and chunk count, then build the program for the
 /// communicator's ranks; the program's npus are the communicator's.
@@ -103,6 +121,9 @@ struct Transfer {
 };
 /// Appends one step's sends and receives to stream `stream` of the ranks.
 void add_step(Program& p, const std::vector<Transfer>& step, bool reduce, std::uint32_t stream = 0);
+
+/// log2(ranks) steps (halving, doubling): a stage_steps entry for power-of-two algorithms.
+std::uint32_t log2_steps(Collective c, std::uint32_t ranks, const ParamValues& params);
 
 /// Throws core::InputError unless n is a power of two.
 void require_power_of_two(std::string_view algorithm, std::uint32_t n);

@@ -376,7 +376,7 @@ class Reader : public io::YamlReader {
     std::string name = std::string(kDefaultBackend);
     if (b.IsMap()) {
       std::vector<std::string_view> keys = {"name"};
-      for (const network::BackendParam* p : network::all_params()) keys.push_back(p->key);
+      for (const network::BackendParam* p : network::all_params()) keys.push_back(p->spec.key);
       check_keys(b, path, keys);
       if (b["name"]) name = scalar(b["name"], path + ".name");
     } else {

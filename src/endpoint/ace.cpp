@@ -16,7 +16,6 @@
 #include <numeric>
 
 #include "endpoint/bus_endpoint.hpp"
-#include "endpoint/models.hpp"
 
 namespace collsim::endpoint {
 namespace {
@@ -82,11 +81,18 @@ class Ace final : public BusEndpoint, public ChunkAdmission {
 
 }  // namespace
 
-TrainingShare ace_share(const EndpointParams& p) { return {1.0, 1.0 - p.ace_memory_share}; }
-
-std::unique_ptr<Endpoint> make_ace(core::Simulation& sim, network::Backend& backend,
-                                   const topology::Topology& topo, const EndpointParams& p) {
-  return std::make_unique<Ace>(sim, backend, topo, p);
+EndpointInfo ace_info() {
+  return {"ace",
+          "collective offload in the NIC: payload DMA'd into SRAM once and back once, messages "
+          "reduced by ACE's ALUs, chunks in flight bounded by SRAM partitions and state machines",
+          "ACE (MICRO'20) Sec. 4 and 6",
+          [](core::Simulation& sim, network::Backend& b, const topology::Topology& t,
+             const EndpointParams& p) -> std::unique_ptr<Endpoint> {
+            return std::make_unique<Ace>(sim, b, t, p);
+          },
+          [](const EndpointParams& p) -> TrainingShare {
+            return {1.0, 1.0 - p.ace_memory_share};
+          }};
 }
 
 }  // namespace collsim::endpoint

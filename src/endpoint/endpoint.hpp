@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/engine.hpp"
+#include "core/registry.hpp"
 #include "core/slot_pool.hpp"
 #include "core/units.hpp"
 #include "endpoint/params.hpp"
@@ -142,8 +143,8 @@ struct EndpointInfo {
   TrainingShare (*training_share)(const EndpointParams& params) = nullptr;
 };
 
-/// Every registered endpoint model, in a fixed order.
-const std::vector<EndpointInfo>& endpoints();
+/// Every registered endpoint model, in a fixed order (registry.cpp).
+const core::Registry<EndpointInfo>& endpoints();
 /// Throws core::InputError naming `field` and listing the valid names.
 const EndpointInfo& find_endpoint(std::string_view name, std::string_view field);
 

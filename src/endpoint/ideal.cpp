@@ -26,6 +26,18 @@ void Ideal::send(const Message& m, network::DeliveryHandler& h, std::uint64_t ta
   sim_.schedule_in(p_.message_overhead, *this, slot);
 }
 
+EndpointInfo ideal_info() {
+  return {"ideal",
+          "no endpoint cost: a message is on the wire when the executor sends it and usable when "
+          "its last byte arrives (reduction and memory traffic take no time)",
+          "ACE (MICRO'20) Sec. 5, the \"Ideal\" system (unlimited NIC resources, no endpoint "
+          "latency)",
+          [](core::Simulation& sim, network::Backend& b, const topology::Topology&,
+             const EndpointParams& p) -> std::unique_ptr<Endpoint> {
+            return std::make_unique<Ideal>(sim, b, p);
+          }};
+}
+
 void Ideal::on_event(std::uint64_t slot) {
   const Pending p = pending_[static_cast<std::uint32_t>(slot)];
   pending_.release(static_cast<std::uint32_t>(slot));

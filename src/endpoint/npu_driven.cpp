@@ -10,7 +10,6 @@
 // keeps what ACE keeps (100% of compute, 100% - ace_memory_share of memory), isolating the
 // buses' latency and congestion.
 #include "endpoint/bus_endpoint.hpp"
-#include "endpoint/models.hpp"
 
 namespace collsim::endpoint {
 namespace {
@@ -63,15 +62,33 @@ class NpuDriven final : public BusEndpoint {
 
 }  // namespace
 
-TrainingShare npu_driven_share(const EndpointParams& p, bool plus) {
-  if (plus) return {1.0, 1.0 - p.ace_memory_share};
-  return {1.0 - p.baseline_compute_share, 1.0 - p.baseline_memory_share};
+EndpointInfo baseline_info() {
+  return {"baseline",
+          "NPU-driven: every message crosses the NPU-memory and NPU-NIC buses (LogGP) at both "
+          "ends, reductions read and write memory; training loses 5% of compute and 20% of memory "
+          "bandwidth",
+          "ACE (MICRO'20) Sec. 3, 4.2 (Fig. 7b) and 5 \"Baseline\"",
+          [](core::Simulation& sim, network::Backend& b, const topology::Topology& t,
+             const EndpointParams& p) -> std::unique_ptr<Endpoint> {
+            return std::make_unique<NpuDriven>(sim, b, t, p, false);
+          },
+          [](const EndpointParams& p) -> TrainingShare {
+            return {1.0 - p.baseline_compute_share, 1.0 - p.baseline_memory_share};
+          }};
 }
 
-std::unique_ptr<Endpoint> make_npu_driven(core::Simulation& sim, network::Backend& backend,
-                                          const topology::Topology& topo, const EndpointParams& p,
-                                          bool plus) {
-  return std::make_unique<NpuDriven>(sim, backend, topo, p, plus);
+EndpointInfo baseline_plus_info() {
+  return {"baseline++",
+          "as baseline, but training keeps what it keeps under ACE (isolates bus latency and "
+          "congestion)",
+          "ACE (MICRO'20) Sec. 5 \"Baseline++\"",
+          [](core::Simulation& sim, network::Backend& b, const topology::Topology& t,
+             const EndpointParams& p) -> std::unique_ptr<Endpoint> {
+            return std::make_unique<NpuDriven>(sim, b, t, p, true);
+          },
+          [](const EndpointParams& p) -> TrainingShare {
+            return {1.0, 1.0 - p.ace_memory_share};
+          }};
 }
 
 }  // namespace collsim::endpoint

@@ -15,6 +15,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/param.hpp"
 #include "core/units.hpp"
 
 namespace collsim::endpoint {
@@ -47,31 +48,30 @@ struct EndpointParams {
   core::Bytes ace_chunk{64u << 10};       ///< Table 4: chunk 64 KB on average
 };
 
-/// One parameter of the schema: scenario key, kind, description, source and where it lives.
+/// One parameter of the schema: its core::ParamSpec (key, type, description, source; parsed,
+/// checked and formatted by core/param.hpp), which endpoints read it and where it lives.
 struct EndpointParam {
-  enum class Kind { Time, Bandwidth, Bytes, Count, Share, Frequency, Flops };
-  std::string_view key;
-  Kind kind = Kind::Count;
-  std::string_view description;
-  std::string_view source;
+  using Member = std::variant<core::Time EndpointParams::*, core::Bandwidth EndpointParams::*,
+                              core::Bytes EndpointParams::*, std::uint32_t EndpointParams::*,
+                              double EndpointParams::*>;
+  core::ParamSpec spec;
   std::string_view used_by;  ///< which endpoints read it
-  std::variant<core::Time EndpointParams::*, core::Bandwidth EndpointParams::*,
-               core::Bytes EndpointParams::*, std::uint32_t EndpointParams::*,
-               double EndpointParams::*>
-      member;
+  Member member;
 };
 
 /// The schema, in a fixed order.
 const std::vector<EndpointParam>& endpoint_params();
 
-/// Set parameter `key` from `text`. Throws core::InputError naming `field` for an unknown key
-/// (listing the valid ones), malformed text or a value out of range (shares in (0, 1], counts
-/// and sizes >= 1, bandwidths, clocks and FLOP rates > 0).
+/// Set parameter `key` from `text` (core::parse_param). Throws core::InputError naming `field` for
+/// an unknown key (listing the valid ones), malformed text or a value out of range (shares in
+/// (0, 1], counts and sizes >= 1, bandwidths, clocks and FLOP rates > 0).
 void set_endpoint_param(EndpointParams& p, std::string_view key, std::string_view text,
                         std::string_view field);
 /// "KEY=VALUE" (the command-line form).
 void set_endpoint_param(EndpointParams& p, std::string_view assignment, std::string_view field);
 
+/// The value of `e` in `p`, as core/param.hpp handles it.
+core::ParamValue endpoint_param_value(const EndpointParams& p, const EndpointParam& e);
 /// The value as the user writes it ("50 ns", "20%", "700 MHz").
 std::string format_endpoint_param(const EndpointParams& p, const EndpointParam& e);
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "network/backends.hpp"
+#include "network/backend.hpp"
 
 namespace collsim::network {
 

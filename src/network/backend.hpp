@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/engine.hpp"
+#include "core/registry.hpp"
 #include "core/units.hpp"
 #include "network/params.hpp"
 #include "topology/topology.hpp"
@@ -208,8 +209,8 @@ std::unique_ptr<Backend> make_backend(const BackendInfo& info, core::Simulation&
 /// The backend used when a scenario or command line names none.
 inline constexpr std::string_view kDefaultBackend = "flow";
 
-/// Every registered backend, in a fixed order.
-const std::vector<BackendInfo>& backends();
+/// Every registered backend, in a fixed order (registry.cpp).
+const core::Registry<BackendInfo>& backends();
 /// Throws core::InputError naming `field` and listing the valid names.
 const BackendInfo& find_backend(std::string_view name, std::string_view field);
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "network/backends.hpp"
+#include "network/backend.hpp"
 
 namespace collsim::network {
 namespace {
@@ -276,47 +276,50 @@ double FlowBackend::rate_of(std::uint64_t tag) const {
 // links every flow of the NPU crosses.
 BackendInfo flow_info() {
   constexpr std::string_view kModels = "NPU injection/ejection limits";
-  return {
-      .name = "flow",
-      .description =
-          "congestion-aware fluid model: messages are flows sharing every link max-min "
-          "fairly, latency added once per message; NPU injection/ejection caps",
-      .params =
-          {
-              {.key = "npu_injection_bandwidth",
-               .type = ParamType::Bandwidth,
-               .unset = "no cap",
-               .description = "cap on each NPU's total injection bandwidth across all its links "
-                              "(a NIC slower than the sum of its links)",
-               .source = "ACE Sec. 3 (NPU-NIC bus); MultiTree Sec. V-A (NI)",
-               .label = "inject",
-               .models = kModels,
-               .set =
-                   [](BackendOptions& o, const ParamValue& v) {
-                     o.npu_injection_bandwidth = std::get<core::Bandwidth>(v);
-                   },
-               .get =
-                   [](const BackendOptions& o) {
-                     return bandwidth_value(o.npu_injection_bandwidth);
-                   }},
-              {.key = "npu_ejection_bandwidth",
-               .type = ParamType::Bandwidth,
-               .unset = "no cap",
-               .description = "cap on each NPU's total ejection bandwidth across all its links",
-               .source = "ACE Sec. 3 (NPU-NIC bus); MultiTree Sec. V-A (NI)",
-               .label = "eject",
-               .models = kModels,
-               .set =
-                   [](BackendOptions& o, const ParamValue& v) {
-                     o.npu_ejection_bandwidth = std::get<core::Bandwidth>(v);
-                   },
-               .get =
-                   [](const BackendOptions& o) {
-                     return bandwidth_value(o.npu_ejection_bandwidth);
-                   }},
-          },
-      .make = [](core::Simulation& sim, const topology::Topology& topo, const BackendOptions& opt)
-          -> std::unique_ptr<Backend> { return std::make_unique<FlowBackend>(sim, topo, opt); }};
+  return {.name = "flow",
+          .description =
+              "congestion-aware fluid model: messages are flows sharing every link max-min "
+              "fairly, latency added once per message; NPU injection/ejection caps",
+          .params =
+              {
+                  {.spec = {.key = "npu_injection_bandwidth",
+                            .type = ParamType::Bandwidth,
+                            .unset = "no cap",
+                            .description =
+                                "cap on each NPU's total injection bandwidth across all its links "
+                                "(a NIC slower than the sum of its links)",
+                            .source = "ACE Sec. 3 (NPU-NIC bus); MultiTree Sec. V-A (NI)"},
+                   .label = "inject",
+                   .models = kModels,
+                   .set =
+                       [](BackendOptions& o, const ParamValue& v) {
+                         o.npu_injection_bandwidth = std::get<core::Bandwidth>(v);
+                       },
+                   .get =
+                       [](const BackendOptions& o) {
+                         return bandwidth_value(o.npu_injection_bandwidth);
+                       }},
+                  {.spec = {.key = "npu_ejection_bandwidth",
+                            .type = ParamType::Bandwidth,
+                            .unset = "no cap",
+                            .description =
+                                "cap on each NPU's total ejection bandwidth across all its links",
+                            .source = "ACE Sec. 3 (NPU-NIC bus); MultiTree Sec. V-A (NI)"},
+                   .label = "eject",
+                   .models = kModels,
+                   .set =
+                       [](BackendOptions& o, const ParamValue& v) {
+                         o.npu_ejection_bandwidth = std::get<core::Bandwidth>(v);
+                       },
+                   .get =
+                       [](const BackendOptions& o) {
+                         return bandwidth_value(o.npu_ejection_bandwidth);
+                       }},
+              },
+          .make = [](core::Simulation& sim, const topology::Topology& topo,
+                     const BackendOptions& opt) -> std::unique_ptr<Backend> {
+            return std::make_unique<FlowBackend>(sim, topo, opt);
+          }};
 }
 
 }  // namespace collsim::network

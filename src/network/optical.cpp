@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "core/error.hpp"
-#include "network/backends.hpp"
+#include "network/backend.hpp"
 
 namespace collsim::network {
 namespace {
@@ -259,12 +259,13 @@ std::vector<BackendParam> optical_params() {
   constexpr std::string_view kModels = "optical lightpaths";
   constexpr std::uint64_t kMax32 = std::numeric_limits<std::uint32_t>::max();
   return {
-      {.key = "wavelength_assignment",
-       .type = ParamType::Choice,
-       .choices = kAssignment,
-       .description = "which free wavelength a lightpath takes: first-fit (lowest) or best-fit "
-                      "(shortest free gap around the arc)",
-       .source = "WRHT Sec. 2, refs. 7 (First Fit) and 8 (Best Fit)",
+      {.spec = {.key = "wavelength_assignment",
+                .type = ParamType::Choice,
+                .choices = kAssignment,
+                .description =
+                    "which free wavelength a lightpath takes: first-fit (lowest) or best-fit "
+                    "(shortest free gap around the arc)",
+                .source = "WRHT Sec. 2, refs. 7 (First Fit) and 8 (Best Fit)"},
        .label = "",
        .models = kModels,
        .set =
@@ -275,37 +276,38 @@ std::vector<BackendParam> optical_params() {
        .get = [](const BackendOptions& o) -> std::optional<ParamValue> {
          return ChoiceIndex{static_cast<std::uint32_t>(o.optical.assignment)};
        }},
-      {.key = "lightpath_setup",
-       .type = ParamType::Time,
-       .min = 0,
-       .max = std::uint64_t{1000} * 1000 * 1000 * 1000,  // 1 s
-       .description = "set-up time of every lightpath (micro-ring tuning, O-E-O)",
-       .source = "WRHT Sec. 2 (TeraRack); the value is collsim's assumption",
+      {.spec = {.key = "lightpath_setup",
+                .type = ParamType::Time,
+                .min = 0,
+                .max = std::uint64_t{1000} * 1000 * 1000 * 1000,  // 1 s
+                .description = "set-up time of every lightpath (micro-ring tuning, O-E-O)",
+                .source = "WRHT Sec. 2 (TeraRack); the value is collsim's assumption"},
        .label = "setup",
        .models = kModels,
        .set = [](BackendOptions& o,
                  const ParamValue& v) { o.optical.setup = std::get<core::Time>(v); },
        .get = [](const BackendOptions& o) -> std::optional<ParamValue> { return o.optical.setup; }},
-      {.key = "transmitters",
-       .type = ParamType::Count,
-       .unit = "lightpaths",
-       .min = 1,
-       .max = kMax32,
-       .unset = "as many as asked",
-       .description = "lightpaths a node can source at once (tunable transmitters); more wait",
-       .source = "TeraRack micro-ring transceivers (WRHT Sec. 2)",
+      {.spec = {.key = "transmitters",
+                .type = ParamType::Count,
+                .unit = "lightpaths",
+                .min = 1,
+                .max = kMax32,
+                .unset = "as many as asked",
+                .description =
+                    "lightpaths a node can source at once (tunable transmitters); more wait",
+                .source = "TeraRack micro-ring transceivers (WRHT Sec. 2)"},
        .label = "tx",
        .models = kModels,
        .set = [](BackendOptions& o, const ParamValue& v) { o.optical.transmitters = as_u32(v); },
        .get = [](const BackendOptions& o) { return count_value(o.optical.transmitters); }},
-      {.key = "receivers",
-       .type = ParamType::Count,
-       .unit = "lightpaths",
-       .min = 1,
-       .max = kMax32,
-       .unset = "as many as asked",
-       .description = "lightpaths a node can sink at once (receivers); more wait",
-       .source = "TeraRack micro-ring transceivers (WRHT Sec. 2)",
+      {.spec = {.key = "receivers",
+                .type = ParamType::Count,
+                .unit = "lightpaths",
+                .min = 1,
+                .max = kMax32,
+                .unset = "as many as asked",
+                .description = "lightpaths a node can sink at once (receivers); more wait",
+                .source = "TeraRack micro-ring transceivers (WRHT Sec. 2)"},
        .label = "rx",
        .models = kModels,
        .set = [](BackendOptions& o, const ParamValue& v) { o.optical.receivers = as_u32(v); },

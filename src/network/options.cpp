@@ -13,8 +13,8 @@ std::vector<const BackendParam*> all_params() {
   std::vector<const BackendParam*> out;
   for (const BackendInfo& b : backends()) {
     for (const BackendParam& p : b.params) {
-      const bool seen = std::any_of(out.begin(), out.end(),
-                                    [&](const BackendParam* q) { return q->key == p.key; });
+      const bool seen = std::any_of(
+          out.begin(), out.end(), [&](const BackendParam* q) { return q->spec.key == p.spec.key; });
       if (!seen) out.push_back(&p);
     }
   }
@@ -23,14 +23,14 @@ std::vector<const BackendParam*> all_params() {
 
 const BackendParam* find_param(std::string_view key) {
   for (const BackendParam* p : all_params()) {
-    if (p->key == key) return p;
+    if (p->spec.key == key) return p;
   }
   return nullptr;
 }
 
 bool takes(const BackendInfo& info, std::string_view key) {
   return std::any_of(info.params.begin(), info.params.end(),
-                     [&](const BackendParam& p) { return p.key == key; });
+                     [&](const BackendParam& p) { return p.spec.key == key; });
 }
 
 std::string backends_taking(std::string_view key) {
@@ -49,12 +49,12 @@ void refuse_param(const BackendParam& p, std::span<const BackendInfo* const> cho
   }
   throw core::InputError(fmt::format("{}: the {} backend{} not model {}; {} is taken by: {}", field,
                                      names, chosen.size() == 1 ? " does" : "s do", p.models, option,
-                                     backends_taking(p.key)));
+                                     backends_taking(p.spec.key)));
 }
 
 void set_param(const BackendParam& p, BackendOptions& options, std::string_view text,
                std::string_view field) {
-  p.set(options, parse_param(p, text, field));
+  p.set(options, core::parse_param(p.spec, text, field));
 }
 
 BackendOptions options_for(const BackendInfo& info, const BackendOptions& given) {
@@ -68,17 +68,17 @@ BackendOptions options_for(const BackendInfo& info, const BackendOptions& given)
 void check_options(const BackendInfo& info, const BackendOptions& options, std::string_view field) {
   for (const BackendParam* p : all_params()) {
     const auto v = p->get(options);
-    if (!takes(info, p->key)) {
+    if (!takes(info, p->spec.key)) {
       if (v != default_value(*p)) {
         const BackendInfo* const chosen[] = {&info};
-        refuse_param(*p, chosen, field, p->key);
+        refuse_param(*p, chosen, field, p->spec.key);
       }
       continue;
     }
     if (v) {
-      if (const std::string why = check_param(*p, *v); !why.empty()) {
+      if (const std::string why = core::check_param(p->spec, *v); !why.empty()) {
         throw core::InputError(
-            fmt::format("{}: {} backend option {}: {}", field, info.name, p->key, why));
+            fmt::format("{}: {} backend option {}: {}", field, info.name, p->spec.key, why));
       }
     }
   }

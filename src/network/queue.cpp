@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "network/backends.hpp"
+#include "network/backend.hpp"
 
 namespace collsim::network {
 namespace {

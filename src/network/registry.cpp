@@ -1,29 +1,30 @@
-// The list of network backends. Adding one: a file in network/ with its *_info() (description,
-// parameter schema, factory), declared in backends.hpp and listed here.
+// The list of network backends. Adding one: a file in network/ defining its *_info()
+// (description, parameter schema, factory), and its line here.
 #include <fmt/format.h>
 
 #include <stdexcept>
 
 #include "core/error.hpp"
 #include "network/backend.hpp"
-#include "network/backends.hpp"
 #include "network/options.hpp"
 
 namespace collsim::network {
 
-const std::vector<BackendInfo>& backends() {
-  static const std::vector<BackendInfo> all = {analytical_info(), queue_info(), flow_info(),
-                                               packet_info(), optical_info()};
+// One line each, in the order of `collsim list` and of the "valid:" lists.
+BackendInfo analytical_info();  // analytical.cpp
+BackendInfo queue_info();       // queue.cpp
+BackendInfo flow_info();        // flow.cpp
+BackendInfo packet_info();      // packet.cpp
+BackendInfo optical_info();     // optical.cpp
+
+const core::Registry<BackendInfo>& backends() {
+  static const core::Registry<BackendInfo> all(
+      "backend", {analytical_info(), queue_info(), flow_info(), packet_info(), optical_info()});
   return all;
 }
 
 const BackendInfo& find_backend(std::string_view name, std::string_view field) {
-  for (const BackendInfo& b : backends()) {
-    if (b.name == name) return b;
-  }
-  std::string valid;
-  for (const BackendInfo& b : backends()) valid += (valid.empty() ? "" : ", ") + b.name;
-  throw core::InputError(fmt::format("{}: unknown backend \"{}\"; valid: {}", field, name, valid));
+  return backends().find(name, field);
 }
 
 }  // namespace collsim::network

@@ -35,40 +35,21 @@ IntraDimPolicy parse_intra_dim_policy(std::string_view text, std::string_view fi
 
 collective::AlgorithmChoice default_dim_algorithm(topology::DimKind kind, Collective c,
                                                   InterDimPolicy schedule) {
-  // switch-fc-hierarchical-torus Sec. III-B/C: the package algorithm for a package's all-reduce
-  // (whole, as per-dim-all-reduce stages ask) and all-gather, direct for its reduce-scatter
-  // (RS/AG schedules) and all-to-all.
-  if (kind == topology::DimKind::LocalSwitches) {
-    const bool whole = c == Collective::AllGather ||
-                       (c == Collective::AllReduce && schedule == InterDimPolicy::PerDimAllReduce);
-    return collective::parse_algorithm(whole ? "package-doubling" : "direct", "hierarchical");
-  }
-  // ACE Table 5: ring all-to-all on rings (every step to the rank s ahead, which a bidirectional
-  // ring routes the short way), direct on fully connected and switched dimensions.
-  if (c == Collective::AllToAll) {
-    const bool ring = kind == topology::DimKind::Ring || kind == topology::DimKind::UniRing ||
-                      kind == topology::DimKind::Line;
-    return collective::parse_algorithm(ring ? "ring" : "direct", "hierarchical");
-  }
-  // A bidirectional ring runs the ring both ways (half of every chunk each way), so that the
-  // stage uses the dimension's whole bandwidth, as the Latency Model assumes.
-  const char* name = kind == topology::DimKind::FullyConnected ? "direct"
-                     : kind == topology::DimKind::Switch       ? "halving-doubling"
-                     : kind == topology::DimKind::Ring         ? "ring:directions=2"
-                                                               : "ring";
+  // The kind's entry says it (topology/dim_kind.cpp): one algorithm per kind of stage.
+  const topology::DefaultAlgorithms& d = topology::traits(kind).hierarchical;
+  const std::string_view name =
+      c == Collective::AllToAll                                                   ? d.all_to_all
+      : c == Collective::AllGather                                                ? d.all_gather
+      : c == Collective::AllReduce && schedule == InterDimPolicy::PerDimAllReduce ? d.all_reduce
+                                                                                  : d.split;
   return collective::parse_algorithm(name, "hierarchical");
 }
 
 namespace {
 
-// Steps of one reduce-scatter or all-gather stage on P ranks (Sec. 4.4 "number_of_steps").
-std::uint32_t stage_steps(const collective::AlgorithmChoice& a, std::uint32_t p) {
-  const std::string& name = a.info->name;
-  if (name == "direct") return 1;
-  if (name == "halving-doubling" || name == "recursive-doubling" || name == "package-doubling") {
-    return static_cast<std::uint32_t>(std::bit_width(p) - 1);
-  }
-  return p - 1;  // ring
+// Steps of one stage on P ranks (Sec. 4.4 "number_of_steps"), as the algorithm's entry says.
+std::uint32_t stage_steps(const collective::AlgorithmChoice& a, Collective c, std::uint32_t p) {
+  return a.info->stage_steps ? a.info->stage_steps(c, p, a.params) : p - 1;
 }
 
 }  // namespace
@@ -95,7 +76,7 @@ std::vector<DimModel> dim_models(const topology::Topology& topo, Collective c,
     // A one-way ring on a bidirectional ring uses half the NPU's links in the dimension.
     const auto& a = algorithms[d];
     // (Not for all-to-all, whose ring steps go the short way round.)
-    if (a.info->name == "ring" && a.params.at("directions") == 1 && c != Collective::AllToAll &&
+    if (a.info->one_way && a.info->one_way(a.params) && c != Collective::AllToAll &&
         dims[d].spec.kind == topology::DimKind::Ring && m.size > 2) {
       bw /= 2;
     }
@@ -103,7 +84,8 @@ std::vector<DimModel> dim_models(const topology::Topology& topo, Collective c,
     core::Time step;
     for (topology::LinkId l : topo.route(group[0], group[1])) step += topo.links()[l].latency;
     const std::uint32_t phases = c == Collective::AllReduce ? 2 : 1;
-    m.fixed_delay = step * static_cast<std::int64_t>(phases * stage_steps(algorithms[d], m.size));
+    m.fixed_delay =
+        step * static_cast<std::int64_t>(phases * stage_steps(algorithms[d], c, m.size));
     out.push_back(m);
   }
   return out;
@@ -221,20 +203,21 @@ HierarchicalSpec spec_from_choice(const collective::AlgorithmChoice& choice, Col
                          : IntraDimPolicy::Fifo;
   s.active_chunks = static_cast<std::uint32_t>(choice.params.at("active_chunks"));
   s.all_groups = choice.params.at("groups") == 1;
-  // dimK=NAME overrides (algorithms/hierarchical.cpp lists the names in this order).
-  static constexpr const char* kDimAlgorithms[] = {"",
-                                                   "ring",
-                                                   "ring:directions=2",
-                                                   "direct",
-                                                   "halving-doubling",
-                                                   "recursive-doubling",
-                                                   "package-doubling"};
-  for (std::uint32_t d = 0; d < 4; ++d) {
-    const auto it = choice.params.find("dim" + std::to_string(d));
-    if (it == choice.params.end() || it->second == 0) continue;
-    s.dim_algorithms.resize(std::max<std::size_t>(s.dim_algorithms.size(), d + 1));
-    s.dim_algorithms[d] = collective::parse_algorithm(kDimAlgorithms[it->second],
-                                                      fmt::format("hierarchical: dim{}", d));
+  // dimK=NAME overrides, for any K; prepare() checks K against the platform's dimensions. NAME is
+  // a registered algorithm, "default" (choice 0: the kind's) or ring-both, which stands for
+  // ring:directions=2 (':' separates the hierarchical algorithm's own parameters).
+  const auto dim_param =
+      std::find_if(choice.info->params.begin(), choice.info->params.end(),
+                   [](const collective::ParamSpec& p) { return p.indexed && p.key == "dimK"; });
+  for (const auto& entry : choice.params) {
+    const auto d = dim_param == choice.info->params.end()
+                       ? std::nullopt
+                       : core::param_index(*dim_param, entry.first);
+    if (!d || entry.second == 0) continue;
+    s.dim_algorithms.resize(std::max<std::size_t>(s.dim_algorithms.size(), *d + 1));
+    const std::string_view name = dim_param->choices[static_cast<std::size_t>(entry.second)];
+    s.dim_algorithms[*d] = collective::parse_algorithm(
+        name == "ring-both" ? "ring:directions=2" : name, fmt::format("hierarchical: dim{}", *d));
   }
   return s;
 }

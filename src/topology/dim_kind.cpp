@@ -57,6 +57,13 @@ constexpr std::array kTable = {
         .diameter = [](std::uint32_t n) { return n / 2; },
         .closed_walk = true,
         .dependency_cycle_from = 3,
+        // Table 1's ring both ways (half of every chunk each way), so that a stage uses the
+        // dimension's whole bandwidth as the Latency Model assumes; all-to-all: ACE Table 5's
+        // ring, every step to the rank s ahead, which the ring routes the short way.
+        .hierarchical = {.split = "ring:directions=2",
+                         .all_gather = "ring:directions=2",
+                         .all_reduce = "ring:directions=2",
+                         .all_to_all = "ring"},
     },
     DimKindTraits{
         .kind = DimKind::UniRing,
@@ -79,6 +86,8 @@ constexpr std::array kTable = {
         .diameter = [](std::uint32_t n) { return n - 1; },
         .closed_walk = false,
         .dependency_cycle_from = 2,
+        .hierarchical =
+            {.split = "ring", .all_gather = "ring", .all_reduce = "ring", .all_to_all = "ring"},
     },
     DimKindTraits{
         .kind = DimKind::Line,
@@ -102,6 +111,8 @@ constexpr std::array kTable = {
         .diameter = [](std::uint32_t n) { return n - 1; },
         .closed_walk = false,
         .dependency_cycle_from = 0,
+        .hierarchical =
+            {.split = "ring", .all_gather = "ring", .all_reduce = "ring", .all_to_all = "ring"},
     },
     DimKindTraits{
         .kind = DimKind::FullyConnected,
@@ -127,6 +138,10 @@ constexpr std::array kTable = {
         .diameter = [](std::uint32_t) -> std::uint32_t { return 1; },
         .closed_walk = true,
         .dependency_cycle_from = 0,
+        .hierarchical = {.split = "direct",
+                         .all_gather = "direct",
+                         .all_reduce = "direct",
+                         .all_to_all = "direct"},
     },
     DimKindTraits{
         .kind = DimKind::Switch,
@@ -144,6 +159,11 @@ constexpr std::array kTable = {
         .diameter = [](std::uint32_t) -> std::uint32_t { return 2; },
         .closed_walk = true,
         .dependency_cycle_from = 0,
+        // Table 1's halving-doubling; ACE Table 5: direct all-to-all through the switch.
+        .hierarchical = {.split = "halving-doubling",
+                         .all_gather = "halving-doubling",
+                         .all_reduce = "halving-doubling",
+                         .all_to_all = "direct"},
     },
     DimKindTraits{
         .kind = DimKind::LocalSwitches,
@@ -172,6 +192,12 @@ constexpr std::array kTable = {
         .diameter = [](std::uint32_t) -> std::uint32_t { return 2; },
         .closed_walk = true,
         .dependency_cycle_from = 0,
+        // The package algorithm for a package's all-gather and whole all-reduce, direct for its
+        // reduce-scatter (and an all-reduce's RS and AG stages) and all-to-all.
+        .hierarchical = {.split = "direct",
+                         .all_gather = "package-doubling",
+                         .all_reduce = "package-doubling",
+                         .all_to_all = "direct"},
     },
 };
 
@@ -186,25 +212,16 @@ static_assert(table_in_enum_order(), "kTable must list the kinds in DimKind orde
 
 }  // namespace
 
-std::span<const DimKindTraits> dim_kinds() { return kTable; }
-
-const DimKindTraits& traits(DimKind k) { return kTable.at(static_cast<std::size_t>(k)); }
-
-const DimKindTraits* find_dim_kind(std::string_view token) {
-  for (const DimKindTraits& t : kTable) {
-    if (t.name == token) return &t;
-    for (std::string_view a : t.aliases) {
-      if (a == token) return &t;
-    }
-  }
-  return nullptr;
+const core::Registry<DimKindTraits>& dim_kinds() {
+  static const core::Registry<DimKindTraits> all("dimension kind", {kTable.begin(), kTable.end()});
+  return all;
 }
 
-std::string dim_kind_names() {
-  std::string s;
-  for (const DimKindTraits& t : kTable) s += (s.empty() ? "" : ", ") + std::string(t.name);
-  return s;
-}
+const DimKindTraits& traits(DimKind k) { return dim_kinds()[static_cast<std::size_t>(k)]; }
+
+const DimKindTraits* find_dim_kind(std::string_view token) { return dim_kinds().find(token); }
+
+std::string dim_kind_names() { return dim_kinds().names(); }
 
 const char* to_string(DimKind k) { return traits(k).name.data(); }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/registry.hpp"
 #include "core/units.hpp"
 
 namespace collsim::topology {
@@ -31,6 +32,16 @@ enum class Wiring {
   AllPairs,    ///< a direct link from every NPU of a group to every other
   Star,        ///< one switch per group, a link up to it and one down from it per NPU
   Stars,       ///< links_per_npu switches per group, a link up and one down per NPU and switch
+};
+
+/// The basic algorithm a hierarchical collective runs on each group of a dimension of one kind,
+/// per stage, written as on the command line ("ring:directions=2"; collective/algorithm.hpp
+/// parse_algorithm reads it, and tests check that each parses and implements its stage).
+struct DefaultAlgorithms {
+  std::string_view split;       ///< reduce-scatter stages, and an all-reduce's RS and AG stages
+  std::string_view all_gather;  ///< an all-gather's stages
+  std::string_view all_reduce;  ///< a whole all-reduce per dimension (per-dim-all-reduce)
+  std::string_view all_to_all;  ///< an all-to-all's stages
 };
 
 struct DimKindTraits {
@@ -65,10 +76,14 @@ struct DimKindTraits {
   /// Smallest size from which the packet backend gives the dimension dateline VCs, because its
   /// wrap-around links can close a cycle of channel dependencies; 0: never.
   std::uint32_t dependency_cycle_from = 0;
+  /// The hierarchical collective's default per stage (Themis Table 1 for reduce-scatter,
+  /// all-gather and all-reduce; ACE Table 5 for all-to-all; switch-fc-hierarchical-torus
+  /// Sec. III-B/C for local switches). `hierarchical:dimK=` overrides it.
+  DefaultAlgorithms hierarchical = {};
 };
 
 /// Every dimension kind, in DimKind order.
-std::span<const DimKindTraits> dim_kinds();
+const core::Registry<DimKindTraits>& dim_kinds();
 const DimKindTraits& traits(DimKind k);
 /// The kind whose name or alias is `token`, or nullptr.
 const DimKindTraits* find_dim_kind(std::string_view token);

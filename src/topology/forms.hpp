@@ -2,12 +2,14 @@
 // The topology registry (docs/design.md "Habits"): every compact form (`torus:8x8`) is declared
 // once, next to its builder (ring.cpp, torus.cpp, ...), with its syntax, description and paper
 // source, and listed in registry.cpp. from_compact() dispatches through the list and `collsim list`
-// prints it. Adding a form: a *_form() function in the builder's file, declared here, listed there.
+// prints it. Adding a form: a file defining its *_form() (and its builder), and its line in
+// registry.cpp.
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/registry.hpp"
 #include "topology/topology.hpp"
 
 namespace collsim::topology {
@@ -42,26 +44,12 @@ struct TopologyForm {
   Topology (*build)(const CompactArgs& args, core::Bandwidth bw, core::Time lat) = nullptr;
 };
 
-/// Every registered form, in a fixed order.
-const std::vector<TopologyForm>& topology_forms();
+/// Every registered form, in a fixed order (registry.cpp).
+const core::Registry<TopologyForm>& topology_forms();
 /// The form called `name` (the part before the colon), or nullptr.
 const TopologyForm* find_topology_form(std::string_view name);
 /// "ring:N, bidir-ring:N, ..., hier:<kind><size>x... (kinds ring, uring, line, fc, sw)": the
 /// syntaxes of every form, for messages and help.
 std::string topology_syntaxes();
-
-// One per builder file.
-TopologyForm ring_form();
-TopologyForm bidir_ring_form();
-TopologyForm fully_connected_form();
-TopologyForm switch_form();
-TopologyForm torus_form();
-TopologyForm mesh_form();
-TopologyForm hierarchical_form();
-TopologyForm optical_ring_form();
-TopologyForm fat_tree_form();
-TopologyForm bigraph_form();
-TopologyForm switch_fc_form();
-TopologyForm hierarchical_torus_form();
 
 }  // namespace collsim::topology

@@ -485,10 +485,11 @@ TEST(CliList, MentionsEveryBackendAndItsParameters) {
     EXPECT_NE(l.out.find("  " + b.name + " "), std::string::npos) << b.name;
     EXPECT_NE(l.out.find(b.description), std::string::npos) << b.name;
     for (const auto& p : b.params) {
-      const std::string flag = collsim::network::cli_flag(p);
-      EXPECT_NE(l.out.find(std::string(p.key) + " (" + flag + ")"), std::string::npos) << p.key;
-      EXPECT_NE(l.out.find(p.description), std::string::npos) << p.key;
-      EXPECT_NE(l.out.find(collsim::network::default_text(p)), std::string::npos) << p.key;
+      const std::string flag = collsim::core::cli_flag(p.spec);
+      EXPECT_NE(l.out.find(std::string(p.spec.key) + " (" + flag + ")"), std::string::npos)
+          << p.spec.key;
+      EXPECT_NE(l.out.find(p.spec.description), std::string::npos) << p.spec.key;
+      EXPECT_NE(l.out.find(collsim::network::default_text(p)), std::string::npos) << p.spec.key;
       EXPECT_NE(help.out.find("  " + flag), std::string::npos) << flag;  // derived CLI option
     }
   }

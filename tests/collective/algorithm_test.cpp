@@ -145,5 +145,27 @@ TEST(Algorithms, NamedParameterChoices) {
                core::InputError);  // staged: composed by the scheduler, not built whole
 }
 
+TEST(Algorithms, IndexedParametersTakeAnyIndex) {
+  // hierarchical's dimK: dim0, dim7, dim12 ... each its own key, stored only when given (the
+  // scheduler checks K against the platform's dimensions).
+  const auto c = parse_algorithm("hierarchical:dim7=direct:dim12=ring", "t");
+  EXPECT_EQ(c.params.at("dim7"), 3);
+  EXPECT_EQ(c.params.at("dim12"), 1);
+  EXPECT_EQ(c.params.count("dim0"), 0u);
+  EXPECT_EQ(parse_algorithm("hierarchical", "t").params.count("dimK"), 0u);
+  const AlgorithmInfo& h = find_algorithm("hierarchical", "t");
+  const ParamSpec& dim = h.params.back();
+  ASSERT_TRUE(dim.indexed);
+  EXPECT_EQ(param_index(dim, "dim0"), 0u);
+  EXPECT_EQ(param_index(dim, "dim1023"), 1023u);
+  for (const char* not_one : {"dim", "dimK", "dim05", "dim1024", "dim-1", "dim1x", "di1"}) {
+    EXPECT_FALSE(param_index(dim, not_one).has_value()) << not_one;
+    EXPECT_THROW(parse_algorithm(std::string("hierarchical:") + not_one + "=ring", "t"),
+                 core::InputError)
+        << not_one;
+  }
+  EXPECT_FALSE(param_index(find_algorithm("ring", "t").params[0], "directions0").has_value());
+}
+
 }  // namespace
 }  // namespace collsim::collective

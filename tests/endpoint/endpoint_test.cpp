@@ -11,7 +11,6 @@
 #include "compute/systolic.hpp"
 #include "core/error.hpp"
 #include "endpoint/loggp_bus.hpp"
-#include "endpoint/models.hpp"
 #include "network/analytical.hpp"
 #include "topology/builders.hpp"
 

@@ -13,6 +13,7 @@
 #include "config/scenario.hpp"
 #include "core/engine.hpp"
 #include "core/error.hpp"
+#include "core/param.hpp"
 #include "network/options.hpp"
 #include "network/params.hpp"
 #include "topology/builders.hpp"
@@ -34,7 +35,7 @@ std::string input_error(F f) {
 
 // A valid value other than the default, as a user writes it.
 std::string other_value(const BackendParam& p) {
-  switch (p.type) {
+  switch (p.spec.type) {
     case ParamType::Bytes:
       return "128 B";
     case ParamType::Bandwidth:
@@ -44,11 +45,15 @@ std::string other_value(const BackendParam& p) {
     case ParamType::Bool:
       return default_text(p) == "true" ? "false" : "true";
     case ParamType::Choice:
-      return std::string(p.choices[default_text(p) == p.choices[0] ? 1 : 0]);
+      return std::string(p.spec.choices[default_text(p) == p.spec.choices[0] ? 1 : 0]);
+    case ParamType::Share:
+    case ParamType::Frequency:
+    case ParamType::Flops:
+      break;  // endpoint types: no backend takes one
     case ParamType::Count: {
       const auto d = default_value(p);
       const std::uint64_t v =
-          d ? std::get<std::uint64_t>(*d) + 1 : std::max<std::uint64_t>(p.min, 17);
+          d ? std::get<std::uint64_t>(*d) + 1 : std::max<std::uint64_t>(p.spec.min, 17);
       return std::to_string(v);
     }
   }
@@ -57,7 +62,7 @@ std::string other_value(const BackendParam& p) {
 
 // Every parameter of every backend has the same value in `a` and `b`.
 void expect_same_options(const BackendOptions& a, const BackendOptions& b) {
-  for (const BackendParam* p : all_params()) EXPECT_EQ(p->get(a), p->get(b)) << p->key;
+  for (const BackendParam* p : all_params()) EXPECT_EQ(p->get(a), p->get(b)) << p->spec.key;
 }
 
 TEST(BackendParams, SchemasAreCompleteAndUnique) {
@@ -65,42 +70,43 @@ TEST(BackendParams, SchemasAreCompleteAndUnique) {
   for (const BackendInfo& b : backends()) {
     std::set<std::string_view> keys, labels;
     for (const BackendParam& p : b.params) {
-      SCOPED_TRACE(b.name + "." + std::string(p.key));
-      EXPECT_TRUE(keys.insert(p.key).second);
+      SCOPED_TRACE(b.name + "." + std::string(p.spec.key));
+      EXPECT_TRUE(keys.insert(p.spec.key).second);
       EXPECT_TRUE(labels.insert(p.label).second);  // labels tell parameters apart
-      EXPECT_EQ(std::string(p.key).find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_"),
+      EXPECT_EQ(std::string(p.spec.key).find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_"),
                 std::string::npos);
-      EXPECT_FALSE(p.description.empty());
-      EXPECT_FALSE(p.source.empty());
+      EXPECT_FALSE(p.spec.description.empty());
+      EXPECT_FALSE(p.spec.source.empty());
       EXPECT_FALSE(p.models.empty());
       ASSERT_NE(p.set, nullptr);
       ASSERT_NE(p.get, nullptr);
-      EXPECT_LE(p.min, p.max);
-      EXPECT_EQ(p.type == ParamType::Choice, !p.choices.empty());
+      EXPECT_LE(p.spec.min, p.spec.max);
+      EXPECT_EQ(p.spec.type == ParamType::Choice, !p.spec.choices.empty());
       // Optional exactly when the schema says what unset means.
-      EXPECT_EQ(!default_value(p).has_value(), !p.unset.empty());
+      EXPECT_EQ(!default_value(p).has_value(), !p.spec.unset.empty());
       if (const auto d = default_value(p)) {
-        EXPECT_EQ(check_param(p, *d), "") << "default in range";
+        EXPECT_EQ(core::check_param(p.spec, *d), "") << "default in range";
       }
       // A key taken by several backends is one parameter: the same flag everywhere.
-      EXPECT_EQ(find_param(p.key)->type, p.type);
-      EXPECT_EQ(find_param(p.key)->label, p.label);
-      EXPECT_NE(backends_taking(p.key).find(b.name), std::string::npos);
+      EXPECT_EQ(find_param(p.spec.key)->spec.type, p.spec.type);
+      EXPECT_EQ(find_param(p.spec.key)->label, p.label);
+      EXPECT_NE(backends_taking(p.spec.key).find(b.name), std::string::npos);
     }
   }
-  for (const BackendParam* p : all_params()) EXPECT_TRUE(flags.insert(cli_flag(*p)).second);
+  for (const BackendParam* p : all_params())
+    EXPECT_TRUE(flags.insert(core::cli_flag(p->spec)).second);
   EXPECT_EQ(all_params().size(), 19u);  // 2 flow + 12 packet + 4 optical
-  EXPECT_EQ(cli_flag(*find_param("vc_buffer_flits")), "--vc-buffer-flits");
+  EXPECT_EQ(core::cli_flag(find_param("vc_buffer_flits")->spec), "--vc-buffer-flits");
   EXPECT_EQ(find_param("bogus"), nullptr);
 }
 
 TEST(BackendParams, EveryValueRoundTripsThroughTextAndOptions) {
   for (const BackendParam* p : all_params()) {
-    SCOPED_TRACE(std::string(p->key));
+    SCOPED_TRACE(std::string(p->spec.key));
     const std::string text = other_value(*p);
-    const ParamValue v = parse_param(*p, text, "t");
-    EXPECT_EQ(format_param(*p, v), text);
-    EXPECT_EQ(parse_param(*p, format_param(*p, v), "t"), v);
+    const ParamValue v = core::parse_param(p->spec, text, "t");
+    EXPECT_EQ(core::format_param(p->spec, v), text);
+    EXPECT_EQ(core::parse_param(p->spec, core::format_param(p->spec, v), "t"), v);
     BackendOptions o;
     p->set(o, v);
     ASSERT_TRUE(p->get(o).has_value());
@@ -110,46 +116,51 @@ TEST(BackendParams, EveryValueRoundTripsThroughTextAndOptions) {
     EXPECT_TRUE(label_piece(*p, default_value(*p)).empty());
     // options_for keeps it for a backend that takes it and drops it for one that does not.
     for (const BackendInfo& b : backends()) {
-      EXPECT_EQ(p->get(options_for(b, o)), takes(b, p->key) ? p->get(o) : default_value(*p))
+      EXPECT_EQ(p->get(options_for(b, o)), takes(b, p->spec.key) ? p->get(o) : default_value(*p))
           << b.name;
     }
   }
   // Every choice of a Choice maps to its own enum value and back.
   const BackendParam& sw = *find_param("switching");
-  for (std::uint32_t i = 0; i < sw.choices.size(); ++i) {
+  for (std::uint32_t i = 0; i < sw.spec.choices.size(); ++i) {
     BackendOptions o;
     sw.set(o, ChoiceIndex{i});
     EXPECT_EQ(static_cast<std::uint32_t>(o.packet.switching), i);
-    EXPECT_EQ(format_param(sw, *sw.get(o)), sw.choices[i]);
+    EXPECT_EQ(core::format_param(sw.spec, *sw.get(o)), sw.spec.choices[i]);
   }
 }
 
 TEST(BackendParams, ParseErrorsNameTheFieldAndTheConstraint) {
   const BackendParam& vcs = *find_param("vcs");
-  EXPECT_EQ(input_error([&] { parse_param(vcs, "x", "--vcs"); }),
+  EXPECT_EQ(input_error([&] { core::parse_param(vcs.spec, "x", "--vcs"); }),
             "--vcs: must be a whole number, got \"x\"");
-  EXPECT_EQ(input_error([&] { parse_param(vcs, "-1", "--vcs"); }),
+  EXPECT_EQ(input_error([&] { core::parse_param(vcs.spec, "-1", "--vcs"); }),
             "--vcs: must be a whole number, got \"-1\"");
-  EXPECT_EQ(input_error([&] { parse_param(vcs, "0", "--vcs"); }), "--vcs: must be >= 1, got 0");
-  EXPECT_EQ(input_error([&] { parse_param(vcs, "4294967296", "--vcs"); }),
+  EXPECT_EQ(input_error([&] { core::parse_param(vcs.spec, "0", "--vcs"); }),
+            "--vcs: must be >= 1, got 0");
+  EXPECT_EQ(input_error([&] { core::parse_param(vcs.spec, "4294967296", "--vcs"); }),
             "--vcs: must be <= 4294967295, got 4294967296");
-  EXPECT_EQ(input_error([&] { parse_param(vcs, "99999999999999999999", "--vcs"); }),
+  EXPECT_EQ(input_error([&] { core::parse_param(vcs.spec, "99999999999999999999", "--vcs"); }),
             "--vcs: must be <= 4294967295, got 99999999999999999999");
-  EXPECT_EQ(input_error([&] { parse_param(*find_param("switching"), "vct", "b.switching"); }),
-            "b.switching: must be virtual-cut-through or wormhole, got \"vct\"");
   EXPECT_EQ(
-      input_error([&] { parse_param(*find_param("message_based_flow_control"), "yes", "k"); }),
-      "k: must be true or false, got \"yes\"");
-  EXPECT_EQ(input_error([&] { parse_param(*find_param("packet_payload"), "5 GiB", "p"); }),
-            "p: must be <= 4294967295 B, got 5 GiB");
+      input_error([&] { core::parse_param(find_param("switching")->spec, "vct", "b.switching"); }),
+      "b.switching: must be virtual-cut-through or wormhole, got \"vct\"");
+  EXPECT_EQ(input_error([&] {
+              core::parse_param(find_param("message_based_flow_control")->spec, "yes", "k");
+            }),
+            "k: must be true or false, got \"yes\"");
+  EXPECT_EQ(
+      input_error([&] { core::parse_param(find_param("packet_payload")->spec, "5 GiB", "p"); }),
+      "p: must be <= 4294967295 B, got 5 GiB");
   EXPECT_NE(input_error([&] {
-              parse_param(*find_param("ni_bandwidth"), "16", "n");
+              core::parse_param(find_param("ni_bandwidth")->spec, "16", "n");
             }).find("n: \"16\" has no unit"),
             std::string::npos);
   // A Time parameter (none is declared yet): parsed with its unit, range in ps.
-  const BackendParam t{.key = "delay", .type = ParamType::Time, .min = 1, .max = 5000};
-  EXPECT_EQ(std::get<core::Time>(parse_param(t, "2 ns", "d")), core::Time::from_ns(2));
-  EXPECT_EQ(input_error([&] { parse_param(t, "6 ns", "d"); }), "d: must be <= 5 ns, got 6 ns");
+  const core::ParamSpec t{.key = "delay", .type = ParamType::Time, .min = 1, .max = 5000};
+  EXPECT_EQ(std::get<core::Time>(core::parse_param(t, "2 ns", "d")), core::Time::from_ns(2));
+  EXPECT_EQ(input_error([&] { core::parse_param(t, "6 ns", "d"); }),
+            "d: must be <= 5 ns, got 6 ns");
 }
 
 TEST(BackendParams, LabelsFollowTheSchemaOrder) {
@@ -235,8 +246,8 @@ TEST(BackendParams, ScenarioAndCommandLineGiveTheSameOptions) {
     std::map<std::string, std::string> texts;
     std::string yaml = "backend:\n  name: " + b.name + "\n";
     for (const BackendParam& p : b.params) {
-      texts[std::string(p.key)] = other_value(p);
-      yaml += "  " + std::string(p.key) + ": " + other_value(p) + "\n";
+      texts[std::string(p.spec.key)] = other_value(p);
+      yaml += "  " + std::string(p.spec.key) + ": " + other_value(p) + "\n";
     }
     yaml +=
         "platform: {topology: ring:4, link_bandwidth: 16 GB/s, link_latency: 1 ns}\n"
@@ -248,7 +259,7 @@ TEST(BackendParams, ScenarioAndCommandLineGiveTheSameOptions) {
     const BackendOptions cli = cli::backend_options(chosen, texts).at(0);
     expect_same_options(s.backends[0].options, cli);
     for (const BackendParam& p : b.params) {
-      EXPECT_NE(p.get(cli), default_value(p)) << p.key;  // each one really was set
+      EXPECT_NE(p.get(cli), default_value(p)) << p.spec.key;  // each one really was set
     }
   }
   // And one typed field checked by name: the YAML key and the flag land in the same member.

@@ -4,9 +4,12 @@
 // ring / fc / switch platforms.
 #include "scheduler/hierarchical_compose.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <set>
+#include <string>
+#include <utility>
 
 #include "collective/ir/verifier.hpp"
 #include "core/error.hpp"
@@ -102,6 +105,36 @@ TEST(HierarchicalCompose, ABrokenCompositionFails) {
   const auto v = collective::verify(
       compose_program(t, spec(Collective::AllReduce, InterDimPolicy::Themis, 4)));
   EXPECT_TRUE(v.ok) << v.reason;
+}
+
+}  // namespace
+}  // namespace collsim::scheduler
+
+namespace collsim::scheduler {
+namespace {
+
+// Issue 28: per-dimension overrides for any dimension, not just dim0..dim3. A 5-D and a 6-D torus
+// compose and verify with the Table 1 defaults and with an override of their last dimension.
+TEST(HierarchicalCompose, FiveAndSixDimensionsVerifyWithAndWithoutOverrides) {
+  for (const char* shape : {"torus:2x2x2x2x2", "torus:2x2x2x2x2x2"}) {
+    const auto t = topology::from_compact(shape, core::Bandwidth{16e9}, kLat);
+    const std::size_t last = t.dimensions().size() - 1;
+    // The choice, and the algorithm its last dimension gets (default: ring both ways, Table 1).
+    const std::pair<std::string, std::string> cases[] = {
+        {"hierarchical", "ring:directions=2"},
+        {fmt::format("hierarchical:dim{}=ring", last), "ring"},
+        {fmt::format("hierarchical:dim{}=direct:dim0=ring", last), "direct"}};
+    for (const auto& c : cases) {
+      HierarchicalSpec s = spec_from_choice(collective::parse_algorithm(c.first, "t"),
+                                            Collective::AllReduce, core::Bytes{1 << 20}, 2);
+      const collective::Verdict v = collective::verify(compose_program(t, s));
+      EXPECT_TRUE(v.ok) << shape << " " << c.first << ": " << v.reason;
+      prepare(t, s);
+      ASSERT_EQ(s.dim_algorithms.size(), last + 1);
+      EXPECT_EQ(s.dim_algorithms[last].label, c.second) << c.first;
+      EXPECT_EQ(s.dim_algorithms[1].label, "ring:directions=2") << c.first;
+    }
+  }
 }
 
 }  // namespace

@@ -392,3 +392,115 @@ TEST(Hierarchical, ASubsetOfDimensionsRunsEveryGroupOfThemAtOnce) {
 
 }  // namespace
 }  // namespace collsim::scheduler
+
+namespace collsim::scheduler {
+namespace {
+
+// Issue 28: a 5-D torus hierarchical all-reduce runs to the end with the defaults and with an
+// override of dimension 4 (past the old dim0..dim3 limit); dim5 there is an input error.
+TEST(Hierarchical, FiveDimensionTorusRunsWithAndWithoutAnOverride) {
+  const auto t = topology::from_compact("torus:2x2x2x2x2", kBw, kLat);
+  auto spec = [&](const char* text) {
+    HierarchicalSpec s = spec_from_choice(collective::parse_algorithm(text, "t"),
+                                          Collective::AllReduce, core::Bytes{1 << 20}, 4);
+    return s;
+  };
+  const Outcome plain = run(t, spec("hierarchical"));
+  const Outcome direct = run(t, spec("hierarchical:dim4=direct"));
+  EXPECT_GT(plain.stats.time().ps, 0);
+  EXPECT_GT(direct.stats.time().ps, 0);
+  EXPECT_EQ(plain.activity.size(), 5u);
+  HierarchicalSpec bad = spec("hierarchical:dim5=ring");
+  try {
+    prepare(t, bad);
+    ADD_FAILURE() << "dim5 on a 5-D torus was accepted";
+  } catch (const core::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("dim5 is set but torus:2x2x2x2x2 has 5 dimensions"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace collsim::scheduler
+
+namespace collsim::scheduler {
+namespace {
+
+// The per-kind defaults now live in the dimension-kind entries (topology/dim_kind.cpp); this pins
+// them to the rules the scheduler used to spell out: Themis Table 1 (ring both ways on
+// bidirectional rings, ring on uni-rings and lines, direct on fc, halving-doubling on switches),
+// ACE Table 5 for all-to-all (ring on ring-like kinds, else direct), and on local switches the
+// package algorithm for all-gather and a whole per-dimension all-reduce, else direct.
+TEST(Hierarchical, DefaultAlgorithmPerKindFollowsTable1) {
+  using topology::DimKind;
+  const Collective rs = Collective::ReduceScatter, ag = Collective::AllGather,
+                   ar = Collective::AllReduce, a2a = Collective::AllToAll;
+  struct Case {
+    DimKind kind;
+    Collective c;
+    InterDimPolicy schedule;
+    const char* label;
+  };
+  const Case cases[] = {
+      {DimKind::Ring, ar, InterDimPolicy::Baseline, "ring:directions=2"},
+      {DimKind::Ring, ar, InterDimPolicy::PerDimAllReduce, "ring:directions=2"},
+      {DimKind::Ring, a2a, InterDimPolicy::Baseline, "ring"},
+      {DimKind::UniRing, ag, InterDimPolicy::Themis, "ring"},
+      {DimKind::UniRing, a2a, InterDimPolicy::Themis, "ring"},
+      {DimKind::Line, rs, InterDimPolicy::Baseline, "ring"},
+      {DimKind::Line, a2a, InterDimPolicy::Baseline, "ring"},
+      {DimKind::FullyConnected, ar, InterDimPolicy::Themis, "direct"},
+      {DimKind::FullyConnected, a2a, InterDimPolicy::Themis, "direct"},
+      {DimKind::Switch, rs, InterDimPolicy::Baseline, "halving-doubling"},
+      {DimKind::Switch, ar, InterDimPolicy::PerDimAllReduce, "halving-doubling"},
+      {DimKind::Switch, a2a, InterDimPolicy::Baseline, "direct"},
+      {DimKind::LocalSwitches, ar, InterDimPolicy::Baseline, "direct"},
+      {DimKind::LocalSwitches, ar, InterDimPolicy::Themis, "direct"},
+      {DimKind::LocalSwitches, ar, InterDimPolicy::PerDimAllReduce, "package-doubling"},
+      {DimKind::LocalSwitches, ag, InterDimPolicy::Baseline, "package-doubling"},
+      {DimKind::LocalSwitches, rs, InterDimPolicy::Baseline, "direct"},
+      {DimKind::LocalSwitches, a2a, InterDimPolicy::Baseline, "direct"},
+  };
+  for (const Case& k : cases) {
+    const auto a = default_dim_algorithm(k.kind, k.c, k.schedule);
+    EXPECT_EQ(a.label, k.label) << topology::to_string(k.kind) << " " << collective::to_string(k.c);
+  }
+  // Every entry names an algorithm that implements its stage.
+  for (const topology::DimKindTraits& t : topology::dim_kinds()) {
+    const auto& d = t.hierarchical;
+    EXPECT_TRUE(collective::parse_algorithm(d.split, "t").info->supports(rs)) << t.name;
+    EXPECT_TRUE(collective::parse_algorithm(d.split, "t").info->supports(ag)) << t.name;
+    EXPECT_TRUE(collective::parse_algorithm(d.all_gather, "t").info->supports(ag)) << t.name;
+    EXPECT_TRUE(collective::parse_algorithm(d.all_reduce, "t").info->supports(ar)) << t.name;
+    EXPECT_TRUE(collective::parse_algorithm(d.all_to_all, "t").info->supports(a2a)) << t.name;
+  }
+}
+
+// Stage steps come from the algorithm entries (Themis Sec. 4.4): ring P - 1, direct 1, the
+// halving / doubling family log2 P; the planner's fixed delay is 2 phases x steps x hop latency.
+TEST(Hierarchical, StageStepsComeFromTheAlgorithmEntries) {
+  const auto steps = [](const char* algo, std::uint32_t p) {
+    const auto a = collective::parse_algorithm(algo, "t");
+    return a.info->stage_steps(Collective::ReduceScatter, p, a.params);
+  };
+  EXPECT_EQ(steps("ring", 8), 7u);
+  EXPECT_EQ(steps("ring:directions=2", 8), 7u);
+  EXPECT_EQ(steps("direct", 8), 1u);
+  EXPECT_EQ(steps("halving-doubling", 8), 3u);
+  EXPECT_EQ(steps("recursive-doubling", 16), 4u);
+  EXPECT_EQ(steps("package-doubling", 4), 2u);
+  // torus:8x4 (150 ns per hop), all-reduce: dim0 ring one way 2 x 7 x 150 ns, dim1 direct
+  // 2 x 1 x 150 ns; the one-way ring gets half of dim0's bandwidth (2 links of 16 GB/s each way).
+  const auto t = topology::from_compact("torus:8x4", kBw, kLat);
+  const auto m = dim_models(
+      t, Collective::AllReduce,
+      {collective::parse_algorithm("ring", "t"), collective::parse_algorithm("direct", "t")}, {});
+  EXPECT_EQ(m[0].fixed_delay, core::Time::from_ns(2 * 7 * 150));
+  EXPECT_EQ(m[1].fixed_delay, core::Time::from_ns(2 * 1 * 150));
+  EXPECT_DOUBLE_EQ(m[0].bandwidth.bytes_per_s, 16e9);
+  EXPECT_DOUBLE_EQ(m[1].bandwidth.bytes_per_s, 32e9);
+}
+
+}  // namespace
+}  // namespace collsim::scheduler

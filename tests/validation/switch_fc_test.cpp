@@ -9,7 +9,6 @@
 #include <string>
 
 #include "collective/algorithm.hpp"
-#include "network/backends.hpp"
 #include "network/flow.hpp"
 #include "scheduler/executor.hpp"
 #include "topology/builders.hpp"

@@ -6,7 +6,6 @@
 // Rank r visits its peers in the order r+1, r+2, ... so that no rank is everyone's first target.
 // The ops are generated, not stored (DirectGenerator).
 #include "collective/algorithm.hpp"
-#include "collective/algorithms/algorithms.hpp"
 
 namespace collsim::collective {
 namespace {
@@ -18,11 +17,7 @@ namespace {
 class DirectGenerator final : public OpGenerator {
  public:
   DirectGenerator(Collective c, std::uint32_t n, std::uint32_t chunks)
-      : c_(c),
-        n_(n),
-        chunks_(chunks),
-        half_(chunks * (n - 1)),
-        phases_(c == Collective::AllReduce ? 2 : 1) {}
+      : c_(c), n_(n), half_(chunks * (n - 1)), phases_(c == Collective::AllReduce ? 2 : 1) {}
 
   std::uint32_t size(Lane) const override { return phases_ * 2 * half_; }
 
@@ -52,7 +47,7 @@ class DirectGenerator final : public OpGenerator {
   }
 
   Collective c_;
-  std::uint32_t n_, chunks_, half_, phases_;
+  std::uint32_t n_, half_, phases_;
 };
 
 Program build(const BuildRequest& req) {
@@ -66,7 +61,7 @@ Program build(const BuildRequest& req) {
 }  // namespace
 
 AlgorithmInfo direct_info() {
-  return AlgorithmInfo{
+  AlgorithmInfo a{
       "direct",
       "Every rank exchanges its 1/N slices with every other rank in one step (all-to-all: its "
       "S/N blocks)",
@@ -75,6 +70,9 @@ AlgorithmInfo direct_info() {
        Collective::AllToAll},
       {},
       &build};
+  // Every slice goes straight to its rank: one step whatever the rank count.
+  a.stage_steps = [](Collective, std::uint32_t, const ParamValues&) -> std::uint32_t { return 1; };
+  return a;
 }
 
 }  // namespace collsim::collective

@@ -20,7 +20,6 @@
 #include <algorithm>
 
 #include "collective/algorithm.hpp"
-#include "collective/algorithms/algorithms.hpp"
 #include "core/error.hpp"
 
 namespace collsim::collective {
@@ -106,7 +105,8 @@ AlgorithmInfo double_binary_tree_info() {
       "complementary binary trees over the rank order, pipelined in segments",
       "Sanders et al. 2009; NCCL; MultiTree (ISCA'21) Sec. V baseline",
       {Collective::AllReduce},
-      {{"segments", 8, 1, 4096, "pipeline segments per chunk (each a message on each tree edge)"}},
+      {count_param("segments", 8, 1, 4096,
+                   "pipeline segments per chunk (each a message on each tree edge)")},
       &build};
 }
 

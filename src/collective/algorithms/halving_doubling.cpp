@@ -5,7 +5,6 @@
 // Non-power-of-two rank counts are refused with an error (the extra pre/post steps of
 // Rabenseifner's general case are not modelled).
 #include "collective/algorithm.hpp"
-#include "collective/algorithms/algorithms.hpp"
 #include "collective/algorithms/doubling.hpp"
 
 namespace collsim::collective {
@@ -46,6 +45,7 @@ AlgorithmInfo halving_doubling_info() {
       {},
       &build};
   a.power_of_two = true;
+  a.stage_steps = log2_steps;
   return a;
 }
 

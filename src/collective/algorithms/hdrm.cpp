@@ -22,7 +22,6 @@
 #include <cstdio>
 
 #include "collective/algorithm.hpp"
-#include "collective/algorithms/algorithms.hpp"
 #include "core/error.hpp"
 
 namespace collsim::collective {
@@ -134,7 +133,7 @@ Program build(const BuildRequest& req) {
   const HdrmMapping m = hdrm_mapping(s.switches, s.per_switch);
   Communicator mapped{m.npu, "hdrm"};
   const BuildRequest hd{req.topology, mapped, req.collective, req.size, req.chunks, {}};
-  Program p = halving_doubling_info().build(hd);
+  Program p = find_algorithm("halving-doubling", "hdrm").build(hd);
   p.algorithm = "hdrm";
   p.npus = m.npu;
   return p;

@@ -6,9 +6,22 @@
 #include <string>
 
 #include "collective/algorithm.hpp"
-#include "collective/algorithms/algorithms.hpp"
 
 namespace collsim::collective {
+
+namespace {
+
+constexpr std::string_view kSchedules[] = {"baseline", "themis", "per-dim-all-reduce"};
+constexpr std::string_view kIntra[] = {"fifo", "lifo", "scf"};
+constexpr std::string_view kGroups[] = {"auto", "all"};
+// "default" first (index 0: the kind's); the others are registered algorithm names, except
+// ring-both (ring:directions=2), as scheduler/hierarchical.cpp spec_from_choice reads them.
+constexpr std::string_view kDimAlgorithms[] = {
+    "default",          "ring", "ring-both", "direct", "halving-doubling", "recursive-doubling",
+    "package-doubling",
+};
+
+}  // namespace
 
 AlgorithmInfo hierarchical_info() {
   AlgorithmInfo a{
@@ -22,48 +35,32 @@ AlgorithmInfo hierarchical_info() {
       "Themis (ISCA'22) Sec. 2.3, 4.2 (Algorithm 1), 4.3, 5.3; Table 1; ACE (ISCA'21) Table 5",
       {Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather,
        Collective::AllToAll},
-      {ParamSpec{"schedule",
-                 0,
-                 0,
-                 2,
-                 "inter-dimension order: baseline (RS over dims 1..D, AG back, every chunk: "
-                 "Sec. 2.3), themis (Algorithm 1: least-loaded dimension first), or "
-                 "per-dim-all-reduce (a full all-reduce in each dimension: the authors' ASTRA-sim "
-                 "baseline)",
-                 {"baseline", "themis", "per-dim-all-reduce"}},
-       ParamSpec{"intra",
-                 0,
-                 0,
-                 2,
-                 "order of a dimension's waiting chunks: fifo, lifo, scf (smallest chunk first)",
-                 {"fifo", "lifo", "scf"}},
-       ParamSpec{"active_chunks", 1, 1, 1024,
-                 "chunk-stages a dimension runs at once (Sec. 4.3: several when one chunk cannot "
-                 "saturate it)"},
-       ParamSpec{"groups",
-                 0,
-                 0,
-                 1,
-                 "auto: where every group of a dimension would do the same (links of its own, "
-                 "same shape; analytical, queue or flow backend without NIC caps; ideal endpoint; "
-                 "no trace), simulate the first group only: same times, far fewer messages; all: "
-                 "simulate every group",
-                 {"auto", "all"}}},
+      {choice_param("schedule", kSchedules,
+                    "inter-dimension order: baseline (RS over dims 1..D, AG back, every chunk: "
+                    "Sec. 2.3), themis (Algorithm 1: least-loaded dimension first), or "
+                    "per-dim-all-reduce (a full all-reduce in each dimension: the authors' "
+                    "ASTRA-sim baseline)"),
+       choice_param(
+           "intra", kIntra,
+           "order of a dimension's waiting chunks: fifo, lifo, scf (smallest chunk first)"),
+       count_param("active_chunks", 1, 1, 1024,
+                   "chunk-stages a dimension runs at once (Sec. 4.3: several when one chunk cannot "
+                   "saturate it)"),
+       choice_param("groups", kGroups,
+                    "auto: where every group of a dimension would do the same (links of its own, "
+                    "same shape; analytical, queue or flow backend without NIC caps; ideal "
+                    "endpoint; no trace), simulate the first group only: same times, far fewer "
+                    "messages; all: simulate every group")},
       nullptr};
   // Per-dimension overrides of Table 1's basic algorithm (Themis Sec. 4.5: any algorithm per
-  // dimension); dimensions past dim3 always take the default.
-  for (int d = 0; d < 4; ++d) {
-    a.params.push_back(ParamSpec{
-        "dim" + std::to_string(d),
-        0,
-        0,
-        6,
-        "dimension " + std::to_string(d) +
-            "'s algorithm: default (Table 1 by kind), ring, ring-both (ring both ways), direct, "
-            "halving-doubling, recursive-doubling, package-doubling",
-        {"default", "ring", "ring-both", "direct", "halving-doubling", "recursive-doubling",
-         "package-doubling"}});
-  }
+  // dimension), one key per dimension index: the scheduler checks K against the platform.
+  core::ParamSpec dim = choice_param(
+      "dimK", kDimAlgorithms,
+      "dimension K's algorithm (K = 0 innermost, any dimension of the platform): default (the "
+      "kind's, Table 1), ring, ring-both (ring both ways), direct, halving-doubling, "
+      "recursive-doubling, package-doubling");
+  dim.indexed = true;
+  a.params.push_back(dim);
   a.staged = true;
   return a;
 }

@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include "collective/algorithm.hpp"
-#include "collective/algorithms/algorithms.hpp"
 #include "collective/algorithms/multitree_build.hpp"
 #include "core/error.hpp"
 
@@ -65,6 +64,8 @@ Program build(const BuildRequest& req) {
 
 }  // namespace
 
+constexpr std::string_view kModes[] = {"reference", "paper"};
+
 AlgorithmInfo multitree_info() {
   return AlgorithmInfo{
       "multitree",
@@ -72,15 +73,13 @@ AlgorithmInfo multitree_info() {
       "link carrying two tree edges in a time step; reduce-scatter up the trees, all-gather down",
       "MultiTree (ISCA'21) Sec. III, Algorithm 1",
       {Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather},
-      {{"mode",
-        0,
-        0,
-        1,
-        "reference (the authors' simulator: round-boundary rule, root re-ordering) or paper "
-        "(Algorithm 1 as printed)",
-        {"reference", "paper"}},
-       {"kary", 5, 2, 65, "tree edges an NPU may send and receive per time step, plus one"},
-       {"lockstep", 0, 0, 1, "1: every rank waits for every other at the end of each time step"}},
+      {choice_param("mode", kModes,
+                    "reference (the authors' simulator: round-boundary rule, root re-ordering) or "
+                    "paper (Algorithm 1 as printed)"),
+       count_param("kary", 5, 2, 65,
+                   "tree edges an NPU may send and receive per time step, plus one"),
+       count_param("lockstep", 0, 0, 1,
+                   "1: every rank waits for every other at the end of each time step")},
       &build};
 }
 

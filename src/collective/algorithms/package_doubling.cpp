@@ -20,7 +20,6 @@
 #include <algorithm>
 
 #include "collective/algorithm.hpp"
-#include "collective/algorithms/algorithms.hpp"
 #include "core/error.hpp"
 
 namespace collsim::collective {
@@ -90,11 +89,12 @@ AlgorithmInfo package_doubling_info() {
       "reduced); striped over the package's k local switches (power-of-two ranks)",
       "switch-fc-hierarchical-torus Sec. III-B, Figs. 7-8",
       {Collective::AllReduce, Collective::AllGather},
-      {ParamSpec{"stripes", 0, 0, 64,
-                 "streams a transfer is split over, stream j through local switch (rule + j) "
-                 "mod k; 0: k of the package's local-switch dimension (1 on other topologies)"}},
+      {count_param("stripes", 0, 0, 64,
+                   "streams a transfer is split over, stream j through local switch (rule + j) "
+                   "mod k; 0: k of the package's local-switch dimension (1 on other topologies)")},
       &build};
   a.power_of_two = true;
+  a.stage_steps = log2_steps;
   // Made for packages of local switches: "all" includes it only where there are some.
   a.in_all = [](const topology::Topology& t) {
     for (const auto& d : t.dimensions()) {

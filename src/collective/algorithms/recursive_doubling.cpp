@@ -4,7 +4,6 @@
 //   all-gather: every step exchanges the gathered block range, T = log2(N) alpha + (N-1)/N S/B.
 // Power-of-two rank counts only.
 #include "collective/algorithm.hpp"
-#include "collective/algorithms/algorithms.hpp"
 #include "collective/algorithms/doubling.hpp"
 
 namespace collsim::collective {
@@ -54,6 +53,7 @@ AlgorithmInfo recursive_doubling_info() {
       {},
       &build};
   a.power_of_two = true;
+  a.stage_steps = log2_steps;
   return a;
 }
 

@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 
 #include "collective/algorithm.hpp"
-#include "collective/algorithms/algorithms.hpp"
 #include "core/error.hpp"
 
 namespace collsim::collective {
@@ -123,17 +122,21 @@ Program build(const BuildRequest& req) {
 }  // namespace
 
 AlgorithmInfo ring_info() {
-  return AlgorithmInfo{
+  AlgorithmInfo a{
       "ring",
       "Ring reduce-scatter/all-gather over a Hamiltonian cycle of the topology (snake order on "
       "tori and even meshes); all-to-all in N-1 steps, step s to the rank s ahead",
       "Patarasuk & Yuan 2009; Themis (ISCA'22) Table 1; MultiTree (ISCA'21) baseline RING",
       {Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather,
        Collective::AllToAll},
-      {ParamSpec{"directions", 1, 1, 2,
-                 "1: one direction; 2: half of every chunk each way round a bidirectional ring "
-                 "(all-reduce, reduce-scatter, all-gather)"}},
+      {count_param("directions", 1, 1, 2,
+                   "1: one direction; 2: half of every chunk each way round a bidirectional ring "
+                   "(all-reduce, reduce-scatter, all-gather)")},
       &build};
+  // A stage on P ranks: P - 1 steps, each to the neighbour (both ways at once with directions=2).
+  a.stage_steps = [](Collective, std::uint32_t ranks, const ParamValues&) { return ranks - 1; };
+  a.one_way = [](const ParamValues& p) { return p.at("directions") == 1; };
+  return a;
 }
 
 }  // namespace collsim::collective

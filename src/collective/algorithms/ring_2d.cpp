@@ -12,7 +12,6 @@
 #include <algorithm>
 
 #include "collective/algorithm.hpp"
-#include "collective/algorithms/algorithms.hpp"
 #include "core/error.hpp"
 
 namespace collsim::collective {
@@ -104,9 +103,10 @@ AlgorithmInfo ring_2d_info() {
       "(2D torus or mesh)",
       "Ying et al. 2018; MultiTree (ISCA'21) Sec. V baseline",
       {Collective::AllReduce},
-      {{"orders", 2, 1, 2,
-        "2: half the data X-first and half Y-first at once, so both dimensions' links work (Ying "
-        "et al.); 1: X-first only"}},
+      {count_param(
+          "orders", 2, 1, 2,
+          "2: half the data X-first and half Y-first at once, so both dimensions' links work (Ying "
+          "et al.); 1: X-first only")},
       &build,
       /*staged=*/false,
       /*in_all=*/nullptr,

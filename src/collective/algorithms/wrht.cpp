@@ -13,7 +13,6 @@
 #include <algorithm>
 
 #include "collective/algorithm.hpp"
-#include "collective/algorithms/algorithms.hpp"
 #include "core/error.hpp"
 
 namespace collsim::collective {
@@ -180,18 +179,22 @@ AlgorithmInfo wrht_info() {
       "steps",
       "WRHT (PPoPP'23) Sec. 2",
       {Collective::AllReduce},
-      {{"m", 0, 0, 1 << 20,
-        "group size, >= 2; 0: the fewest steps that fit the wavelengths (smallest such m)"},
-       {"wavelengths", 0, 0, 4096,
-        "wavelength budget that decides m and the top all-to-all; 0: the optical ring's (on "
-        "other topologies 64)"},
-       {"receivers", 0, 0, 1 << 20,
-        "lightpaths a node can sink at once (the optical backend's --receivers), which bounds m "
-        "and the top all-to-all; 0: no bound"},
-       {"stripe", 0, 0, 1,
-        "1: split every transfer over the wavelengths a step leaves free, floor(w / needed) "
-        "lightpaths of a slice each (collsim's option, not in the poster); m then minimizes "
-        "steps per stripe"}},
+      {count_param(
+           "m", 0, 0, 1 << 20,
+           "group size, >= 2; 0: the fewest steps that fit the wavelengths (smallest such m)"),
+       count_param(
+           "wavelengths", 0, 0, 4096,
+           "wavelength budget that decides m and the top all-to-all; 0: the optical ring's (on "
+           "other topologies 64)"),
+       count_param(
+           "receivers", 0, 0, 1 << 20,
+           "lightpaths a node can sink at once (the optical backend's --receivers), which bounds m "
+           "and the top all-to-all; 0: no bound"),
+       count_param(
+           "stripe", 0, 0, 1,
+           "1: split every transfer over the wavelengths a step leaves free, floor(w / needed) "
+           "lightpaths of a slice each (collsim's option, not in the poster); m then minimizes "
+           "steps per stripe")},
       &build,
       /*staged=*/false,
       // Made for optical rings: "all" includes it only on a topology with wavelengths.
