@@ -13,7 +13,7 @@
 
 #include "collective/algorithm.hpp"
 #include "core/error.hpp"
-#include "network/backends.hpp"
+#include "network/backend.hpp"
 #include "topology/builders.hpp"
 
 namespace collsim::runtime {
