@@ -46,7 +46,9 @@ void Stager::start(const collective::Program& p, Executor::DoneCallback on_done,
   }
   std::vector<topology::NodeId> npus(p.num_ranks);
   for (collective::Rank r = 0; r < p.num_ranks; ++r) npus[r] = p.npu(r);
-  const auto [in, out] = staged_bytes(p);
+  // Not a structured binding: clang 14 cannot capture one in the lambdas below.
+  const std::pair<core::Bytes, core::Bytes> sizes = staged_bytes(p);
+  const core::Bytes in = sizes.first, out = sizes.second;
   runs_.push_back(std::make_unique<Run>());
   Run* run = runs_.back().get();
   run->stats.start = ex_.sim().now();
