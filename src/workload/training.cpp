@@ -65,15 +65,19 @@ std::vector<Action> iteration_actions(const Workload& w, Overlap overlap, bool f
     a.push_back({Action::Kind::Issue, i, p, {}, false});
     if (blocking && !c.overlapped) a.push_back({Action::Kind::Wait, i, p, {}, false});
   };
+  // Overlapped forward collectives by the later layer that needs them (earlier layers first):
+  // one pass, not one per layer (traces have 10^5-10^6 layers).
+  std::vector<std::vector<std::uint32_t>> needed(n);
+  for (std::uint32_t j = 0; j < n; ++j) {
+    const Comm& f = w.layers[j].comm[0];
+    if (f.collective && f.overlapped && f.needed_before > j && f.needed_before < n) {
+      needed[f.needed_before].push_back(j);
+    }
+  }
   for (std::uint32_t i = 0; i < n; ++i) {
     const Layer& l = w.layers[i];
     // Overlapped collectives of this iteration's earlier layers that this layer needs.
-    for (std::uint32_t j = 0; j < i; ++j) {
-      const Comm& f = w.layers[j].comm[0];
-      if (f.collective && f.overlapped && f.needed_before == i) {
-        a.push_back({Action::Kind::Wait, j, Pass::Forward, {}, false});
-      }
-    }
+    for (std::uint32_t j : needed[i]) a.push_back({Action::Kind::Wait, j, Pass::Forward, {}, false});
     if (!first && l.comm[2].collective) {
       a.push_back({Action::Kind::Wait, i, Pass::WeightGradient, {}, true});
     }
