@@ -34,9 +34,12 @@ TEST(ResourceLimits, TooManyMessagesAreRefused) {
                  "switch:1000000 all-reduce ring in 1 chunk: about 2e+12 messages");
   expect_refused("collective -t torus:1024x1024 -a ring",
                  "torus:1024x1024 all-reduce ring in 1 chunk: about 2.2e+12 messages");
-  // 4 ranks, 6 messages per rank and chunk, 2^32 - 1 chunks.
+  // 4 ranks, 6 messages per rank and chunk, 2^32 - 1 chunks: 1e11 messages, but first 1.7e10
+  // pieces, past the 32-bit piece ids (checked before any estimate).
   expect_refused("collective -t ring:4 -a ring -s 1TiB --chunks 4294967295",
-                 "ring:4 all-reduce ring in 4294967295 chunks: about 1.03e+11 messages");
+                 "chunks: all-reduce on 4 ranks in 4294967295 chunks has 17179869180 pieces");
+  expect_refused("collective -t ring:4 -a ring -s 1TiB --chunks 1000000000",
+                 "ring:4 all-reduce ring in 1000000000 chunks: about 2.4e+10 messages");
   // The limit is an option.
   expect_refused("collective -t ring:8 -a ring -s 1MiB --max-messages 100",
                  "about 112 messages, over the limit of 100");

@@ -17,9 +17,42 @@
 #include "report/lightpath_log.hpp"
 #include "report/trace.hpp"
 #include "report/writers.hpp"
+#include "scheduler/limits.hpp"
 
 namespace collsim::cli {
 namespace {
+
+// What the backend simulates per run (the packet backend's packets or flits), against
+// --max-messages before anything runs: messages from the algorithms' closed forms.
+void check_backend(const Work& w, const scheduler::RunLimits& limits) {
+  if (w.backend->work == nullptr) return;
+  const auto check = [&](collective::Collective c, const std::string& group,
+                         const collective::AlgorithmChoice& a, core::Bytes size,
+                         std::uint32_t chunks, const network::BackendOptions& o) {
+    const auto comms = collective::parse_groups(group, *w.topology, "group");
+    std::uint64_t bytes = 0;
+    for (const auto& comm : comms) {
+      bytes = std::max(bytes, bytes + scheduler::moved_bytes(c, comm.size(), size));
+    }
+    scheduler::check_backend_work(
+        *w.backend, o, scheduler::bound_work(a, *w.topology, comms, c, chunks).messages, bytes,
+        limits,
+        fmt::format("{} {} {} of {}", w.platform.empty() ? w.topology->name() : w.platform,
+                    collective::to_string(c), a.label, core::to_string(size)));
+  };
+  if (const auto* j = std::get_if<scheduler::CollectiveJob>(&w.job)) {
+    for (const auto& a : j->algorithms) {
+      for (core::Bytes size : j->sizes) {
+        check(j->collective, j->group, a, size, j->chunks, j->backend_options);
+      }
+    }
+  } else {
+    const auto& cj = std::get<scheduler::ConcurrentJob>(w.job);
+    for (const auto& m : cj.members) {
+      check(m.collective, m.group, m.algorithm, m.size, m.chunks, cj.backend_options);
+    }
+  }
+}
 
 // Writes CSV rows as they come: to `out`, or to PATH.partial, renamed to PATH at the end.
 class CsvStream final : public scheduler::RunMonitor {
@@ -75,6 +108,7 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
     // Input errors (an algorithm that cannot run on a group) before anything is simulated.
     std::visit([&](const auto& j) { scheduler::check_job(*w.topology, j, limits, w.platform); },
                w.job);
+    check_backend(w, limits);
   }
   scheduler::MonitorList monitors;
   std::unique_ptr<ProgressLine> progress;

@@ -251,6 +251,13 @@ std::vector<collective::AlgorithmChoice> expand_all_algorithms(const topology::T
     auto choice = collective::make_choice(info, {}, info.name, "algorithms");
     if (!info.supports(c) || (info.in_all != nullptr && !info.in_all(topo))) continue;
     try {
+      // Past the default limits by its closed-form size, it is not built here (that could
+      // exhaust memory): check_job refuses it with the estimate.
+      if (!choice.info->staged && could_build(info, topo, comms.front()) &&
+          beyond(bound_work(choice, topo, {comms.front()}, c, 1), RunLimits{})) {
+        out.push_back(std::move(choice));
+        continue;
+      }
       // Building on a tiny size is cheap and runs the algorithm's own applicability checks.
       // One chunk: applicability does not depend on the chunk count, and a stored program of
       // many chunks can be large (check_job estimates the real count before anything runs).
@@ -285,7 +292,7 @@ void check_job(const topology::Topology& topo, const CollectiveJob& job, const R
   for (core::Bytes size : job.sizes) check_chunks(size, comms.front().size(), job.chunks, "chunks");
   for (const collective::AlgorithmChoice& choice : job.algorithms) {
     // The estimate first: it builds one chunk, the check below every chunk.
-    check_limits(estimate_work(choice, topo, comms, job.collective, job.chunks), limits,
+    check_limits(estimate_work(choice, topo, comms, job.collective, job.chunks, limits), limits,
                  fmt::format("{} {} {} in {} chunk{}", platform.empty() ? topo.name() : platform,
                              collective::to_string(job.collective), choice.label, job.chunks,
                              job.chunks == 1 ? "" : "s"));
@@ -299,7 +306,7 @@ void check_job(const topology::Topology& topo, const ConcurrentJob& job, const R
   for (const ConcurrentMember& m : job.members) {
     const auto comms = collective::parse_groups(m.group, topo, "group");
     check_chunks(m.size, comms.front().size(), m.chunks, "chunks");
-    const WorkEstimate e = estimate_work(m.algorithm, topo, comms, m.collective, m.chunks);
+    const WorkEstimate e = estimate_work(m.algorithm, topo, comms, m.collective, m.chunks, limits);
     all.messages += e.messages;
     all.in_flight += e.in_flight;
     all.stored_ops += e.stored_ops;

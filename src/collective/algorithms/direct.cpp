@@ -63,10 +63,16 @@ Program build(const BuildRequest& req) {
   return p;
 }
 
+// Every rank sends to every other once per phase (all-reduce: two phases); generated.
+ProgramSize size(const BuildRequest& req) {
+  const std::uint64_t n = req.ranks();
+  return {n * (n - 1) * (req.collective == Collective::AllReduce ? 2 : 1), 0};
+}
+
 }  // namespace
 
 AlgorithmInfo direct_info() {
-  return AlgorithmInfo{
+  AlgorithmInfo a{
       "direct",
       "Every rank exchanges its 1/N slices with every other rank in one step (all-to-all: its "
       "S/N blocks)",
@@ -75,6 +81,8 @@ AlgorithmInfo direct_info() {
        Collective::AllToAll},
       {},
       &build};
+  a.size = &size;
+  return a;
 }
 
 }  // namespace collsim::collective

@@ -63,10 +63,18 @@ Program build(const BuildRequest& req) {
   return p;
 }
 
+// A tree per root over every rank: N (N - 1) edges, used once per phase (all-reduce: reduce and
+// broadcast), stored.
+ProgramSize size(const BuildRequest& req) {
+  const std::uint64_t n = req.ranks();
+  const std::uint64_t sends = n * (n - 1) * (req.collective == Collective::AllReduce ? 2 : 1);
+  return {sends, 2 * sends};
+}
+
 }  // namespace
 
 AlgorithmInfo multitree_info() {
-  return AlgorithmInfo{
+  AlgorithmInfo a{
       "multitree",
       "MultiTree: one spanning tree per NPU built top-down over the topology's links, no directed "
       "link carrying two tree edges in a time step; reduce-scatter up the trees, all-gather down",
@@ -82,6 +90,8 @@ AlgorithmInfo multitree_info() {
        {"kary", 5, 2, 65, "tree edges an NPU may send and receive per time step, plus one"},
        {"lockstep", 0, 0, 1, "1: every rank waits for every other at the end of each time step"}},
       &build};
+  a.size = &size;
+  return a;
 }
 
 }  // namespace collsim::collective

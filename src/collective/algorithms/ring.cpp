@@ -120,10 +120,19 @@ Program build(const BuildRequest& req) {
   return p;
 }
 
+// Reduce-scatter and all-gather: N - 1 steps of N sends per direction (all-reduce both); all-to-all
+// N - 1 steps of N sends, stored with a forward per hop (3 N (N - 1) ops at most).
+ProgramSize size(const BuildRequest& req) {
+  const std::uint64_t n = req.ranks(), steps = n * (n - 1);
+  if (req.collective == Collective::AllToAll) return {steps, 3 * steps + n};
+  const auto directions = static_cast<std::uint64_t>(req.params.at("directions"));
+  return {steps * directions * (req.collective == Collective::AllReduce ? 2 : 1), 0};
+}
+
 }  // namespace
 
 AlgorithmInfo ring_info() {
-  return AlgorithmInfo{
+  AlgorithmInfo a{
       "ring",
       "Ring reduce-scatter/all-gather over a Hamiltonian cycle of the topology (snake order on "
       "tori and even meshes); all-to-all in N-1 steps, step s to the rank s ahead",
@@ -134,6 +143,8 @@ AlgorithmInfo ring_info() {
                  "1: one direction; 2: half of every chunk each way round a bidirectional ring "
                  "(all-reduce, reduce-scatter, all-gather)"}},
       &build};
+  a.size = &size;
+  return a;
 }
 
 }  // namespace collsim::collective

@@ -169,10 +169,24 @@ Program build(const BuildRequest& req) {
   return p;
 }
 
+// Reduce and broadcast along the group levels: under N sends each; the top all-to-all among m*
+// nodes fits the wavelengths, m*^2 <= 8 w; each transfer striped over at most w lightpaths.
+ProgramSize size(const BuildRequest& req) {
+  const std::uint64_t n = req.ranks();
+  std::uint64_t w = static_cast<std::uint64_t>(req.params.at("wavelengths"));
+  if (w == 0) {
+    const topology::OpticalSpec* o = req.topology.optical();
+    w = o != nullptr ? o->wavelengths : topology::OpticalSpec{}.wavelengths;
+  }
+  const std::uint64_t stripes = req.params.at("stripe") != 0 ? w : 1;
+  const std::uint64_t sends = (2 * n + std::min(n * n, 8 * w + 8)) * stripes;
+  return {sends, 2 * sends};
+}
+
 }  // namespace
 
 AlgorithmInfo wrht_info() {
-  return AlgorithmInfo{
+  AlgorithmInfo a{
       "wrht",
       "WRHT: hierarchical tree over groups of m ring neighbours, members send the whole buffer "
       "to the group's middle node on floor(m/2) wavelengths, all-to-all at the top when "
@@ -196,6 +210,8 @@ AlgorithmInfo wrht_info() {
       /*staged=*/false,
       // Made for optical rings: "all" includes it only on a topology with wavelengths.
       [](const topology::Topology& t) { return t.optical() != nullptr; }};
+  a.size = &size;
+  return a;
 }
 
 }  // namespace collsim::collective
