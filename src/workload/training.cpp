@@ -16,6 +16,7 @@
 #include "scheduler/group_symmetry.hpp"
 #include "scheduler/hierarchical.hpp"
 #include "scheduler/staging.hpp"
+#include "workload/training_limits.hpp"
 
 namespace collsim::workload {
 
@@ -229,25 +230,7 @@ class Trainer final : public core::EventHandler {
   }
 
   std::vector<collective::Communicator> groups(Scope s) const {
-    const std::uint32_t n = topo_.num_npus();
-    const bool whole = s == Scope::All || (s == Scope::ModelParallel && m_ == n) ||
-                       (s == Scope::DataParallel && m_ == 1);
-    if (whole) return {collective::whole(topo_)};
-    std::vector<collective::Communicator> out;
-    if (s == Scope::ModelParallel) {
-      for (std::uint32_t k = 0; k < n / m_; ++k) {
-        collective::Communicator c{{}, fmt::format("model[{}]", k)};
-        for (std::uint32_t r = 0; r < m_; ++r) c.npus.push_back(k * m_ + r);
-        out.push_back(std::move(c));
-      }
-    } else {
-      for (std::uint32_t r = 0; r < m_; ++r) {
-        collective::Communicator c{{}, fmt::format("data[{}]", r)};
-        for (std::uint32_t k = 0; k < n / m_; ++k) c.npus.push_back(k * m_ + r);
-        out.push_back(std::move(c));
-      }
-    }
-    return out;
+    return scope_groups(topo_, m_, s);
   }
 
   // Every collective the workload issues must be buildable: fail before simulating.
@@ -552,6 +535,7 @@ TrainingResult run_training(const topology::Topology& topo, const network::Backe
   t.start();
   scheduler::ExecuteOptions eo;
   eo.max_time = options.max_time;
+  if (options.progress) eo.tick = [&] { options.progress(sim.now(), sim.events_processed()); };
   scheduler::run_until_finished(sim, ex, *net, core::Time{}, eo);
   if (!t.finished()) {
     throw core::SimulationError(
