@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "topology/builders.hpp"
 #include "workload/training.hpp"
+#include "real_inputs.hpp"
 
 namespace collsim::workload {
 namespace {
@@ -121,14 +122,17 @@ TEST(AstraText, ErrorsNameTheLineAndField) {
 // The authors' input files are not part of the repository: COLLSIM_ASTRA_WORKLOADS names the
 // directory of ASTRA-sim 1.0's workload files where a machine has them.
 std::filesystem::path astra_workloads() {
-  const char* dir = std::getenv("COLLSIM_ASTRA_WORKLOADS");
-  if (dir && std::filesystem::is_directory(dir)) return dir;
-  return {};
+  const auto d =
+      test::real_inputs("COLLSIM_ASTRA_WORKLOADS", "astra_inputs/astra-sim-1.0/workload");
+  return std::filesystem::is_directory(d) ? d : std::filesystem::path();
 }
 
 TEST(AstraText, EveryAstraSimWorkloadLoadsAndRuns) {
   const auto dir = astra_workloads();
-  if (dir.empty()) GTEST_SKIP() << "COLLSIM_ASTRA_WORKLOADS does not name a directory";
+  if (dir.empty()) {
+    GTEST_SKIP() << test::no_real_inputs("COLLSIM_ASTRA_WORKLOADS",
+                                         "astra_inputs/astra-sim-1.0/workload");
+  }
   const auto topo =
       topology::from_compact("torus:4x4x4", core::Bandwidth{16e9}, core::Time::from_ns(150));
   std::size_t files = 0;

@@ -514,6 +514,7 @@ def main():
                     help="ulimit -v per case (0: none; sanitizer builds need none)")
     ap.add_argument("--log", help="write every finding as JSON lines to this file")
     ap.add_argument("--show", type=int, default=10, help="findings to print")
+    ap.add_argument("--progress", type=int, default=0, help="print a line every this many cases")
     a = ap.parse_args()
     binary = os.path.abspath(a.binary)
     d = discover(binary)
@@ -524,6 +525,11 @@ def main():
         log = open(a.log, "w") if a.log else None
         for r in pool.imap_unordered(run_case, jobs, chunksize=4):
             counts[r["class"]] = counts.get(r["class"], 0) + 1
+            done = sum(counts.values())
+            if a.progress and done % a.progress == 0:
+                print("collsim fuzz: %d/%d cases, %.0f s, %d findings, %d allowed" %
+                      (done, a.cases, time.monotonic() - start, len(failures), sum(allowed.values())),
+                      flush=True)
             slow = max(slow, r["seconds"])
             t = per_command.setdefault(r["argv"][0], [0, 0.0])
             t[0] += 1
