@@ -1,7 +1,6 @@
 // ASTRA-sim text workloads (workload/astra_text.hpp): fields, units, scopes per parallelism, and
 // errors naming the line and field; every real file of ASTRA-sim 1.0 loads and runs where
 // COLLSIM_ASTRA_WORKLOADS names their directory.
-#include "test_paths.hpp"
 #include "workload/astra_text.hpp"
 
 #include <gtest/gtest.h>
@@ -10,9 +9,10 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "real_inputs.hpp"
+#include "test_paths.hpp"
 #include "topology/builders.hpp"
 #include "workload/training.hpp"
-#include "real_inputs.hpp"
 
 namespace collsim::workload {
 namespace {

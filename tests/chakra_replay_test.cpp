@@ -19,8 +19,8 @@
 #include "config/astra_optional_inputs.hpp"
 #include "core/error.hpp"
 #include "network/backend.hpp"
-#include "scheduler/executor.hpp"
 #include "real_inputs.hpp"
+#include "scheduler/executor.hpp"
 
 namespace collsim::workload::chakra {
 namespace {

@@ -15,12 +15,12 @@
 
 #include "chakra_writer.hpp"
 #include "core/error.hpp"
+#include "real_inputs.hpp"
 #include "topology/builders.hpp"
 #include "workload/formats/chakra_et.pb.h"
 #include "workload/formats/chakra_replay.hpp"
 #include "workload/load.hpp"
 #include "workload/training.hpp"
-#include "real_inputs.hpp"
 
 namespace collsim::workload::chakra {
 namespace {

@@ -3,11 +3,11 @@
 // directory an environment variable names, else `../shared/data/<sub>` beside the source
 // directory where it exists (the data set next to a checkout), else none: the test then skips and
 // says why in the test summary.
-#include "test_paths.hpp"
-
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+
+#include "test_paths.hpp"
 
 namespace collsim::test {
 

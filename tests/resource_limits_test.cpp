@@ -2,7 +2,6 @@
 // and the option that raises the limit (scheduler/limits.hpp), exit status 2. Each case is a
 // command that used to run until killed or end in std::bad_alloc; the refusal comes from the
 // estimate (no simulation starts), so these tests take as long as building the topology.
-#include "test_paths.hpp"
 #include <gtest/gtest.h>
 
 #include <string>
@@ -10,6 +9,7 @@
 #include "cli_run.hpp"
 #include "core/error.hpp"
 #include "scheduler/limits.hpp"
+#include "test_paths.hpp"
 #include "topology/builders.hpp"
 
 namespace {

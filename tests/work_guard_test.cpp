@@ -32,7 +32,7 @@ TEST(WorkGuard, TrainingRunsPastTheLimitsAreRefused) {
                  "over the limit of 1000 (--max-messages");
   // Packets on the packet backend.
   expect_refused("train -w resnet50 -t ring:64 -a ring -b packet --max-messages 1000000",
-                 "packets (flits when wormhole) on the packet backend");
+                 "packets on the packet backend");
 }
 
 TEST(WorkGuard, TrainingJobsInAScenarioAreRefused) {

@@ -20,8 +20,7 @@ void ProgressLine::tick(const scheduler::RunContext& c) {
   draw(c.what, c.sim.now(), c.sim.events_processed(), false);
 }
 
-void ProgressLine::begin_run(const std::string& what, core::Time simulated,
-                             std::uint64_t events) {
+void ProgressLine::begin_run(const std::string& what, core::Time simulated, std::uint64_t events) {
   ++started_;
   run_start_ = std::chrono::steady_clock::now();
   run_events_start_ = events;

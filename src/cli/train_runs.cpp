@@ -72,10 +72,9 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
   for (std::size_t i = 0; i < work.size(); ++i) {
     const TrainingWork& w = work[i];
     for (const auto& a : w.spec.algorithms) {
-      workload::check_training(*w.topology, *w.backend, workloads[i],
-                               options_for(w, a, w.spec.overlaps.front()), limits,
-                               fmt::format("{} on {}: {}", workloads[i].name, w.platform,
-                                           a.info ? a.label : "ideal"));
+      workload::check_training(
+          *w.topology, *w.backend, workloads[i], options_for(w, a, w.spec.overlaps.front()), limits,
+          fmt::format("{} on {}: {}", workloads[i].name, w.platform, a.info ? a.label : "ideal"));
     }
   }
   std::unique_ptr<ProgressLine> progress;
@@ -89,7 +88,8 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
     for (const auto& a : w.spec.algorithms) {
       for (workload::Overlap ov : w.spec.overlaps) {
         workload::TrainingOptions to = options_for(w, a, ov);
-        const std::string what = fmt::format("{} on {}: {}", workloads[i].name, w.platform, a.label);
+        const std::string what =
+            fmt::format("{} on {}: {}", workloads[i].name, w.platform, a.label);
         if (!opt.quiet) {
           err << fmt::format("collsim: [{}/{}] {} on {}: {} / {}{} / overlap {}\n", rows.size() + 1,
                              total, workloads[i].name, w.platform, a.label, w.backend->name,
@@ -98,7 +98,9 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
         }
         if (progress) {
           progress->begin_run(what, core::Time{}, 0);
-          to.progress = [&](core::Time t, std::uint64_t events) { progress->tick(what, t, events); };
+          to.progress = [&](core::Time t, std::uint64_t events) {
+            progress->tick(what, t, events);
+          };
         }
         report::TrainingRow row;
         row.workload = workloads[i].name;

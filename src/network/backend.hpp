@@ -198,7 +198,8 @@ struct BackendInfo {
   /// one per message (its events are per message).
   std::uint64_t (*work)(const BackendOptions& options, std::uint64_t messages,
                         std::uint64_t bytes) = nullptr;
-  const char* work_unit = "messages";
+  /// What `work` counts ("packets", "flits"); null: messages.
+  const char* (*work_unit)(const BackendOptions& options) = nullptr;
 };
 
 /// The backend's name with its parameters that are not at their default, in the order of its

@@ -779,7 +779,10 @@ BackendInfo packet_info() {
             return std::make_unique<PacketBackend>(sim, topo, opt);
           },
           .work = &packet_work,
-          .work_unit = "packets (flits when wormhole)"};
+          .work_unit =
+              [](const BackendOptions& o) {
+                return o.packet.switching == Switching::Wormhole ? "flits" : "packets";
+              }};
 }
 
 }  // namespace collsim::network

@@ -22,7 +22,9 @@ std::string gib(std::uint64_t bytes) {
 std::uint64_t mul(std::uint64_t a, std::uint64_t b) {
   return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
 }
-std::uint64_t add(std::uint64_t a, std::uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+std::uint64_t add(std::uint64_t a, std::uint64_t b) {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
 
 }  // namespace
 
@@ -132,8 +134,8 @@ void check_backend_work(const network::BackendInfo& backend, const network::Back
       "{}: about {} {} on the {} backend ({} messages of {} in all), over the limit of {} "
       "(--max-messages): use a smaller size, fewer NPUs, another backend, or raise "
       "--max-messages",
-      what, count(units), backend.work_unit, backend.name, count(messages),
-      core::to_string(core::Bytes{bytes}), count(limits.max_messages)));
+      what, count(units), backend.work_unit ? backend.work_unit(options) : "messages", backend.name,
+      count(messages), core::to_string(core::Bytes{bytes}), count(limits.max_messages)));
 }
 
 void check_chunks(core::Bytes size, std::uint32_t ranks, std::uint32_t chunks,

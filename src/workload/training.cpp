@@ -78,7 +78,8 @@ std::vector<Action> iteration_actions(const Workload& w, Overlap overlap, bool f
   for (std::uint32_t i = 0; i < n; ++i) {
     const Layer& l = w.layers[i];
     // Overlapped collectives of this iteration's earlier layers that this layer needs.
-    for (std::uint32_t j : needed[i]) a.push_back({Action::Kind::Wait, j, Pass::Forward, {}, false});
+    for (std::uint32_t j : needed[i])
+      a.push_back({Action::Kind::Wait, j, Pass::Forward, {}, false});
     if (!first && l.comm[2].collective) {
       a.push_back({Action::Kind::Wait, i, Pass::WeightGradient, {}, true});
     }
@@ -229,9 +230,7 @@ class Trainer final : public core::EventHandler {
     }
   }
 
-  std::vector<collective::Communicator> groups(Scope s) const {
-    return scope_groups(topo_, m_, s);
-  }
+  std::vector<collective::Communicator> groups(Scope s) const { return scope_groups(topo_, m_, s); }
 
   // Every collective the workload issues must be buildable: fail before simulating.
   void check_collectives() {

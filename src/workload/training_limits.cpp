@@ -11,7 +11,9 @@
 namespace collsim::workload {
 namespace {
 
-std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
 std::uint64_t sat_mul(std::uint64_t a, std::uint64_t b) {
   return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
 }
@@ -61,7 +63,8 @@ scheduler::WorkEstimate estimate_training(const topology::Topology& topo, const 
     for (const Comm& c : l.comm) {
       if (!c.collective) continue;
       const auto it = o.per_collective.find(*c.collective);
-      const collective::AlgorithmChoice& a = it == o.per_collective.end() ? o.algorithm : it->second;
+      const collective::AlgorithmChoice& a =
+          it == o.per_collective.end() ? o.algorithm : it->second;
       const std::pair<int, int> key{static_cast<int>(c.scope), static_cast<int>(*c.collective)};
       auto b = bounds.find(key);
       if (b == bounds.end()) {
@@ -92,8 +95,8 @@ scheduler::WorkEstimate estimate_training(const topology::Topology& topo, const 
 }
 
 void check_training(const topology::Topology& topo, const network::BackendInfo& backend,
-                    const Workload& w, const TrainingOptions& o,
-                    const scheduler::RunLimits& limits, const std::string& what) {
+                    const Workload& w, const TrainingOptions& o, const scheduler::RunLimits& limits,
+                    const std::string& what) {
   std::uint64_t bytes = 0;
   const scheduler::WorkEstimate e = estimate_training(topo, w, o, &bytes);
   scheduler::check_limits(e, limits, what);

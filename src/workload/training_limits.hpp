@@ -30,7 +30,7 @@ scheduler::WorkEstimate estimate_training(const topology::Topology& topo, const 
 /// Throws core::ResourceError if the run's estimate, or its backend's work (BackendInfo::work),
 /// exceeds `limits`, naming `what`.
 void check_training(const topology::Topology& topo, const network::BackendInfo& backend,
-                    const Workload& w, const TrainingOptions& o,
-                    const scheduler::RunLimits& limits, const std::string& what);
+                    const Workload& w, const TrainingOptions& o, const scheduler::RunLimits& limits,
+                    const std::string& what);
 
 }  // namespace collsim::workload

@@ -100,8 +100,8 @@ Program build(const BuildRequest& req) {
 ProgramSize size(const BuildRequest& req) {
   const std::uint64_t n = req.ranks();
   const auto& dims = req.topology.dimensions();
-  const std::uint64_t ring = dims.size() >= 2 ? std::uint64_t{dims[0].spec.size} + dims[1].spec.size
-                                              : 2 * n;
+  const std::uint64_t ring =
+      dims.size() >= 2 ? std::uint64_t{dims[0].spec.size} + dims[1].spec.size : 2 * n;
   const auto orders = static_cast<std::uint64_t>(req.params.at("orders"));
   const std::uint64_t sends = orders * 2 * n * ring;
   return {sends, 2 * sends};

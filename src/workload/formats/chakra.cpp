@@ -136,7 +136,7 @@ RankTrace read_et(const std::string& path) {
   RankTrace r;
   r.file = path;
   std::size_t index = 0;  // messages read, the metadata included
-  pb::Node n;  // reused: its fields keep their memory from node to node
+  pb::Node n;             // reused: its fields keep their memory from node to node
   while (static_cast<std::size_t>(coded.CurrentPosition()) < data.size()) {
     const auto where = [&] {
       return index == 0 ? fmt::format("{}: global metadata", path)
@@ -165,8 +165,8 @@ RankTrace read_et(const std::string& path) {
       try {
         r.nodes.push_back(convert(n));
       } catch (const core::InputError& e) {
-        throw core::InputError(
-            fmt::format("{}: node {} (id {}, {}): {}", path, index - 1, n.id(), n.name(), e.what()));
+        throw core::InputError(fmt::format("{}: node {} (id {}, {}): {}", path, index - 1, n.id(),
+                                           n.name(), e.what()));
       }
     }
     coded.PopLimit(limit);
@@ -318,7 +318,9 @@ Workload to_workload(const std::vector<RankTrace>& ranks, const std::vector<std:
   for (std::size_t i = 0; i < r0.nodes.size(); ++i) {
     const Node& n = r0.nodes[i];
     // Built when an error needs it: a trace has up to millions of nodes.
-    const auto where = [&] { return fmt::format("{}: node {} (id {}, {})", r0.file, i, n.id, n.name); };
+    const auto where = [&] {
+      return fmt::format("{}: node {} (id {}, {})", r0.file, i, n.id, n.name);
+    };
     for (const auto* deps : {&n.data_deps, &n.ctrl_deps}) {
       for (std::uint64_t d : *deps) {
         const auto it = index.find(d);

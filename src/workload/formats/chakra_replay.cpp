@@ -48,8 +48,8 @@ std::size_t resource_of(const Node& nd) {
 // One rank's walk through its graph.
 struct Rank {
   const RankTrace* trace = nullptr;
-  std::vector<std::uint32_t> waiting;                       // unfinished dependencies per node
-  std::vector<std::vector<std::uint32_t>> children;         // nodes that depend on each
+  std::vector<std::uint32_t> waiting;                // unfinished dependencies per node
+  std::vector<std::vector<std::uint32_t>> children;  // nodes that depend on each
   // Ready nodes (node id, index) by the resource they need (see resource_of): issue() takes
   // the lowest id among the classes whose resource is free, without visiting blocked nodes.
   std::array<std::set<std::pair<std::uint64_t, std::uint32_t>>, 4> ready;
@@ -173,7 +173,8 @@ class Replayer final : public core::EventHandler, public network::DeliveryHandle
       std::string pending;
       std::size_t listed = 0;
       for (std::uint32_t i = 0; i < rk.trace->nodes.size() && listed < 2; ++i) {
-        if (rk.waiting[i] == 0 && !rk.done[i] && !rk.ready[resource_of(rk.trace->nodes[i])].count({rk.trace->nodes[i].id, i})) {
+        if (rk.waiting[i] == 0 && !rk.done[i] &&
+            !rk.ready[resource_of(rk.trace->nodes[i])].count({rk.trace->nodes[i].id, i})) {
           pending += fmt::format("{}node {} (id {}, {})", listed ? ", " : "", i,
                                  rk.trace->nodes[i].id, to_string(rk.trace->nodes[i].kind));
           ++listed;
