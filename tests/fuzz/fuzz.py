@@ -478,8 +478,9 @@ def run_case(job):
             with open(p, "w", errors="surrogateescape") as f:
                 f.write(text)
         start = time.monotonic()
+        # In the case's own directory (a copy of examples/): relative output names land there.
         p = subprocess.Popen([binary] + case["argv"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             cwd=SOURCE, preexec_fn=limit(memory))
+                             cwd=os.path.join(tmp, "src"), preexec_fn=limit(memory))
         timed_out = False
         try:
             out, err = p.communicate(timeout=timeout)
