@@ -251,10 +251,10 @@ std::vector<collective::AlgorithmChoice> expand_all_algorithms(const topology::T
     auto choice = collective::make_choice(info, {}, info.name, "algorithms");
     if (!info.supports(c) || (info.in_all != nullptr && !info.in_all(topo))) continue;
     try {
-      // Past the default limits by its closed-form size, it is not built here (that could
-      // exhaust memory): check_job refuses it with the estimate.
+      // A large program is not built here (that could take seconds and gigabytes): check_job
+      // estimates it against the job's limits.
       if (!choice.info->staged && could_build(info, topo, comms.front()) &&
-          beyond(bound_work(choice, topo, {comms.front()}, c, 1), RunLimits{})) {
+          beyond(bound_work(choice, topo, {comms.front()}, c, 1), kCheapBuild)) {
         out.push_back(std::move(choice));
         continue;
       }
@@ -270,13 +270,13 @@ std::vector<collective::AlgorithmChoice> expand_all_algorithms(const topology::T
       const Program& p = l.programs.front();
       if (warnings) {
         const std::uint64_t channels = distinct_channels(p) * comms.size();
-        // The diameter from a few NPUs (from every NPU it takes minutes on 10^4 switched NPUs).
-        if (channels >= kSlowChannels && topo.diameter(16) > 2) {
+        // The diameter from 4 NPUs (from every NPU it takes minutes on 10^4 switched NPUs).
+        if (channels >= kSlowChannels && topo.diameter(4) > 2) {
           warnings->push_back(fmt::format(
               "{}: {} ranks each talk to {} peers ({} rank pairs) over up to {} hops on {}; the "
               "run may take minutes and gigabytes. Name the algorithms to leave it out",
               info.name, p.num_ranks, channels / p.num_ranks / comms.size(), channels,
-              topo.diameter(16), topo.name()));
+              topo.diameter(4), topo.name()));
         }
       }
       out.push_back(std::move(choice));

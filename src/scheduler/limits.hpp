@@ -38,6 +38,11 @@ inline constexpr std::uint64_t kBytesPerInFlight = 600;
 inline constexpr std::uint64_t kBytesPerLink = 130;
 inline constexpr std::uint64_t kBaseBytes = 64ull << 20;
 
+/// `-a all` builds an algorithm's one-chunk program to see whether it applies only below this
+/// closed-form size (sends); larger ones are left to the job's estimate (and built there if the
+/// limits allow).
+inline constexpr RunLimits kCheapBuild{10'000'000, 1ull << 30};
+
 struct WorkEstimate {
   std::uint64_t messages = 0;
   std::uint64_t in_flight = 0;
