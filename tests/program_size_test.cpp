@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "cli_run.hpp"
+#include "refusal.hpp"
 #include "collective/algorithm.hpp"
 #include "core/error.hpp"
 #include "scheduler/limits.hpp"
@@ -58,23 +58,16 @@ TEST(ProgramSize, BoundsTheBuiltProgram) {
   EXPECT_GT(checked, 150u);
 }
 
-void expect_refused_at_once(const std::string& args, const std::string& message) {
-  const auto r = test::collsim(args);
-  EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
-  EXPECT_NE(r.err.find(message), std::string::npos) << args << "\n" << r.err;
-  EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
-}
-
 TEST(ProgramSize, SchedulesPastTheLimitsAreNotBuilt) {
   // Multitree on 65536 NPUs: 2 N (N - 1) = 8.6e9 sends; it used to build 2 GiB and run out of
   // memory before any refusal.
-  expect_refused_at_once("collective -t switch:65536 -a multitree",
+  test::expect_refused("collective -t switch:65536 -a multitree",
                          "switch:65536 all-reduce multitree in 1 chunk: about 8.59e+09 messages");
   // -a all on a million NPUs: every algorithm's schedule (4-8 GiB) was built to check it.
-  expect_refused_at_once("collective -t switch:1000000 -a all -c reduce-scatter",
+  test::expect_refused("collective -t switch:1000000 -a all -c reduce-scatter",
                          "switch:1000000 reduce-scatter ring in 1 chunk: about 1e+12 messages");
   // The verifier's state (a bitset per rank and piece) is checked first, in closed form.
-  expect_refused_at_once("verify -t torus:1024x1024 -a halving-doubling",
+  test::expect_refused("verify -t torus:1024x1024 -a halving-doubling",
                          "verify halving-doubling all-reduce on torus:1024x1024 in 1 chunk: about "
                          "134217728.1 GiB of simulator memory, over the limit");
 }

@@ -1,7 +1,7 @@
 #pragma once
 // Where the tests over real inputs (ASTRA-sim's input files, Chakra traces) find them: the
-// directory an environment variable names, else `../shared/data/<sub>` beside the source
-// directory where it exists (the data set next to a checkout), else none: the test then skips and
+// directory an environment variable names, else <sub> in the data folder of the `shared`
+// directory beside the source directory, where it exists (the data set next to a checkout), else none: the test then skips and
 // says why in the test summary.
 #include <cstdlib>
 #include <filesystem>
@@ -20,7 +20,8 @@ inline std::filesystem::path real_inputs(const char* variable, const std::string
 
 /// The message of a skipped real-input test.
 inline std::string no_real_inputs(const char* variable, const std::string& sub) {
-  return std::string("no real inputs: set ") + variable + " or provide ../shared/data/" + sub +
+  const auto d = std::filesystem::path("..") / "shared" / "data" / sub;
+  return std::string("no real inputs: set ") + variable + " or provide " + d.string() +
          " beside the source directory";
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli_run.hpp"
+#include "refusal.hpp"
 #include "core/error.hpp"
 #include "scheduler/limits.hpp"
 #include "test_paths.hpp"
@@ -16,13 +17,7 @@ namespace {
 
 using collsim::test::collsim;
 
-void expect_refused(const std::string& args, const std::string& message) {
-  const auto r = collsim(args);
-  EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
-  EXPECT_NE(r.err.find(message), std::string::npos) << args << "\n" << r.err;
-  EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
-  EXPECT_EQ(r.out, "") << args;  // refused before any run: no partial table
-}
+using collsim::test::expect_refused;
 
 TEST(ResourceLimits, TooManyMessagesAreRefused) {
   // Direct on 2^20 NPUs: 2 N (N-1) = 2.2e12 messages.

@@ -8,18 +8,13 @@
 #include <fstream>
 
 #include "cli_run.hpp"
+#include "refusal.hpp"
 
 namespace {
 
 using collsim::test::collsim;
 
-void expect_refused(const std::string& args, const std::string& message) {
-  const auto r = collsim(args);
-  EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
-  EXPECT_NE(r.err.find(message), std::string::npos) << args << "\n" << r.err;
-  EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
-  EXPECT_EQ(r.out, "") << args;
-}
+using collsim::test::expect_refused;
 
 TEST(WorkGuard, TrainingRunsPastTheLimitsAreRefused) {
   // ResNet-50's 161 collectives of 2 N (N - 1) ring messages on 65536 NPUs: 4.6e11.

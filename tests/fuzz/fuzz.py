@@ -7,7 +7,8 @@ topologies, backends and models are fuzzed without edits here:
   * `collsim CMD --help`       each subcommand's options, their value types and defaults
   * `collsim list`             topology forms, algorithms with their parameters, backends, models
   * examples/**/*.yaml          seed scenarios and workloads, mutated line by line
-  * ASTRA-sim inputs            seed network / system / workload files when ../shared/data has them
+  * ASTRA-sim inputs            seed network / system / workload files when the data folder beside the
+                                checkout has them (COLLSIM_SHARED_DATA overrides)
 
 The oracle: exit status 0, 2 or 3 only; no "internal error"; no signal; no Python traceback; no
 sanitizer report; an --output / --trace / --activity / --lightpaths file that held KEEP still holds
@@ -477,8 +478,14 @@ def run_case(job):
     binary, seed, i, d, timeout, memory = job
     tmp = tempfile.mkdtemp(prefix="collsim_fuzz_")
     try:
-        shutil.copytree(os.path.join(SOURCE, "examples"), os.path.join(tmp, "src", "examples"))
         case = make_case(seed, i, d, tmp)
+        # examples/ beside the case: a copy where the case writes a scenario next to its seed's
+        # files, else a link (copying takes longer than most cases run).
+        os.makedirs(os.path.join(tmp, "src"), exist_ok=True)
+        if case["argv"][0] == "run":
+            shutil.copytree(os.path.join(SOURCE, "examples"), os.path.join(tmp, "src", "examples"))
+        else:
+            os.symlink(os.path.join(SOURCE, "examples"), os.path.join(tmp, "src", "examples"))
         for p, text in case["files"].items():
             os.makedirs(os.path.dirname(p), exist_ok=True)
             with open(p, "w", errors="surrogateescape") as f:
