@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "scheduler/hierarchical.hpp"
 
 namespace collsim::scheduler {
 namespace {
@@ -52,6 +53,21 @@ WorkEstimate bound_work(const collective::AlgorithmChoice& choice, const topolog
                         collective::Collective c, std::uint32_t chunks) {
   WorkEstimate e;
   e.links = topo.links().size();
+  if (choice.info->staged) {
+    // Stages per dimension: every group of K NPUs sends at most K (K - 1) messages per phase
+    // (ring and direct; halving-doubling fewer), a phase each way for all-reduce. With
+    // groups=auto the first group of each dimension stands for all where the run allows it
+    // (scheduler/group_symmetry.hpp): counted once.
+    const bool all = spec_from_choice(choice, c, core::Bytes{1}, 1).all_groups;
+    const std::uint64_t n = topo.num_npus();
+    for (const topology::Dimension& d : topo.dimensions()) {
+      const std::uint64_t k = d.spec.size;
+      const std::uint64_t groups = all ? n / std::max<std::uint64_t>(k, 1) : 1;
+      e.messages = add(e.messages, mul(mul(groups, k * (k - 1)),
+                                       mul(chunks, c == collective::Collective::AllReduce ? 2 : 1)));
+    }
+    return e;
+  }
   for (const collective::Communicator& comm : comms) {
     const collective::ProgramSize s = collective::program_size(choice, topo, comm, c, chunks);
     e.messages = add(e.messages, mul(s.sends, chunks));
@@ -77,7 +93,7 @@ WorkEstimate estimate_work(const collective::AlgorithmChoice& choice,
                            const RunLimits& limits) {
   WorkEstimate e;
   e.links = topo.links().size();
-  if (choice.info->staged) return e;
+  if (choice.info->staged) return bound_work(choice, topo, comms, c, chunks);
   if (WorkEstimate bound = bound_work(choice, topo, comms, c, chunks); beyond(bound, limits)) {
     return bound;
   }
