@@ -62,8 +62,10 @@ std::vector<network::BackendOptions> backend_options(
     const network::BackendParam* p = network::find_param(key);
     if (p == nullptr) throw std::logic_error("no backend parameter \"" + key + "\"");
     const std::string flag = network::cli_flag(*p);
+    // clang++-14 cannot capture a structured binding: a named copy of the key.
+    const std::string& name = key;
     const bool taken = std::any_of(chosen.begin(), chosen.end(),
-                                   [&](const auto* b) { return network::takes(*b, key); });
+                                   [&](const auto* b) { return network::takes(*b, name); });
     if (!taken) network::refuse_param(*p, chosen, flag, flag);
     network::set_param(*p, all, text, flag);
   }

@@ -22,23 +22,29 @@
 namespace collsim::cli {
 namespace {
 
-// What the backend simulates per run (the packet backend's packets or flits), against
+// What each run simulates beyond the job estimate (the packet backend's packets or flits), against
 // --max-messages before anything runs: messages from the algorithms' closed forms.
-void check_backend(const Work& w, const scheduler::RunLimits& limits) {
-  if (w.backend->work == nullptr) return;
+// With a trace, staged collectives simulate every group (no symmetry): counted so, too.
+void check_run_work(const Work& w, const scheduler::RunLimits& limits, bool traced) {
   const auto check = [&](collective::Collective c, const std::string& group,
                          const collective::AlgorithmChoice& a, core::Bytes size,
                          std::uint32_t chunks, const network::BackendOptions& o) {
     const auto comms = collective::parse_groups(group, *w.topology, "group");
+    const std::string what =
+        fmt::format("{} {} {} of {}", w.platform.empty() ? w.topology->name() : w.platform,
+                    collective::to_string(c), a.label, core::to_string(size));
+    if (traced && a.info->staged) {
+      scheduler::check_limits(scheduler::bound_work(a, *w.topology, comms, c, chunks, true),
+                              limits, what + " with --trace (every group simulated)");
+    }
+    if (w.backend->work == nullptr) return;
     std::uint64_t bytes = 0;
     for (const auto& comm : comms) {
       bytes = std::max(bytes, bytes + scheduler::moved_bytes(c, comm.size(), size));
     }
     scheduler::check_backend_work(
         *w.backend, o, scheduler::bound_work(a, *w.topology, comms, c, chunks).messages, bytes,
-        limits,
-        fmt::format("{} {} {} of {}", w.platform.empty() ? w.topology->name() : w.platform,
-                    collective::to_string(c), a.label, core::to_string(size)));
+        limits, what);
   };
   if (const auto* j = std::get_if<scheduler::CollectiveJob>(&w.job)) {
     for (const auto& a : j->algorithms) {
@@ -108,7 +114,7 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
     // Input errors (an algorithm that cannot run on a group) before anything is simulated.
     std::visit([&](const auto& j) { scheduler::check_job(*w.topology, j, limits, w.platform); },
                w.job);
-    check_backend(w, limits);
+    check_run_work(w, limits, !opt.trace.empty());
   }
   scheduler::MonitorList monitors;
   std::unique_ptr<ProgressLine> progress;

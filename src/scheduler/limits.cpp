@@ -50,7 +50,8 @@ std::uint64_t distinct_channels(const collective::Program& p) {
 
 WorkEstimate bound_work(const collective::AlgorithmChoice& choice, const topology::Topology& topo,
                         const std::vector<collective::Communicator>& comms,
-                        collective::Collective c, std::uint32_t chunks) {
+                        collective::Collective c, std::uint32_t chunks,
+                        bool every_group) {
   WorkEstimate e;
   e.links = topo.links().size();
   if (choice.info->staged) {
@@ -58,7 +59,7 @@ WorkEstimate bound_work(const collective::AlgorithmChoice& choice, const topolog
     // (ring and direct; halving-doubling fewer), a phase each way for all-reduce. With
     // groups=auto the first group of each dimension stands for all where the run allows it
     // (scheduler/group_symmetry.hpp): counted once.
-    const bool all = spec_from_choice(choice, c, core::Bytes{1}, 1).all_groups;
+    const bool all = every_group || spec_from_choice(choice, c, core::Bytes{1}, 1).all_groups;
     const std::uint64_t n = topo.num_npus();
     for (const topology::Dimension& d : topo.dimensions()) {
       const std::uint64_t k = d.spec.size;

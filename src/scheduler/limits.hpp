@@ -58,10 +58,13 @@ struct WorkEstimate {
 std::uint64_t distinct_channels(const collective::Program& p);
 
 /// The closed-form bound (AlgorithmInfo::size) for one algorithm on `comms` with `chunks` chunks:
-/// messages and stored ops, nothing in flight counted. Builds nothing.
+/// messages and stored ops, nothing in flight counted. Builds nothing. Staged collectives count
+/// one group per dimension with groups=auto unless `every_group` (a run that cannot use the
+/// symmetry: with a trace).
 WorkEstimate bound_work(const collective::AlgorithmChoice& choice, const topology::Topology& topo,
                         const std::vector<collective::Communicator>& comms,
-                        collective::Collective c, std::uint32_t chunks);
+                        collective::Collective c, std::uint32_t chunks,
+                        bool every_group = false);
 
 /// True if the closed-form bound exceeds `limits`: building the program could exhaust memory.
 bool beyond(const WorkEstimate& bound, const RunLimits& limits);

@@ -422,8 +422,12 @@ def make_case(seed, i, d, tmp):
     # Bounded work: most cases run under a small message limit (a few seconds at most), which
     # also exercises the limits' refusals; the rest keep the default limit.
     if any(o["name"] == "--max-messages" for o in opts) and "--max-messages" not in argv \
-            and rng.random() < 0.85:
+            and rng.random() < 0.97:
         argv += ["--max-messages", "1e6"]
+    # Progress lines name each run as it starts: a timeout after many runs is a slow sweep.
+    if any(o["name"] == "--progress" for o in opts) and "--progress" not in argv \
+            and rng.random() < 0.9:
+        argv.append("--progress")
     if rng.random() < 0.03:
         argv.append(rng.choice(["--nope", "extra", "-x", "--sizes"]))
     return case
