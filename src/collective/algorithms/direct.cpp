@@ -20,7 +20,6 @@ class DirectGenerator final : public OpGenerator {
   DirectGenerator(Collective c, std::uint32_t n, std::uint32_t chunks)
       : c_(c),
         n_(n),
-        chunks_(chunks),
         half_(chunks * (n - 1)),
         phases_(c == Collective::AllReduce ? 2 : 1) {}
 
@@ -52,7 +51,7 @@ class DirectGenerator final : public OpGenerator {
   }
 
   Collective c_;
-  std::uint32_t n_, chunks_, half_, phases_;
+  std::uint32_t n_, half_, phases_;
 };
 
 Program build(const BuildRequest& req) {
