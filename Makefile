@@ -1,7 +1,8 @@
 # collsim: two commands on a fresh Debian machine.
 #   make run    installs missing Debian packages, builds (Release), runs examples/default.yaml
 #   make test   the same set-up, then the whole test suite through CTest
-# Other targets: build, golden (re-baseline golden outputs), sanitize (ASan/UBSan build + tests;
+# Other targets: build, golden (re-baseline golden outputs), fuzz (N generated cases beyond CI's
+# sample), sanitize (ASan/UBSan build + tests and a fuzz sample;
 # not the 1024-NPU Themis training validation, minutes under ASan, which `make test` runs),
 # clang (build + tests with clang, oldest supported: clang++-14), bench (benchmarks), format, clean.
 
@@ -13,7 +14,7 @@ DEB_PACKAGES := cmake make g++ libcli11-dev nlohmann-json3-dev libyaml-cpp-dev l
                 libgtest-dev libgmock-dev libbenchmark-dev libabsl-dev protobuf-compiler libprotobuf-dev \
                 pybind11-dev python3-dev python3-pytest python3-pandas python3-matplotlib
 
-.PHONY: deps configure build run test golden sanitize clang bench format clean reproduce figures
+.PHONY: deps configure build run test golden sanitize clang bench format clean reproduce figures fuzz
 
 # Figures (docs/img) are drawn by tools/plot.py with Debian's matplotlib and pandas.
 PYTHON ?= /usr/bin/python3
@@ -54,6 +55,14 @@ sanitize: deps
 	@cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DCOLLSIM_SANITIZE=ON -DCOLLSIM_BENCH=OFF >/dev/null
 	@cmake --build build-sanitize -j $(JOBS)
 	ctest --test-dir build-sanitize --output-on-failure -j $(JOBS) -E '^ThemisTrainingValidation'
+
+# The fuzz tier beyond CI's fixed sample: N cases from SEED (tests/fuzz/fuzz.py; findings as JSON
+# lines in $(BUILD)/fuzz-findings.jsonl). `make fuzz N=100000 SEED=7`.
+N    ?= 10000
+SEED ?= 2
+fuzz: build
+	$(PYTHON) tests/fuzz/fuzz.py --binary $(BUILD)/collsim --cases $(N) --seed $(SEED) --jobs $(JOBS) \
+	  --log $(BUILD)/fuzz-findings.jsonl
 
 # Build and test with clang; clang++-14 is the oldest supported (it cannot, for one, capture a
 # structured binding in a lambda).

@@ -177,6 +177,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   train->add_option("--backend,-b", tr.backend, cli::backend_help());
   cli::add_backend_options(*train, tr.backend_params);
   cli::add_endpoint_options(*train, tr.endpoint, tr.endpoint_params);
+  cli::add_limit_options(*train, out_opt.max_messages, out_opt.max_memory);
   train->add_option("--batch", tr.batch, "zoo models: samples per NPU (MultiTree: 16)")
       ->capture_default_str();
   train

@@ -13,24 +13,35 @@ ProgressLine::ProgressLine(std::ostream& err, std::uint64_t total,
 ProgressLine::~ProgressLine() { clear(); }
 
 void ProgressLine::begin_run(const jobs::RunContext& c) {
-  ++started_;
-  run_start_ = std::chrono::steady_clock::now();
-  run_events_start_ = c.sim.events_processed();
-  draw(c, true);  // every run is named once, however short
+  begin_run(c.what, c.sim.now(), c.sim.events_processed());
 }
 
-void ProgressLine::tick(const jobs::RunContext& c) { draw(c, false); }
+void ProgressLine::tick(const jobs::RunContext& c) {
+  draw(c.what, c.sim.now(), c.sim.events_processed(), false);
+}
 
-void ProgressLine::draw(const jobs::RunContext& c, bool force) {
+void ProgressLine::begin_run(const std::string& what, core::Time simulated, std::uint64_t events) {
+  ++started_;
+  run_start_ = std::chrono::steady_clock::now();
+  run_events_start_ = events;
+  draw(what, simulated, events, true);  // every run is named once, however short
+}
+
+void ProgressLine::tick(const std::string& what, core::Time simulated, std::uint64_t events) {
+  draw(what, simulated, events, false);
+}
+
+void ProgressLine::draw(const std::string& what, core::Time simulated, std::uint64_t events_now,
+                        bool force) {
   const auto now = std::chrono::steady_clock::now();
   if (!force && drawn_ && now - last_draw_ < min_interval_) return;
   last_draw_ = now;
   const double wall = std::chrono::duration<double>(now - run_start_).count();
-  const double events = static_cast<double>(c.sim.events_processed() - run_events_start_);
+  const double events = static_cast<double>(events_now - run_events_start_);
   std::string rate;
   if (wall > 0.05) rate = fmt::format(", {:.1f} M events/s", events / wall / 1e6);
-  err_ << fmt::format("\r\033[Kcollsim: [{}/{}] {}: {} simulated{}", started_, total_, c.what,
-                      core::to_string(c.sim.now()), rate)
+  err_ << fmt::format("\r\033[Kcollsim: [{}/{}] {}: {} simulated{}", started_, total_, what,
+                      core::to_string(simulated), rate)
        << std::flush;
   drawn_ = true;
 }

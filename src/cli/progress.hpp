@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <iosfwd>
+#include <string>
 
 #include "jobs/collective_sweep.hpp"
 
@@ -18,11 +19,15 @@ class ProgressLine final : public jobs::RunMonitor {
   ~ProgressLine();
   void begin_run(const jobs::RunContext& c) override;
   void tick(const jobs::RunContext& c) override;
+  /// The same for a run that has no RunContext (a training run): `what` once, then its
+  /// simulated time and events as they go.
+  void begin_run(const std::string& what, core::Time simulated, std::uint64_t events);
+  void tick(const std::string& what, core::Time simulated, std::uint64_t events);
   /// Erase the line (before results or an error are printed).
   void clear();
 
  private:
-  void draw(const jobs::RunContext& c, bool force);
+  void draw(const std::string& what, core::Time simulated, std::uint64_t events, bool force);
   std::ostream& err_;
   std::uint64_t total_;
   std::uint64_t started_ = 0;

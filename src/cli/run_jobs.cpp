@@ -18,9 +18,48 @@
 #include "report/lightpath_log.hpp"
 #include "report/trace.hpp"
 #include "report/writers.hpp"
+#include "scheduler/limits.hpp"
 
 namespace collsim::cli {
 namespace {
+
+// What each run simulates beyond the job estimate (the packet backend's packets or flits), against
+// --max-messages before anything runs: messages from the algorithms' closed forms.
+// With a trace, staged collectives simulate every group (no symmetry): counted so, too.
+void check_run_work(const Work& w, const scheduler::RunLimits& limits, bool traced) {
+  const auto check = [&](collective::Collective c, const std::string& group,
+                         const collective::AlgorithmChoice& a, core::Bytes size,
+                         std::uint32_t chunks, const network::BackendOptions& o) {
+    const auto comms = collective::parse_groups(group, *w.topology, "group");
+    const std::string what =
+        fmt::format("{} {} {} of {}", w.platform.empty() ? w.topology->name() : w.platform,
+                    collective::to_string(c), a.label, core::to_string(size));
+    if (traced && a.info->staged) {
+      scheduler::check_limits(scheduler::bound_work(a, *w.topology, comms, c, chunks, true),
+                              limits, what + " with --trace (every group simulated)");
+    }
+    if (w.backend->work == nullptr) return;
+    std::uint64_t bytes = 0;
+    for (const auto& comm : comms) {
+      bytes = std::max(bytes, bytes + scheduler::moved_bytes(c, comm.size(), size));
+    }
+    scheduler::check_backend_work(
+        *w.backend, o, scheduler::bound_work(a, *w.topology, comms, c, chunks).messages, bytes,
+        limits, what);
+  };
+  if (const auto* j = std::get_if<jobs::CollectiveJob>(&w.job)) {
+    for (const auto& a : j->algorithms) {
+      for (core::Bytes size : j->sizes) {
+        check(j->collective, j->group, a, size, j->chunks, j->backend_options);
+      }
+    }
+  } else {
+    const auto& cj = std::get<jobs::ConcurrentJob>(w.job);
+    for (const auto& m : cj.members) {
+      check(m.collective, m.group, m.algorithm, m.size, m.chunks, cj.backend_options);
+    }
+  }
+}
 
 // Writes CSV rows as they come: to `out`, or to PATH.partial, renamed to PATH at the end.
 class CsvStream final : public jobs::RunMonitor {
@@ -78,6 +117,7 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
     check_horizon(w);
     std::visit([&](const auto& j) { jobs::check_job(*w.topology, j, limits, w.platform); },
                w.job);
+    check_run_work(w, limits, !opt.trace.empty());
   }
   jobs::MonitorList monitors;
   std::unique_ptr<ProgressLine> progress;

@@ -1,9 +1,14 @@
 #include "cli/train_runs.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <iostream>
+#include <memory>
 #include <ostream>
 
+#include "cli/backend_flags.hpp"
+#include "cli/progress.hpp"
 #include "core/error.hpp"
 #include "report/training_trace.hpp"
 
@@ -24,12 +29,29 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
   }
   jobs::TrainingSweepOptions so;
   so.timeline = !opt.trace.empty();
-  so.on_row = on_row;
-  if (!opt.quiet) {
-    so.on_start = [&err](std::size_t k, std::size_t n, const std::string& what) {
-      err << fmt::format("collsim: [{}/{}] {}\n", k, n, what);
+  so.limits = parse_limits(opt.max_messages, opt.max_memory);
+  // A progress line with simulated time on a terminal (or with --progress).
+  std::unique_ptr<ProgressLine> progress;
+  if (!opt.quiet && (opt.progress || (&err == &std::cerr && isatty(STDERR_FILENO)))) {
+    std::size_t total = 0;
+    for (const TrainingWork& w : work) total += w.spec.algorithms.size() * w.spec.overlaps.size();
+    progress = std::make_unique<ProgressLine>(err, total);
+  }
+  so.on_start = [&](std::size_t k, std::size_t n, const std::string& line,
+                    const std::string& what) {
+    if (progress) progress->clear();
+    if (!opt.quiet) err << fmt::format("collsim: [{}/{}] {}\n", k, n, line);
+    if (progress) progress->begin_run(what, core::Time{}, 0);
+  };
+  if (progress) {
+    so.on_progress = [&](const std::string& what, core::Time t, std::uint64_t events) {
+      progress->tick(what, t, events);
     };
   }
+  so.on_row = [&](const jobs::TrainingRow& row) {
+    if (progress) progress->clear();
+    if (on_row) on_row(row);
+  };
   const jobs::TrainingSweep sweep = jobs::run_training_sweep(work, so);
   const auto& rows = sweep.rows;
   std::vector<const workload::Workload*> row_workloads;

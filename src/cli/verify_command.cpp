@@ -25,15 +25,21 @@ int verify_algorithm(const VerifyOptions& opt, std::ostream& out) {
   // The verifier walks every op and holds every posted receive, as a run does: the same limits.
   const core::Bytes size{1 << 20};
   scheduler::check_chunks(size, comms.front().size(), opt.chunks, "--chunks (of 1 MiB)");
-  scheduler::WorkEstimate work = scheduler::estimate_work(choice, topo, comms, c, opt.chunks);
   const std::uint32_t ranks = comms.front().size();
+  const scheduler::RunLimits limits = parse_limits(opt.max_messages, opt.max_memory);
+  const std::string what =
+      fmt::format("verify {} {} on {} in {} chunk{}", choice.label, collective::to_string(c),
+                  topo.name(), opt.chunks, opt.chunks == 1 ? "" : "s");
+  // The verifier's own state first (closed form), then the programs'.
+  scheduler::WorkEstimate work;
   work.extra_bytes = scheduler::verifier_bytes(
       ranks, std::uint64_t{opt.chunks} *
                  (c == collective::Collective::AllToAll ? std::uint64_t{ranks} * ranks : ranks));
-  scheduler::check_limits(
-      work, parse_limits(opt.max_messages, opt.max_memory),
-      fmt::format("verify {} {} on {} in {} chunk{}", choice.label, collective::to_string(c),
-                  topo.name(), opt.chunks, opt.chunks == 1 ? "" : "s"));
+  scheduler::check_limits(work, limits, what);
+  const std::uint64_t verifier = work.extra_bytes;
+  work = scheduler::estimate_work(choice, topo, comms, c, opt.chunks, limits);
+  work.extra_bytes = verifier;
+  scheduler::check_limits(work, limits, what);
   for (const collective::Communicator& comm : comms) {
     // A staged (hierarchical) collective is verified as the composition of its stages.
     if (choice.info->staged && (comms.size() != 1 || !comm.is_identity(topo.num_npus()))) {

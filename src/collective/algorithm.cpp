@@ -114,9 +114,11 @@ Program build_program(const AlgorithmChoice& choice, const topology::Topology& t
   return build_program(choice, topo, whole(topo), c, size, chunks);
 }
 
-Program build_program(const AlgorithmChoice& choice, const topology::Topology& topo,
-                      const Communicator& comm, Collective c, core::Bytes size,
-                      std::uint32_t chunks) {
+namespace {
+
+// What build_program and program_size check before calling the algorithm.
+void check_request(const AlgorithmChoice& choice, const topology::Topology& topo,
+                   const Communicator& comm, Collective c, std::uint32_t chunks) {
   const AlgorithmInfo& info = *choice.info;
   if (info.staged) {
     throw core::InputError(fmt::format(
@@ -147,9 +149,30 @@ Program build_program(const AlgorithmChoice& choice, const topology::Topology& t
     throw core::InputError(fmt::format("group {}: a collective needs at least 2 ranks, got {}",
                                        comm.label, comm.size()));
   }
-  Program p = info.build(BuildRequest{topo, comm, c, size, chunks, choice.params});
+}
+
+}  // namespace
+
+Program build_program(const AlgorithmChoice& choice, const topology::Topology& topo,
+                      const Communicator& comm, Collective c, core::Bytes size,
+                      std::uint32_t chunks) {
+  check_request(choice, topo, comm, c, chunks);
+  Program p = choice.info->build(BuildRequest{topo, comm, c, size, chunks, choice.params});
   if (!comm.is_identity(topo.num_npus())) p.npus = comm.npus;
   return p;
+}
+
+ProgramSize program_size(const AlgorithmChoice& choice, const topology::Topology& topo,
+                         const Communicator& comm, Collective c, std::uint32_t chunks) {
+  if (choice.info->size == nullptr) return {};
+  check_request(choice, topo, comm, c, chunks);
+  return choice.info->size(BuildRequest{topo, comm, c, core::Bytes{1}, 1, choice.params});
+}
+
+std::uint64_t ceil_log2(std::uint64_t n) {
+  std::uint64_t k = 0;
+  while ((std::uint64_t{1} << k) < n) ++k;
+  return k;
 }
 
 void add_step(Program& p, const std::vector<Transfer>& step, bool reduce, std::uint32_t stream) {

@@ -46,6 +46,14 @@ struct BuildRequest {
   ParamValues params;        ///< validated against the schema, defaults filled
 };
 
+/// The size of one chunk's program, in closed form (nothing is built): an upper bound on its sends
+/// and on the ops it stores (0 when a generator makes them on demand). The resource limits
+/// (scheduler/limits.hpp) refuse a job from it before any program is built.
+struct ProgramSize {
+  std::uint64_t sends = 0;
+  std::uint64_t stored_ops = 0;
+};
+
 struct AlgorithmInfo {
   std::string name;
   std::string description;
@@ -74,6 +82,9 @@ struct AlgorithmInfo {
   /// With these parameters it sends one way round a ring only, so on a bidirectional ring
   /// dimension it uses half of an NPU's links there (the planner's bandwidth). Null: never.
   bool (*one_way)(const ParamValues& params) = nullptr;
+  /// One chunk's ProgramSize for `req` (req.chunks is 1), in closed form: cheap at any rank
+  /// count. Null for a staged algorithm.
+  ProgramSize (*size)(const BuildRequest& req) = nullptr;
 
   bool supports(Collective c) const;
 };
@@ -105,6 +116,13 @@ AlgorithmChoice make_choice(const AlgorithmInfo& info, ParamValues given, std::s
 Program build_program(const AlgorithmChoice& choice, const topology::Topology& topo,
                       const Communicator& comm, Collective c, core::Bytes size,
                       std::uint32_t chunks);
+/// The closed-form size of one chunk's program (AlgorithmInfo::size) for the communicator's
+/// ranks; a zero size for staged algorithms. Throws core::InputError as build_program would for
+/// `chunks` chunks before building (unsupported collective, topology, piece count).
+ProgramSize program_size(const AlgorithmChoice& choice, const topology::Topology& topo,
+                         const Communicator& comm, Collective c, std::uint32_t chunks);
+/// floor(log2(n)) + (n not a power of two), for n >= 1: the steps of a doubling algorithm.
+std::uint64_t ceil_log2(std::uint64_t n);
 /// The same over every NPU of the topology.
 Program build_program(const AlgorithmChoice& choice, const topology::Topology& topo, Collective c,
                       core::Bytes size, std::uint32_t chunks);

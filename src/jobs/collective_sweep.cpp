@@ -16,7 +16,11 @@ namespace {
 using collective::Communicator;
 using collective::Program;
 using runtime::CollectiveRequest;
+using scheduler::beyond;
+using scheduler::bound_work;
 using scheduler::check_chunks;
+using scheduler::could_build;
+using scheduler::kCheapBuild;
 using scheduler::RunLimits;
 using scheduler::check_limits;
 using scheduler::CollectiveStats;
@@ -206,26 +210,33 @@ std::vector<collective::AlgorithmChoice> expand_all_algorithms(const topology::T
     auto choice = collective::make_choice(info, {}, info.name, "algorithms");
     if (!info.supports(c) || (info.in_all != nullptr && !info.in_all(topo))) continue;
     try {
+      // A large program is not built here (that could take seconds and gigabytes): check_job
+      // estimates it against the job's limits.
+      if (!choice.info->staged && could_build(info, topo, comms.front()) &&
+          beyond(bound_work(choice, topo, {comms.front()}, c, 1), kCheapBuild)) {
+        out.push_back(std::move(choice));
+        continue;
+      }
       // Building on a tiny size is cheap and runs the algorithm's own applicability checks.
       // One chunk: applicability does not depend on the chunk count, and a stored program of
       // many chunks can be large (check_job estimates the real count before anything runs).
       // Staged collectives take the real chunk count (their stages are built lazily).
-      const CollectiveRequest r = request(choice, {comms.front()}, c, core::Bytes{1},
-                                          info.staged ? chunks : 1, "");
-      runtime::check_request(topo, r);
       if (info.staged) {
+        runtime::check_request(
+            topo, request(choice, {comms.front()}, c, core::Bytes{1}, chunks, ""));
         out.push_back(std::move(choice));
         continue;
       }
       const Program p = collective::build_program(choice, topo, comms.front(), c, core::Bytes{1}, 1);
-      if (warnings && topo.diameter() > 2) {
+      if (warnings) {
         const std::uint64_t channels = distinct_channels(p) * comms.size();
-        if (channels >= kSlowChannels) {
+        // The diameter from 4 NPUs (from every NPU it takes minutes on 10^4 switched NPUs).
+        if (channels >= kSlowChannels && topo.diameter(4) > 2) {
           warnings->push_back(fmt::format(
               "{}: {} ranks each talk to {} peers ({} rank pairs) over up to {} hops on {}; the "
               "run may take minutes and gigabytes. Name the algorithms to leave it out",
               info.name, p.num_ranks, channels / p.num_ranks / comms.size(), channels,
-              topo.diameter(), topo.name()));
+              topo.diameter(4), topo.name()));
         }
       }
       out.push_back(std::move(choice));
@@ -242,7 +253,7 @@ void check_job(const topology::Topology& topo, const CollectiveJob& job, const R
   for (core::Bytes size : job.sizes) check_chunks(size, comms.front().size(), job.chunks, "chunks");
   for (const collective::AlgorithmChoice& choice : job.algorithms) {
     // The estimate first: it builds one chunk, the check below every chunk.
-    check_limits(estimate_work(choice, topo, comms, job.collective, job.chunks), limits,
+    check_limits(estimate_work(choice, topo, comms, job.collective, job.chunks, limits), limits,
                  fmt::format("{} {} {} in {} chunk{}", platform.empty() ? topo.name() : platform,
                              collective::to_string(job.collective), choice.label, job.chunks,
                              job.chunks == 1 ? "" : "s"));
@@ -257,7 +268,7 @@ void check_job(const topology::Topology& topo, const ConcurrentJob& job, const R
   for (const ConcurrentMember& m : job.members) {
     const auto comms = collective::parse_groups(m.group, topo, "group");
     check_chunks(m.size, comms.front().size(), m.chunks, "chunks");
-    const WorkEstimate e = estimate_work(m.algorithm, topo, comms, m.collective, m.chunks);
+    const WorkEstimate e = estimate_work(m.algorithm, topo, comms, m.collective, m.chunks, limits);
     all.messages += e.messages;
     all.in_flight += e.in_flight;
     all.stored_ops += e.stored_ops;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <deque>
 #include <memory>
 #include <set>
@@ -31,12 +32,29 @@ std::string where(const RankTrace& t, std::size_t i) {
   return fmt::format("{}: node {} (id {}, {})", t.file, i, t.nodes[i].id, t.nodes[i].name);
 }
 
+// The resource a node needs to start: 0 the GPU, 1 the CPU, 2 the comm slot (with
+// ReplayOptions::serial), 3 none.
+std::size_t resource_of(const Node& nd) {
+  switch (nd.kind) {
+    case NodeKind::Compute:
+      return nd.is_cpu_op ? 1 : 0;
+    case NodeKind::Collective:
+      return is_launch_record(nd) ? 3 : 2;
+    case NodeKind::Send:
+      return 2;
+    default:
+      return 3;
+  }
+}
+
 // One rank's walk through its graph.
 struct Rank {
   const RankTrace* trace = nullptr;
-  std::vector<std::uint32_t> waiting;                       // unfinished dependencies per node
-  std::vector<std::vector<std::uint32_t>> children;         // nodes that depend on each
-  std::set<std::pair<std::uint64_t, std::uint32_t>> ready;  // (node id, index)
+  std::vector<std::uint32_t> waiting;                // unfinished dependencies per node
+  std::vector<std::vector<std::uint32_t>> children;  // nodes that depend on each
+  // Ready nodes (node id, index) by the resource they need (see resource_of): issue() takes
+  // the lowest id among the classes whose resource is free, without visiting blocked nodes.
+  std::array<std::set<std::pair<std::uint64_t, std::uint32_t>>, 4> ready;
   std::vector<core::Time> issued;
   std::vector<char> done;
   bool gpu = false, cpu = false;
@@ -110,7 +128,7 @@ class Replayer final : public core::EventHandler {
       rk.left = nodes.size();
       refuse_cycles(r);
       for (std::uint32_t i = 0; i < nodes.size(); ++i) {
-        if (rk.waiting[i] == 0) rk.ready.emplace(nodes[i].id, i);
+        if (rk.waiting[i] == 0) rk.ready[resource_of(nodes[i])].emplace(nodes[i].id, i);
       }
     }
     std::size_t ports = 0;
@@ -150,7 +168,8 @@ class Replayer final : public core::EventHandler {
       std::string pending;
       std::size_t listed = 0;
       for (std::uint32_t i = 0; i < rk.trace->nodes.size() && listed < 2; ++i) {
-        if (rk.waiting[i] == 0 && !rk.done[i] && !rk.ready.count({rk.trace->nodes[i].id, i})) {
+        if (rk.waiting[i] == 0 && !rk.done[i] &&
+            !rk.ready[resource_of(rk.trace->nodes[i])].count({rk.trace->nodes[i].id, i})) {
           pending += fmt::format("{}node {} (id {}, {})", listed ? ", " : "", i,
                                  rk.trace->nodes[i].id, to_string(rk.trace->nodes[i].kind));
           ++listed;
@@ -326,38 +345,32 @@ class Replayer final : public core::EventHandler {
     return {fmt::format("{}@{}", dims_key, base), members, {}};
   }
 
-  // Issue what is ready and has its resource, lowest node id first.
+  // Issue what is ready and has its resource, lowest node id first: the lowest id among the
+  // classes whose resource is free (issuing only takes resources; a node that finishes at once
+  // may free or add some, so the choice starts over). Linear in the nodes issued.
   void issue(std::uint32_t r) {
     Rank& rk = ranks_[r];
-    bool again = true;
-    while (again) {
-      again = false;
-      for (auto it = rk.ready.begin(); it != rk.ready.end();) {
-        const std::uint32_t i = it->second;
-        const Node& nd = rk.trace->nodes[i];
-        if (!available(rk, nd)) {
-          ++it;
-          continue;
-        }
-        it = rk.ready.erase(it);
-        rk.issued[i] = sim_.now();
-        if (begin(r, i)) {  // finished at once: its children may be ready now
-          finish(r, i, false);
-          again = true;
-          break;
-        }
+    for (;;) {
+      std::size_t best = rk.ready.size();
+      for (std::size_t k = 0; k < rk.ready.size(); ++k) {
+        if (rk.ready[k].empty() || !available(rk, k)) continue;
+        if (best == rk.ready.size() || *rk.ready[k].begin() < *rk.ready[best].begin()) best = k;
       }
+      if (best == rk.ready.size()) return;
+      const std::uint32_t i = rk.ready[best].begin()->second;
+      rk.ready[best].erase(rk.ready[best].begin());
+      rk.issued[i] = sim_.now();
+      if (begin(r, i)) finish(r, i, false);  // finished at once: its children may be ready now
     }
   }
 
-  bool available(const Rank& rk, const Node& nd) const {
-    switch (nd.kind) {
-      case NodeKind::Compute:
-        return nd.is_cpu_op ? !rk.cpu : !rk.gpu;
-      case NodeKind::Collective:
-        if (is_launch_record(nd)) return true;
-        [[fallthrough]];
-      case NodeKind::Send:
+  bool available(const Rank& rk, std::size_t resource) const {
+    switch (resource) {
+      case 0:
+        return !rk.gpu;
+      case 1:
+        return !rk.cpu;
+      case 2:
         return !o_.serial || rk.comm == 0;
       default:
         return true;
@@ -586,7 +599,9 @@ class Replayer final : public core::EventHandler {
     }
     rk.done[i] = 1;
     for (std::uint32_t c : rk.children[i]) {
-      if (--rk.waiting[c] == 0) rk.ready.emplace(rk.trace->nodes[c].id, c);
+      if (--rk.waiting[c] == 0) {
+        rk.ready[resource_of(rk.trace->nodes[c])].emplace(rk.trace->nodes[c].id, c);
+      }
     }
     if (--rk.left == 0) rk.finish = sim_.now();
     if (go_on) issue(r);

@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "endpoint/endpoint.hpp"
 #include "jobs/collective_sweep.hpp"
+#include "jobs/training_limits.hpp"
 #include "runtime/session.hpp"
 #include "scheduler/hierarchical.hpp"
 
@@ -70,15 +71,20 @@ std::vector<Action> iteration_actions(const Workload& w, Overlap overlap, bool f
     a.push_back({Action::Kind::Issue, i, p, {}, false});
     if (blocking && !c.overlapped) a.push_back({Action::Kind::Wait, i, p, {}, false});
   };
+  // Overlapped forward collectives by the later layer that needs them (earlier layers first):
+  // one pass, not one per layer (traces have 10^5-10^6 layers).
+  std::vector<std::vector<std::uint32_t>> needed(n);
+  for (std::uint32_t j = 0; j < n; ++j) {
+    const Comm& f = w.layers[j].comm[0];
+    if (f.collective && f.overlapped && f.needed_before > j && f.needed_before < n) {
+      needed[f.needed_before].push_back(j);
+    }
+  }
   for (std::uint32_t i = 0; i < n; ++i) {
     const Layer& l = w.layers[i];
     // Overlapped collectives of this iteration's earlier layers that this layer needs.
-    for (std::uint32_t j = 0; j < i; ++j) {
-      const Comm& f = w.layers[j].comm[0];
-      if (f.collective && f.overlapped && f.needed_before == i) {
-        a.push_back({Action::Kind::Wait, j, Pass::Forward, {}, false});
-      }
-    }
+    for (std::uint32_t j : needed[i])
+      a.push_back({Action::Kind::Wait, j, Pass::Forward, {}, false});
     if (!first && l.comm[2].collective) {
       a.push_back({Action::Kind::Wait, i, Pass::WeightGradient, {}, true});
     }
@@ -214,27 +220,7 @@ class Trainer final : public core::EventHandler {
     }
   }
 
-  std::vector<collective::Communicator> groups(Scope s) const {
-    const std::uint32_t n = topo_.num_npus();
-    const bool whole = s == Scope::All || (s == Scope::ModelParallel && m_ == n) ||
-                       (s == Scope::DataParallel && m_ == 1);
-    if (whole) return {collective::whole(topo_)};
-    std::vector<collective::Communicator> out;
-    if (s == Scope::ModelParallel) {
-      for (std::uint32_t k = 0; k < n / m_; ++k) {
-        collective::Communicator c{{}, fmt::format("model[{}]", k)};
-        for (std::uint32_t r = 0; r < m_; ++r) c.npus.push_back(k * m_ + r);
-        out.push_back(std::move(c));
-      }
-    } else {
-      for (std::uint32_t r = 0; r < m_; ++r) {
-        collective::Communicator c{{}, fmt::format("data[{}]", r)};
-        for (std::uint32_t k = 0; k < n / m_; ++k) c.npus.push_back(k * m_ + r);
-        out.push_back(std::move(c));
-      }
-    }
-    return out;
-  }
+  std::vector<collective::Communicator> groups(Scope s) const { return scope_groups(topo_, m_, s); }
 
   // Every collective the workload issues must be buildable: fail before simulating.
   void check_collectives() {
@@ -480,6 +466,9 @@ TrainingResult run_training(const topology::Topology& topo, const network::Backe
   t.start();
   runtime::RunOptions ro;
   ro.max_time = options.max_time;
+  if (options.progress) {
+    ro.tick = [&] { options.progress(session.now(), session.sim().events_processed()); };
+  }
   session.run(ro);
   if (!t.finished() && options.max_time) {
     throw core::SimulationError(fmt::format(

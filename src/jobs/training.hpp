@@ -24,6 +24,7 @@
 // the time the compute timeline waits for collectives; per layer the compute, the time its
 // collectives ran, and the exposed time they caused.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -63,6 +64,8 @@ struct TrainingOptions {
   endpoint::EndpointParams endpoint_params;
   std::optional<core::Time> max_time;  ///< stop with core::SimulationError past this
   bool timeline = false;               ///< record TrainingResult::timeline (for --trace)
+  /// Called every 2^20 events while the run goes (progress lines): simulated time, events.
+  std::function<void(core::Time, std::uint64_t)> progress;
 };
 
 /// One slice of the timeline: a compute step, a wait of the compute timeline for a collective,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "jobs/collective_sweep.hpp"
+#include "jobs/training_limits.hpp"
 #include "workload/load.hpp"
 
 namespace collsim::jobs {
@@ -28,11 +29,9 @@ TrainingSweep run_training_sweep(const std::vector<TrainingWork>& work,
     workload::validate(sweep.workloads.back(), w.topology->num_npus());
     total += w.spec.algorithms.size() * w.spec.overlaps.size();
   }
-  for (std::size_t i = 0; i < work.size(); ++i) {
-    const TrainingWork& w = work[i];
-    for (const auto& a : w.spec.algorithms) {
-      for (Overlap ov : w.spec.overlaps) {
-        TrainingOptions to;
+  const auto options_for = [&](const TrainingWork& w, const collective::AlgorithmChoice& a,
+                               Overlap ov) {
+    TrainingOptions to;
         to.algorithm = a;
         to.per_collective = w.spec.per_collective;
         to.ideal = a.info == nullptr;
@@ -45,13 +44,38 @@ TrainingSweep run_training_sweep(const std::vector<TrainingWork>& work,
         to.endpoint_params = w.endpoint_params;
         to.max_time = w.max_time;
         to.timeline = options.timeline;
+    return to;
+  };
+  // Every run's work against the limits before any runs (the overlap does not change it).
+  for (std::size_t i = 0; i < work.size(); ++i) {
+    const TrainingWork& w = work[i];
+    for (const auto& a : w.spec.algorithms) {
+      check_training(*w.topology, *w.backend, sweep.workloads[i],
+                     options_for(w, a, w.spec.overlaps.front()), options.limits,
+                     fmt::format("{} on {}: {}", sweep.workloads[i].name, w.platform,
+                                 a.info ? a.label : "ideal"));
+    }
+  }
+  for (std::size_t i = 0; i < work.size(); ++i) {
+    const TrainingWork& w = work[i];
+    for (const auto& a : w.spec.algorithms) {
+      for (Overlap ov : w.spec.overlaps) {
+        TrainingOptions to = options_for(w, a, ov);
+        const std::string what =
+            fmt::format("{} on {}: {}", sweep.workloads[i].name, w.platform, a.label);
         if (options.on_start) {
           options.on_start(sweep.rows.size() + 1, total,
                            fmt::format("{} on {}: {} / {}{} / overlap {}",
                                        sweep.workloads[i].name, w.platform, a.label,
                                        w.backend->name,
                                        w.endpoint ? " / " + w.endpoint->name : std::string(),
-                                       to_string(ov)));
+                                       to_string(ov)),
+                           what);
+        }
+        if (options.on_progress) {
+          to.progress = [&options, &what](core::Time t, std::uint64_t events) {
+            options.on_progress(what, t, events);
+          };
         }
         TrainingRow row;
         row.workload = sweep.workloads[i].name;

@@ -14,6 +14,7 @@
 #include "endpoint/endpoint.hpp"
 #include "jobs/training.hpp"
 #include "network/backend.hpp"
+#include "scheduler/limits.hpp"
 #include "topology/topology.hpp"
 #include "workload/formats/chakra.hpp"
 #include "workload/workload.hpp"
@@ -73,15 +74,21 @@ struct TrainingSweep {
 
 struct TrainingSweepOptions {
   bool timeline = false;  ///< record each run's timeline (TrainingOptions::timeline)
-  /// Before each run: its 1-based index, the number of runs, and a line naming it.
-  std::function<void(std::size_t, std::size_t, const std::string&)> on_start;
+  /// Every run's estimate (jobs/training_limits.hpp) is checked against these before any runs.
+  scheduler::RunLimits limits;
+  /// Before each run: its 1-based index, the number of runs, a line naming it in full
+  /// ("resnet50 on torus-8x8: ring / flow / overlap layer") and a short name for progress lines.
+  std::function<void(std::size_t, std::size_t, const std::string&, const std::string&)> on_start;
+  /// About every 2^20 events of a run: its short name, simulated time and events so far.
+  std::function<void(const std::string&, core::Time, std::uint64_t)> on_progress;
   /// After each run, its row.
   std::function<void(const TrainingRow&)> on_row;
 };
 
 /// Loads each work's workload (core::InputError before anything runs if one cannot be loaded or
-/// does not fit its platform), then runs every algorithm x overlap of each, in order. Throws
-/// what run_training throws.
+/// does not fit its platform), checks every run's estimate against options.limits
+/// (core::ResourceError naming the run), then runs every algorithm x overlap of each, in order.
+/// Throws what run_training throws.
 TrainingSweep run_training_sweep(const std::vector<TrainingWork>& work,
                                  const TrainingSweepOptions& options = {});
 

@@ -194,6 +194,13 @@ struct BackendInfo {
   std::vector<BackendParam> params;  ///< the options it takes (params.hpp), in label order
   std::unique_ptr<Backend> (*make)(core::Simulation& sim, const topology::Topology& topo,
                                    const BackendOptions& options) = nullptr;
+  /// What the backend simulates for `messages` messages of `bytes` bytes in all, in its own unit
+  /// (work_unit), for the resource limits (scheduler/limits.hpp: --max-messages bounds it). Null:
+  /// one per message (its events are per message).
+  std::uint64_t (*work)(const BackendOptions& options, std::uint64_t messages,
+                        std::uint64_t bytes) = nullptr;
+  /// What `work` counts ("packets", "flits"); null: messages.
+  const char* (*work_unit)(const BackendOptions& options) = nullptr;
 };
 
 /// The backend's name with its parameters that are not at their default, in the order of its

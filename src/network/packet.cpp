@@ -14,7 +14,8 @@ namespace {
 constexpr std::uint32_t kNoChannel = UINT32_MAX;
 constexpr std::uint32_t kNoVc = UINT32_MAX;
 
-std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+// Without overflow for any a (a message may be up to 2^64 - 1 bytes).
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 
 }  // namespace
 
@@ -153,12 +154,10 @@ std::uint64_t PacketBackend::flits_for(std::uint64_t bytes) const {
   const std::uint64_t packets =
       std::max<std::uint64_t>(1, ceil_div(bytes, opt_.packet_payload_bytes));
   const std::uint64_t heads = opt_.message_based_flow_control ? 1 : packets;
-  std::uint64_t payload_flits = 0;
-  for (std::uint64_t left = bytes; left > 0;) {
-    const std::uint64_t b = std::min<std::uint64_t>(left, opt_.packet_payload_bytes);
-    payload_flits += ceil_div(b, opt_.flit_bytes);
-    left -= b;
-  }
+  // Full packets, then the last one's remainder (closed form: a message may hold 10^17 packets).
+  const std::uint64_t payload = opt_.packet_payload_bytes;
+  const std::uint64_t payload_flits = bytes / payload * ceil_div(payload, opt_.flit_bytes) +
+                                      ceil_div(bytes % payload, opt_.flit_bytes);
   return heads + payload_flits;
 }
 
@@ -760,6 +759,17 @@ std::vector<BackendParam> packet_params() {
   };
 }
 
+// Events are per packet per hop (virtual cut-through) or per flit per hop (wormhole): a message
+// of b bytes is ceil(b / payload) packets, each with a head flit.
+std::uint64_t packet_work(const BackendOptions& options, std::uint64_t messages,
+                          std::uint64_t bytes) {
+  const PacketOptions& o = options.packet;
+  const std::uint64_t packets = messages + bytes / o.packet_payload_bytes;
+  if (o.switching != Switching::Wormhole) return packets;
+  const std::uint64_t flits = bytes / o.flit_bytes + messages;
+  return packets > UINT64_MAX - flits ? UINT64_MAX : packets + flits;
+}
+
 }  // namespace
 
 BackendInfo packet_info() {
@@ -773,7 +783,12 @@ BackendInfo packet_info() {
           .make = [](core::Simulation& sim, const topology::Topology& topo,
                      const BackendOptions& opt) -> std::unique_ptr<Backend> {
             return std::make_unique<PacketBackend>(sim, topo, opt);
-          }};
+          },
+          .work = &packet_work,
+          .work_unit =
+              [](const BackendOptions& o) {
+                return o.packet.switching == Switching::Wormhole ? "flits" : "packets";
+              }};
 }
 
 }  // namespace collsim::network

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/error.hpp"
+#include "scheduler/hierarchical.hpp"
 
 namespace collsim::scheduler {
 namespace {
@@ -18,7 +19,20 @@ std::string gib(std::uint64_t bytes) {
   return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1ull << 30));
 }
 
+// a * b, saturated at UINT64_MAX.
+std::uint64_t mul(std::uint64_t a, std::uint64_t b) {
+  return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+std::uint64_t add(std::uint64_t a, std::uint64_t b) {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 }  // namespace
+
+std::uint64_t WorkEstimate::memory() const {
+  return add(add(add(kBaseBytes, mul(kBytesPerLink, links)), add(mul(16, stored_ops), extra_bytes)),
+             mul(kBytesPerInFlight, in_flight));
+}
 
 std::uint64_t distinct_channels(const collective::Program& p) {
   std::uint64_t total = 0;
@@ -34,13 +48,56 @@ std::uint64_t distinct_channels(const collective::Program& p) {
   return total;
 }
 
+WorkEstimate bound_work(const collective::AlgorithmChoice& choice, const topology::Topology& topo,
+                        const std::vector<collective::Communicator>& comms,
+                        collective::Collective c, std::uint32_t chunks,
+                        bool every_group) {
+  WorkEstimate e;
+  e.links = topo.links().size();
+  if (choice.info->staged) {
+    // Stages per dimension: every group of K NPUs sends at most K (K - 1) messages per phase
+    // (ring and direct; halving-doubling fewer), a phase each way for all-reduce. With
+    // groups=auto the first group of each dimension stands for all where the run allows it
+    // (scheduler/group_symmetry.hpp): counted once.
+    const bool all = every_group || spec_from_choice(choice, c, core::Bytes{1}, 1).all_groups;
+    const std::uint64_t n = topo.num_npus();
+    for (const topology::Dimension& d : topo.dimensions()) {
+      const std::uint64_t k = d.spec.size;
+      const std::uint64_t groups = all ? n / std::max<std::uint64_t>(k, 1) : 1;
+      e.messages = add(e.messages, mul(mul(groups, k * (k - 1)),
+                                       mul(chunks, c == collective::Collective::AllReduce ? 2 : 1)));
+    }
+    return e;
+  }
+  for (const collective::Communicator& comm : comms) {
+    const collective::ProgramSize s = collective::program_size(choice, topo, comm, c, chunks);
+    e.messages = add(e.messages, mul(s.sends, chunks));
+    e.stored_ops = add(e.stored_ops, mul(s.stored_ops, chunks));
+  }
+  return e;
+}
+
+bool beyond(const WorkEstimate& bound, const RunLimits& limits) {
+  return bound.messages > limits.max_messages || bound.memory() > limits.max_memory;
+}
+
+bool could_build(const collective::AlgorithmInfo& info, const topology::Topology& topo,
+                 const collective::Communicator& comm) {
+  const std::uint32_t n = comm.size();
+  return collective::refusal(info, topo).empty() && !(info.power_of_two && (n & (n - 1)) != 0);
+}
+
 WorkEstimate estimate_work(const collective::AlgorithmChoice& choice,
                            const topology::Topology& topo,
                            const std::vector<collective::Communicator>& comms,
-                           collective::Collective c, std::uint32_t chunks) {
+                           collective::Collective c, std::uint32_t chunks,
+                           const RunLimits& limits) {
   WorkEstimate e;
   e.links = topo.links().size();
-  if (choice.info->staged) return e;
+  if (choice.info->staged) return bound_work(choice, topo, comms, c, chunks);
+  if (WorkEstimate bound = bound_work(choice, topo, comms, c, chunks); beyond(bound, limits)) {
+    return bound;
+  }
   for (const collective::Communicator& comm : comms) {
     const collective::Program p =
         collective::build_program(choice, topo, comm, c, core::Bytes{1}, 1);
@@ -60,7 +117,7 @@ WorkEstimate estimate_work(const collective::AlgorithmChoice& choice,
 }
 
 std::uint64_t verifier_bytes(std::uint32_t ranks, std::uint64_t pieces) {
-  return std::uint64_t{ranks} * pieces * ((ranks + 63) / 64) * 8;
+  return mul(mul(mul(ranks, pieces), (std::uint64_t{ranks} + 63) / 64), 8);
 }
 
 void check_limits(const WorkEstimate& e, const RunLimits& limits, const std::string& what) {
@@ -72,11 +129,30 @@ void check_limits(const WorkEstimate& e, const RunLimits& limits, const std::str
   }
   if (e.memory() > limits.max_memory) {
     throw core::ResourceError(fmt::format(
-        "{}: about {} of simulator memory ({} messages in flight at once), over the limit of {} "
-        "(--max-memory): use fewer NPUs, ranks or chunks, or raise --max-memory if the machine "
-        "has it",
-        what, gib(e.memory()), count(e.in_flight), gib(limits.max_memory)));
+        "{}: about {} of simulator memory{}, over the limit of {} (--max-memory): use fewer "
+        "NPUs, ranks or chunks, or raise --max-memory if the machine has it",
+        what, gib(e.memory()),
+        e.in_flight > 0 ? fmt::format(" ({} messages in flight at once)", count(e.in_flight)) : "",
+        gib(limits.max_memory)));
   }
+}
+
+std::uint64_t moved_bytes(collective::Collective c, std::uint32_t ranks, core::Bytes size) {
+  return mul(mul(ranks, size.count), c == collective::Collective::AllReduce ? 2 : 1);
+}
+
+void check_backend_work(const network::BackendInfo& backend, const network::BackendOptions& options,
+                        std::uint64_t messages, std::uint64_t bytes, const RunLimits& limits,
+                        const std::string& what) {
+  if (backend.work == nullptr) return;
+  const std::uint64_t units = backend.work(options, messages, bytes);
+  if (units <= limits.max_messages) return;
+  throw core::ResourceError(fmt::format(
+      "{}: about {} {} on the {} backend ({} messages of {} in all), over the limit of {} "
+      "(--max-messages): use a smaller size, fewer NPUs, another backend, or raise "
+      "--max-messages",
+      what, count(units), backend.work_unit ? backend.work_unit(options) : "messages", backend.name,
+      count(messages), core::to_string(core::Bytes{bytes}), count(limits.max_messages)));
 }
 
 void check_chunks(core::Bytes size, std::uint32_t ranks, std::uint32_t chunks,

@@ -14,6 +14,9 @@
 // in-flight message on the analytical backend and 500-560 B on flow (taken: 600 B); ring on
 // fc:4096 (16.7 M links) peaks at 2.19 GB, 130 B per link with the topology itself.
 // Staged (hierarchical) collectives are not estimated.
+// Before building anything, each algorithm's closed-form size (AlgorithmInfo::size: an upper bound
+// on sends and stored ops) is checked: a job past the limits by it is refused without building
+// (a program of 10^10 ops would exhaust memory before any estimate).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,6 +24,7 @@
 #include "collective/algorithm.hpp"
 #include "collective/communicator.hpp"
 #include "core/units.hpp"
+#include "network/backend.hpp"
 #include "topology/topology.hpp"
 
 namespace collsim::scheduler {
@@ -34,29 +38,50 @@ inline constexpr std::uint64_t kBytesPerInFlight = 600;
 inline constexpr std::uint64_t kBytesPerLink = 130;
 inline constexpr std::uint64_t kBaseBytes = 64ull << 20;
 
+/// `-a all` builds an algorithm's one-chunk program to see whether it applies only below this
+/// closed-form size (sends); larger ones are left to the job's estimate (and built there if the
+/// limits allow).
+inline constexpr RunLimits kCheapBuild{10'000'000, 1ull << 30};
+
 struct WorkEstimate {
   std::uint64_t messages = 0;
   std::uint64_t in_flight = 0;
   std::uint64_t stored_ops = 0;
   std::uint64_t links = 0;
   std::uint64_t extra_bytes = 0;  ///< other state, e.g. the verifier's
-  /// Bytes of simulator memory, by the formula above.
-  std::uint64_t memory() const {
-    return kBaseBytes + kBytesPerLink * links + 16 * stored_ops + kBytesPerInFlight * in_flight +
-           extra_bytes;
-  }
+  /// Bytes of simulator memory, by the formula above (saturated at UINT64_MAX).
+  std::uint64_t memory() const;
 };
 
 /// Distinct (lane, peer) pairs that send in `p`: the channels the executor keeps one message on.
 /// Visits every op.
 std::uint64_t distinct_channels(const collective::Program& p);
 
-/// The estimate for one algorithm on `comms` (all at once) with `chunks` chunks. Throws
-/// core::InputError as building the program would.
+/// The closed-form bound (AlgorithmInfo::size) for one algorithm on `comms` with `chunks` chunks:
+/// messages and stored ops, nothing in flight counted. Builds nothing. Staged collectives count
+/// one group per dimension with groups=auto unless `every_group` (a run that cannot use the
+/// symmetry: with a trace).
+WorkEstimate bound_work(const collective::AlgorithmChoice& choice, const topology::Topology& topo,
+                        const std::vector<collective::Communicator>& comms,
+                        collective::Collective c, std::uint32_t chunks,
+                        bool every_group = false);
+
+/// True if the closed-form bound exceeds `limits`: building the program could exhaust memory.
+bool beyond(const WorkEstimate& bound, const RunLimits& limits);
+
+/// False if `info` refuses `topo` or the rank count outright (requires_topology, power_of_two):
+/// its build throws at once, naming why.
+bool could_build(const collective::AlgorithmInfo& info, const topology::Topology& topo,
+                 const collective::Communicator& comm);
+
+/// The estimate for one algorithm on `comms` (all at once) with `chunks` chunks: the closed-form
+/// bound when that exceeds `limits` (nothing built; check_limits then refuses it), else the
+/// count of the one-chunk program. Throws core::InputError as building the program would.
 WorkEstimate estimate_work(const collective::AlgorithmChoice& choice,
                            const topology::Topology& topo,
                            const std::vector<collective::Communicator>& comms,
-                           collective::Collective c, std::uint32_t chunks);
+                           collective::Collective c, std::uint32_t chunks,
+                           const RunLimits& limits = {});
 
 /// Memory of the symbolic verifier's state (collective/ir/verifier.hpp): one bitset of `ranks`
 /// bits per (rank, piece), ranks * pieces * ceil(ranks / 64) words. The verifier reads generated
@@ -66,6 +91,17 @@ std::uint64_t verifier_bytes(std::uint32_t ranks, std::uint64_t pieces);
 /// Throws core::ResourceError if `e` exceeds `limits`, naming `what` (the job and algorithm), the
 /// estimate, the limit and its option (--max-messages / --max-memory).
 void check_limits(const WorkEstimate& e, const RunLimits& limits, const std::string& what);
+
+/// Bytes a collective of `size` moves over `ranks` ranks, about: every rank sends its buffer once
+/// per phase (all-reduce: two phases). For the backends' work estimate.
+std::uint64_t moved_bytes(collective::Collective c, std::uint32_t ranks, core::Bytes size);
+
+/// Throws core::ResourceError if what `backend` simulates for `messages` messages moving `bytes`
+/// (BackendInfo::work, e.g. the packet backend's packets) exceeds --max-messages, naming `what`.
+/// Backends whose events are per message are covered by check_limits.
+void check_backend_work(const network::BackendInfo& backend, const network::BackendOptions& options,
+                        std::uint64_t messages, std::uint64_t bytes, const RunLimits& limits,
+                        const std::string& what);
 
 /// Throws core::InputError naming `field` when chunks > 1 split `size` into chunks of less than
 /// one byte per rank: at most max(1, size / ranks) chunks.

@@ -521,7 +521,9 @@ std::uint32_t Topology::hops(NodeId src, NodeId dst) const {
   return h;
 }
 
-std::uint32_t Topology::diameter() const {
+std::uint32_t Topology::diameter() const { return diameter(num_npus_); }
+
+std::uint32_t Topology::diameter(std::uint32_t sources) const {
   // Dimension-order routes add up per dimension and each dimension's worst case is reachable
   // independently, so a product's diameter is the sum of its dimensions' diameters.
   if (!dims_.empty()) {
@@ -530,8 +532,9 @@ std::uint32_t Topology::diameter() const {
     return h;
   }
   std::uint32_t h = 0;
-  for (NodeId a = 0; a < num_npus_; ++a) {
-    const auto dist = bfs(*this, a, true);
+  const std::uint64_t n = num_npus_, k = std::min<std::uint64_t>(std::max(sources, 1u), n);
+  for (std::uint64_t i = 0; i < k; ++i) {
+    const auto dist = bfs(*this, static_cast<NodeId>(i * n / k), true);
     for (NodeId b = 0; b < num_npus_; ++b) {
       if (dist[b] != kUnreached) h = std::max(h, dist[b]);
     }

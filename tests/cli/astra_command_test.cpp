@@ -12,6 +12,7 @@
 
 #include "chakra_writer.hpp"
 #include "cli_run.hpp"
+#include "real_inputs.hpp"
 
 namespace collsim::workload::chakra {
 namespace {
@@ -174,9 +175,10 @@ TEST(AstraCommand, ReadsAstraSim10SystemAndNetworkFiles) {
 // astra-sim-1.0/{network/analytical,system,workload}) runs through `collsim astra` with the
 // 1.0 micro all-reduce workload, or is refused with an error naming the file and key.
 TEST(AstraCommand, EveryAstraSimConfigRunsOrIsRefusedByName) {
-  const char* root = std::getenv("COLLSIM_ASTRA_INPUTS");
-  if (!root || !fs::is_directory(root)) GTEST_SKIP() << "COLLSIM_ASTRA_INPUTS names no directory";
-  const fs::path r(root);
+  const fs::path r = test::real_inputs("COLLSIM_ASTRA_INPUTS", "astra_inputs");
+  if (!fs::is_directory(r)) {
+    GTEST_SKIP() << test::no_real_inputs("COLLSIM_ASTRA_INPUTS", "astra_inputs");
+  }
   const fs::path workload = r / "astra-sim-1.0/workload/microAllReduce.txt";
   ASSERT_TRUE(fs::exists(workload));
   std::vector<std::pair<fs::path, fs::path>> pairs;

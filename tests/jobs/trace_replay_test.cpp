@@ -20,6 +20,7 @@
 #include "config/astra_optional_inputs.hpp"
 #include "core/error.hpp"
 #include "network/backend.hpp"
+#include "real_inputs.hpp"
 #include "scheduler/executor.hpp"
 
 namespace collsim::workload::chakra {
@@ -387,8 +388,11 @@ TEST(ChakraReplay, AstraCommandReadsGroupAndMemoryFiles) {
 }
 
 TEST(ChakraReplay, AstraSimsCustomRingAllReduceRunsAsSendsAndReceives) {
-  const char* data = std::getenv("COLLSIM_CHAKRA_DATA");
-  if (!data) GTEST_SKIP() << "COLLSIM_CHAKRA_DATA is not set";
+  const fs::path root = test::real_inputs("COLLSIM_CHAKRA_DATA", "chakra");
+  if (!fs::is_directory(root)) {
+    GTEST_SKIP() << test::no_real_inputs("COLLSIM_CHAKRA_DATA", "chakra");
+  }
+  const std::string data = root.string();
   const fs::path d = dir() / "custom";
   fs::create_directories(d);
   std::ofstream(d / "net.yml")
@@ -416,8 +420,11 @@ TEST(ChakraReplay, PyTorchCollectedTraceRunsOnItsDataDependencies) {
   // Chakra's test trace of a CNN data-parallel step (rank 0, 3,664 nodes; two NCCL broadcasts
   // and five all-reduce kernels): its control edges form a cycle with its data edges, so it
   // runs on its data dependencies only, rank 0's graph on every NPU of an 8-ring.
-  const char* data = std::getenv("COLLSIM_CHAKRA_DATA");
-  if (!data) GTEST_SKIP() << "COLLSIM_CHAKRA_DATA is not set";
+  const fs::path root = test::real_inputs("COLLSIM_CHAKRA_DATA", "chakra");
+  if (!fs::is_directory(root)) {
+    GTEST_SKIP() << test::no_real_inputs("COLLSIM_CHAKRA_DATA", "chakra");
+  }
+  const std::string data = root.string();
   const fs::path d = dir() / "pytorch";
   fs::create_directories(d);
   const std::string untar = fmt::format(

@@ -1,7 +1,6 @@
 // ASTRA-sim text workloads (workload/astra_text.hpp): fields, units, scopes per parallelism, and
 // errors naming the line and field; every real file of ASTRA-sim 1.0 loads and runs where
 // COLLSIM_ASTRA_WORKLOADS names their directory.
-#include "test_paths.hpp"
 #include "workload/astra_text.hpp"
 
 #include <gtest/gtest.h>
@@ -10,6 +9,8 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "real_inputs.hpp"
+#include "test_paths.hpp"
 #include "topology/builders.hpp"
 #include "jobs/training.hpp"
 
@@ -123,14 +124,17 @@ TEST(AstraText, ErrorsNameTheLineAndField) {
 // The authors' input files are not part of the repository: COLLSIM_ASTRA_WORKLOADS names the
 // directory of ASTRA-sim 1.0's workload files where a machine has them.
 std::filesystem::path astra_workloads() {
-  const char* dir = std::getenv("COLLSIM_ASTRA_WORKLOADS");
-  if (dir && std::filesystem::is_directory(dir)) return dir;
-  return {};
+  const auto d =
+      test::real_inputs("COLLSIM_ASTRA_WORKLOADS", "astra_inputs/astra-sim-1.0/workload");
+  return std::filesystem::is_directory(d) ? d : std::filesystem::path();
 }
 
 TEST(AstraText, EveryAstraSimWorkloadLoadsAndRuns) {
   const auto dir = astra_workloads();
-  if (dir.empty()) GTEST_SKIP() << "COLLSIM_ASTRA_WORKLOADS does not name a directory";
+  if (dir.empty()) {
+    GTEST_SKIP() << test::no_real_inputs("COLLSIM_ASTRA_WORKLOADS",
+                                         "astra_inputs/astra-sim-1.0/workload");
+  }
   const auto topo =
       topology::from_compact("torus:4x4x4", core::Bandwidth{16e9}, core::Time::from_ns(150));
   std::size_t files = 0;

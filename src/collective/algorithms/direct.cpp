@@ -58,6 +58,12 @@ Program build(const BuildRequest& req) {
   return p;
 }
 
+// Every rank sends to every other once per phase (all-reduce: two phases); generated.
+ProgramSize size(const BuildRequest& req) {
+  const std::uint64_t n = req.ranks();
+  return {n * (n - 1) * (req.collective == Collective::AllReduce ? 2 : 1), 0};
+}
+
 }  // namespace
 
 AlgorithmInfo direct_info() {
@@ -72,6 +78,7 @@ AlgorithmInfo direct_info() {
       &build};
   // Every slice goes straight to its rank: one step whatever the rank count.
   a.stage_steps = [](Collective, std::uint32_t, const ParamValues&) -> std::uint32_t { return 1; };
+  a.size = &size;
   return a;
 }
 

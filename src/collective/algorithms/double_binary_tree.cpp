@@ -96,10 +96,18 @@ Program build(const BuildRequest& req) {
   return p;
 }
 
+// Two trees of N - 1 edges, each edge twice (reduce, broadcast) per segment, stored.
+ProgramSize size(const BuildRequest& req) {
+  const std::uint64_t n = req.ranks();
+  const auto segments = static_cast<std::uint64_t>(req.params.at("segments"));
+  const std::uint64_t sends = 4 * (n - 1) * segments;
+  return {sends, 2 * sends};
+}
+
 }  // namespace
 
 AlgorithmInfo double_binary_tree_info() {
-  return AlgorithmInfo{
+  AlgorithmInfo a{
       "double-binary-tree",
       "double binary tree (NCCL-style): half the data reduced up and broadcast down each of two "
       "complementary binary trees over the rank order, pipelined in segments",
@@ -108,6 +116,8 @@ AlgorithmInfo double_binary_tree_info() {
       {count_param("segments", 8, 1, 4096,
                    "pipeline segments per chunk (each a message on each tree edge)")},
       &build};
+  a.size = &size;
+  return a;
 }
 
 }  // namespace collsim::collective

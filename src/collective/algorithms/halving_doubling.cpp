@@ -32,6 +32,13 @@ Program build(const BuildRequest& req) {
   return p;
 }
 
+// log2 N steps of N sends per phase (all-reduce: two phases), stored.
+ProgramSize size(const BuildRequest& req) {
+  const std::uint64_t n = req.ranks();
+  const std::uint64_t sends = n * ceil_log2(n) * (req.collective == Collective::AllReduce ? 2 : 1);
+  return {sends, 2 * sends};
+}
+
 }  // namespace
 
 AlgorithmInfo halving_doubling_info() {
@@ -46,6 +53,7 @@ AlgorithmInfo halving_doubling_info() {
       &build};
   a.power_of_two = true;
   a.stage_steps = log2_steps;
+  a.size = &size;
   return a;
 }
 

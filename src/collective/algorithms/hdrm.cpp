@@ -139,10 +139,16 @@ Program build(const BuildRequest& req) {
   return p;
 }
 
+// Halving-doubling on a mapping of the ranks: 2 N log2 N sends, stored.
+ProgramSize size(const BuildRequest& req) {
+  const std::uint64_t n = req.ranks(), sends = 2 * n * ceil_log2(n);
+  return {sends, 2 * sends};
+}
+
 }  // namespace
 
 AlgorithmInfo hdrm_info() {
-  return AlgorithmInfo{
+  AlgorithmInfo a{
       "hdrm",
       "halving-doubling with EFLOPS rank mapping: every pair spans the BiGraph's two layers, no "
       "inter-layer link overloaded in a step (BiGraph only)",
@@ -153,6 +159,8 @@ AlgorithmInfo hdrm_info() {
       /*staged=*/false,
       /*in_all=*/nullptr,
       &needs_bigraph};
+  a.size = &size;
+  return a;
 }
 
 }  // namespace collsim::collective

@@ -62,12 +62,20 @@ Program build(const BuildRequest& req) {
   return p;
 }
 
+// A tree per root over every rank: N (N - 1) edges, used once per phase (all-reduce: reduce and
+// broadcast), stored.
+ProgramSize size(const BuildRequest& req) {
+  const std::uint64_t n = req.ranks();
+  const std::uint64_t sends = n * (n - 1) * (req.collective == Collective::AllReduce ? 2 : 1);
+  return {sends, 2 * sends};
+}
+
 }  // namespace
 
 constexpr std::string_view kModes[] = {"reference", "paper"};
 
 AlgorithmInfo multitree_info() {
-  return AlgorithmInfo{
+  AlgorithmInfo a{
       "multitree",
       "MultiTree: one spanning tree per NPU built top-down over the topology's links, no directed "
       "link carrying two tree edges in a time step; reduce-scatter up the trees, all-gather down",
@@ -81,6 +89,8 @@ AlgorithmInfo multitree_info() {
        count_param("lockstep", 0, 0, 1,
                    "1: every rank waits for every other at the end of each time step")},
       &build};
+  a.size = &size;
+  return a;
 }
 
 }  // namespace collsim::collective

@@ -108,25 +108,10 @@ MultiTreePlan build_multitree(const topology::Topology& topo, MultiTreeMode mode
   // other NPU, nearest first (own switch, then farther switches), reached over the network's
   // route; a tree edge then holds every link of that route for the step.
   const auto nbr = switched ? std::vector<std::vector<LinkId>>(n) : neighbour_links(topo);
-  std::vector<std::vector<NodeId>> candidates;
-  std::vector<std::vector<std::vector<LinkId>>> routes;
-  if (switched) {
-    candidates.assign(n, {});
-    routes.assign(n, std::vector<std::vector<LinkId>>(n));
-    for (NodeId p = 0; p < n; ++p) {
-      for (NodeId q = 0; q < n; ++q) {
-        if (q == p) continue;
-        candidates[p].push_back(q);
-        topo.route(p, q, routes[p][q]);
-      }
-      std::stable_sort(candidates[p].begin(), candidates[p].end(), [&](NodeId a, NodeId b) {
-        return routes[p][a].size() < routes[p][b].size();
-      });
-    }
-  }
   // The construction's work: N trees x T steps x up to N parents x d links each, T at least
-  // N(N-1) over the links of a step and (N-1)/(kary-1). Measured: 1.1e9 (32x32 torus) builds in
-  // 2.5 s, 1.7e10 (fc:512) in 3.9 s; above 2e10 it is refused rather than left running.
+  // N(N-1) over the links of a step and (N-1)/(kary-1); checked before the N^2 routes of a
+  // switched network are found (minutes and gigabytes at 10^4 NPUs). Measured: 1.1e9 (32x32 torus)
+  // builds in 2.5 s, 1.7e10 (fc:512) in 3.9 s; above 2e10 it is refused rather than left running.
   std::uint64_t degree = switched ? n - 1 : 0;
   std::uint64_t nlinks = switched ? topo.links().size() : 0;
   for (const auto& l : nbr) {
@@ -142,6 +127,22 @@ MultiTreePlan build_multitree(const topology::Topology& topo, MultiTreeMode mode
         "over collsim's 2e10 (minutes); MultiTree is meant for low-degree direct networks of up to "
         "a few thousand NPUs",
         n, topo.name(), degree, work));
+  }
+  std::vector<std::vector<NodeId>> candidates;
+  std::vector<std::vector<std::vector<LinkId>>> routes;
+  if (switched) {
+    candidates.assign(n, {});
+    routes.assign(n, std::vector<std::vector<LinkId>>(n));
+    for (NodeId p = 0; p < n; ++p) {
+      for (NodeId q = 0; q < n; ++q) {
+        if (q == p) continue;
+        candidates[p].push_back(q);
+        topo.route(p, q, routes[p][q]);
+      }
+      std::stable_sort(candidates[p].begin(), candidates[p].end(), [&](NodeId a, NodeId b) {
+        return routes[p][a].size() < routes[p][b].size();
+      });
+    }
   }
   const auto& links = topo.links();
   MultiTreePlan plan;

@@ -79,6 +79,24 @@ Program build(const BuildRequest& req) {
   return p;
 }
 
+// Per stripe, log2 N steps of N transfers (all-gather: up to two runs each), stored.
+ProgramSize size(const BuildRequest& req) {
+  const std::uint64_t n = req.ranks();
+  const auto given = static_cast<std::uint64_t>(req.params.at("stripes"));
+  std::uint64_t stripes = given;
+  if (stripes == 0) {
+    stripes = 1;
+    for (const auto& d : req.topology.dimensions()) {
+      if (d.spec.kind == topology::DimKind::LocalSwitches) {
+        stripes = std::max<std::uint64_t>(stripes, d.spec.links_per_npu);
+      }
+    }
+  }
+  const std::uint64_t sends =
+      stripes * n * ceil_log2(n) * (req.collective == Collective::AllGather ? 2 : 1);
+  return {sends, 2 * sends};
+}
+
 }  // namespace
 
 AlgorithmInfo package_doubling_info() {
@@ -102,6 +120,7 @@ AlgorithmInfo package_doubling_info() {
     }
     return false;
   };
+  a.size = &size;
   return a;
 }
 

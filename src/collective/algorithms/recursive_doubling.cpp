@@ -41,6 +41,12 @@ Program build(const BuildRequest& req) {
   return p;
 }
 
+// log2 N steps of N sends, stored.
+ProgramSize size(const BuildRequest& req) {
+  const std::uint64_t n = req.ranks(), sends = n * ceil_log2(n);
+  return {sends, 2 * sends};
+}
+
 }  // namespace
 
 AlgorithmInfo recursive_doubling_info() {
@@ -54,6 +60,7 @@ AlgorithmInfo recursive_doubling_info() {
       &build};
   a.power_of_two = true;
   a.stage_steps = log2_steps;
+  a.size = &size;
   return a;
 }
 

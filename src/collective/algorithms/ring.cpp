@@ -119,6 +119,15 @@ Program build(const BuildRequest& req) {
   return p;
 }
 
+// Reduce-scatter and all-gather: N - 1 steps of N sends per direction (all-reduce both); all-to-all
+// N - 1 steps of N sends, stored with a forward per hop (3 N (N - 1) ops at most).
+ProgramSize size(const BuildRequest& req) {
+  const std::uint64_t n = req.ranks(), steps = n * (n - 1);
+  if (req.collective == Collective::AllToAll) return {steps, 3 * steps + n};
+  const auto directions = static_cast<std::uint64_t>(req.params.at("directions"));
+  return {steps * directions * (req.collective == Collective::AllReduce ? 2 : 1), 0};
+}
+
 }  // namespace
 
 AlgorithmInfo ring_info() {
@@ -136,6 +145,7 @@ AlgorithmInfo ring_info() {
   // A stage on P ranks: P - 1 steps, each to the neighbour (both ways at once with directions=2).
   a.stage_steps = [](Collective, std::uint32_t ranks, const ParamValues&) { return ranks - 1; };
   a.one_way = [](const ParamValues& p) { return p.at("directions") == 1; };
+  a.size = &size;
   return a;
 }
 

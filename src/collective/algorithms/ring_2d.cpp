@@ -94,10 +94,22 @@ Program build(const BuildRequest& req) {
   return p;
 }
 
+// Per order, an all-reduce over the rings of each of the two dimensions: 2 N ((X - 1) + (Y - 1))
+// sends, stored.
+ProgramSize size(const BuildRequest& req) {
+  const std::uint64_t n = req.ranks();
+  const auto& dims = req.topology.dimensions();
+  const std::uint64_t ring =
+      dims.size() >= 2 ? std::uint64_t{dims[0].spec.size} + dims[1].spec.size : 2 * n;
+  const auto orders = static_cast<std::uint64_t>(req.params.at("orders"));
+  const std::uint64_t sends = orders * 2 * n * ring;
+  return {sends, 2 * sends};
+}
+
 }  // namespace
 
 AlgorithmInfo ring_2d_info() {
-  return AlgorithmInfo{
+  AlgorithmInfo a{
       "ring-2d",
       "2D-Ring: ring reduce-scatter along X, ring all-reduce along Y, ring all-gather along X "
       "(2D torus or mesh)",
@@ -111,6 +123,8 @@ AlgorithmInfo ring_2d_info() {
       /*staged=*/false,
       /*in_all=*/nullptr,
       &needs_grid};
+  a.size = &size;
+  return a;
 }
 
 }  // namespace collsim::collective

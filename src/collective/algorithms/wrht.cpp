@@ -84,14 +84,18 @@ namespace {
 // The representative of group [first, first + len) of `nodes`: its middle node.
 std::uint32_t middle(std::uint32_t first, std::uint32_t len) { return first + len / 2; }
 
+// The wavelength budget: the parameter, else the optical ring's (an electrical topology has none:
+// plan as for the default optical ring).
+std::uint32_t wavelengths(const BuildRequest& req) {
+  const auto w = static_cast<std::uint32_t>(req.params.at("wavelengths"));
+  if (w != 0) return w;
+  const topology::OpticalSpec* o = req.topology.optical();
+  return o != nullptr ? o->wavelengths : topology::OpticalSpec{}.wavelengths;
+}
+
 Program build(const BuildRequest& req) {
   const std::uint32_t n = req.ranks();
-  std::uint32_t w = static_cast<std::uint32_t>(req.params.at("wavelengths"));
-  if (w == 0) {
-    // An electrical topology has no wavelengths: plan as for the default optical ring.
-    const topology::OpticalSpec* o = req.topology.optical();
-    w = o != nullptr ? o->wavelengths : topology::OpticalSpec{}.wavelengths;
-  }
+  const std::uint32_t w = wavelengths(req);
   std::uint32_t m = static_cast<std::uint32_t>(req.params.at("m"));
   if (m == 1) throw core::InputError("algorithm wrht: m must be 0 (choose) or >= 2, got 1");
   const bool stripe = req.params.at("stripe") != 0;
@@ -168,10 +172,20 @@ Program build(const BuildRequest& req) {
   return p;
 }
 
+// Reduce and broadcast along the group levels: under N sends each; the top all-to-all among m*
+// nodes fits the wavelengths, m*^2 <= 8 w; each transfer striped over at most w lightpaths.
+ProgramSize size(const BuildRequest& req) {
+  const std::uint64_t n = req.ranks();
+  const std::uint64_t w = wavelengths(req);
+  const std::uint64_t stripes = req.params.at("stripe") != 0 ? w : 1;
+  const std::uint64_t sends = (2 * n + std::min(n * n, 8 * w + 8)) * stripes;
+  return {sends, 2 * sends};
+}
+
 }  // namespace
 
 AlgorithmInfo wrht_info() {
-  return AlgorithmInfo{
+  AlgorithmInfo a{
       "wrht",
       "WRHT: hierarchical tree over groups of m ring neighbours, members send the whole buffer "
       "to the group's middle node on floor(m/2) wavelengths, all-to-all at the top when "
@@ -199,6 +213,8 @@ AlgorithmInfo wrht_info() {
       /*staged=*/false,
       // Made for optical rings: "all" includes it only on a topology with wavelengths.
       [](const topology::Topology& t) { return t.optical() != nullptr; }};
+  a.size = &size;
+  return a;
 }
 
 }  // namespace collsim::collective

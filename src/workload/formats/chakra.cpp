@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <unordered_map>
 
 #include "core/error.hpp"
 #include "workload/formats/chakra_et.pb.h"
@@ -41,7 +42,7 @@ const char* to_string(NodeKind k) {
 namespace {
 
 // An integer attribute of any integer type (traces differ in which they use).
-std::int64_t integer(const pb::AttributeProto& a, const std::string& where) {
+std::int64_t integer(const pb::AttributeProto& a) {
   switch (a.value_case()) {
     case pb::AttributeProto::kInt32Val:
       return a.int32_val();
@@ -54,17 +55,19 @@ std::int64_t integer(const pb::AttributeProto& a, const std::string& where) {
     case pb::AttributeProto::kBoolVal:
       return a.bool_val() ? 1 : 0;
     default:
-      throw core::InputError(fmt::format("{}: attribute {} must be an integer", where, a.name()));
+      throw core::InputError(fmt::format("attribute {} must be an integer", a.name()));
   }
 }
 
-Node convert(const pb::Node& n, const std::string& where) {
+// Throws core::InputError with the reason only: read_et names the node (its message built only
+// then, not once per node).
+Node convert(const pb::Node& n) {
   Node out;
   out.id = n.id();
   out.name = n.name();
   const int t = n.type();
   if (t < 0 || t > 7) {
-    throw core::InputError(fmt::format("{}: unknown node type {}", where, t));
+    throw core::InputError(fmt::format("unknown node type {}", t));
   }
   out.kind = static_cast<NodeKind>(t);
   out.data_deps.assign(n.data_deps().begin(), n.data_deps().end());
@@ -73,40 +76,39 @@ Node convert(const pb::Node& n, const std::string& where) {
   // Read once here for compute_time() and the replay: a duration past the horizon is bad input.
   if (out.duration_us >= static_cast<std::uint64_t>(core::kHorizonPs) / 1'000'000) {
     throw core::InputError(fmt::format(
-        "{}: duration_micros {} is beyond the simulation horizon (2^62 ps, about 53 days)", where,
+        "duration_micros {} is beyond the simulation horizon (2^62 ps, about 53 days)",
         out.duration_us));
   }
   for (const pb::AttributeProto& a : n.attr()) {
     const std::string& k = a.name();
     if (k == "is_cpu_op") {
-      out.is_cpu_op = integer(a, where) != 0;
+      out.is_cpu_op = integer(a) != 0;
     } else if (k == "num_ops") {
-      out.num_ops = integer(a, where);
+      out.num_ops = integer(a);
     } else if (k == "tensor_size") {
-      out.tensor_size = static_cast<std::uint64_t>(integer(a, where));
+      out.tensor_size = static_cast<std::uint64_t>(integer(a));
     } else if (k == "comm_type") {
-      out.comm_type = integer(a, where);
+      out.comm_type = integer(a);
     } else if (k == "comm_size") {
-      const std::int64_t s = integer(a, where);
-      if (s < 0) throw core::InputError(fmt::format("{}: comm_size {} < 0", where, s));
+      const std::int64_t s = integer(a);
+      if (s < 0) throw core::InputError(fmt::format("comm_size {} < 0", s));
       out.comm_size = static_cast<std::uint64_t>(s);
     } else if (k == "comm_src") {
-      out.comm_src = static_cast<std::int32_t>(integer(a, where));
+      out.comm_src = static_cast<std::int32_t>(integer(a));
     } else if (k == "comm_dst") {
-      out.comm_dst = static_cast<std::int32_t>(integer(a, where));
+      out.comm_dst = static_cast<std::int32_t>(integer(a));
     } else if (k == "comm_tag") {
-      out.comm_tag = static_cast<std::int32_t>(integer(a, where));
+      out.comm_tag = static_cast<std::int32_t>(integer(a));
     } else if (k == "comm_priority") {
-      out.comm_priority = static_cast<std::int32_t>(integer(a, where));
+      out.comm_priority = static_cast<std::int32_t>(integer(a));
     } else if (k == "pg_name") {
       if (a.value_case() != pb::AttributeProto::kStringVal) {
-        throw core::InputError(fmt::format("{}: attribute pg_name must be a string", where));
+        throw core::InputError("attribute pg_name must be a string");
       }
       out.pg_name = a.string_val();
     } else if (k == "involved_dim") {
       if (a.value_case() != pb::AttributeProto::kBoolList) {
-        throw core::InputError(
-            fmt::format("{}: attribute involved_dim must be a bool list", where));
+        throw core::InputError("attribute involved_dim must be a bool list");
       }
       out.involved_dim.assign(a.bool_list().values().begin(), a.bool_list().values().end());
     }
@@ -141,32 +143,38 @@ RankTrace read_et(const std::string& path) {
   RankTrace r;
   r.file = path;
   std::size_t index = 0;  // messages read, the metadata included
+  pb::Node n;             // reused: its fields keep their memory from node to node
   while (static_cast<std::size_t>(coded.CurrentPosition()) < data.size()) {
-    const std::string where =
-        index == 0 ? fmt::format("{}: global metadata", path)
-                   : fmt::format(
-                         "{}: node {} (after id {})", path, index - 1,
-                         r.nodes.empty() ? std::string("none") : std::to_string(r.nodes.back().id));
+    const auto where = [&] {
+      return index == 0 ? fmt::format("{}: global metadata", path)
+                        : fmt::format("{}: node {} (after id {})", path, index - 1,
+                                      r.nodes.empty() ? std::string("none")
+                                                      : std::to_string(r.nodes.back().id));
+    };
     std::uint32_t len = 0;
     if (!coded.ReadVarint32(&len) ||
         static_cast<std::size_t>(coded.CurrentPosition()) + len > data.size()) {
       throw core::InputError(
-          fmt::format("{}: truncated (a message runs past the end of the file)", where));
+          fmt::format("{}: truncated (a message runs past the end of the file)", where()));
     }
     const auto limit = coded.PushLimit(static_cast<int>(len));
     if (index == 0) {
       pb::GlobalMetadata m;
       if (!m.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
-        throw core::InputError(fmt::format("{}: not a Chakra GlobalMetadata message", where));
+        throw core::InputError(fmt::format("{}: not a Chakra GlobalMetadata message", where()));
       }
       r.version = m.version();
     } else {
-      pb::Node n;
+      n.Clear();
       if (!n.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
-        throw core::InputError(fmt::format("{}: not a Chakra Node message (corrupt)", where));
+        throw core::InputError(fmt::format("{}: not a Chakra Node message (corrupt)", where()));
       }
-      r.nodes.push_back(
-          convert(n, fmt::format("{}: node {} (id {}, {})", path, index - 1, n.id(), n.name())));
+      try {
+        r.nodes.push_back(convert(n));
+      } catch (const core::InputError& e) {
+        throw core::InputError(fmt::format("{}: node {} (id {}, {}): {}", path, index - 1, n.id(),
+                                           n.name(), e.what()));
+      }
     }
     coded.PopLimit(limit);
     ++index;
@@ -305,7 +313,8 @@ Workload to_workload(const std::vector<RankTrace>& ranks, const std::vector<std:
           ranks[r].file, i == 0 ? 0 : i - 1, r0.file));
     }
   }
-  std::map<std::uint64_t, std::size_t> index;
+  std::unordered_map<std::uint64_t, std::size_t> index;
+  index.reserve(r0.nodes.size());
   for (std::size_t i = 0; i < r0.nodes.size(); ++i) index.emplace(r0.nodes[i].id, i);
   Workload w;
   w.name = name;
@@ -319,7 +328,10 @@ Workload to_workload(const std::vector<RankTrace>& ranks, const std::vector<std:
   std::size_t launches = 0;  // collective nodes without type and size (PyTorch's c10d:: ops)
   for (std::size_t i = 0; i < r0.nodes.size(); ++i) {
     const Node& n = r0.nodes[i];
-    const std::string where = fmt::format("{}: node {} (id {}, {})", r0.file, i, n.id, n.name);
+    // Built when an error needs it: a trace has up to millions of nodes.
+    const auto where = [&] {
+      return fmt::format("{}: node {} (id {}, {})", r0.file, i, n.id, n.name);
+    };
     for (const auto* deps : {&n.data_deps, &n.ctrl_deps}) {
       for (std::uint64_t d : *deps) {
         const auto it = index.find(d);
@@ -331,7 +343,7 @@ Workload to_workload(const std::vector<RankTrace>& ranks, const std::vector<std:
           throw core::InputError(fmt::format(
               "{}: depends on node id {}, which comes later in the file (collsim reads traces in "
               "dependency order)",
-              where, d));
+              where(), d));
         }
       }
     }
@@ -352,15 +364,15 @@ Workload to_workload(const std::vector<RankTrace>& ranks, const std::vector<std:
           ++launches;
           continue;
         }
-        const auto c = collective_of(n, where);
-        if (n.comm_size == 0) throw core::InputError(fmt::format("{}: comm_size is 0", where));
-        const auto [scope, m] = scope_of(n, dims, where);
+        const auto c = collective_of(n, where());
+        if (n.comm_size == 0) throw core::InputError(fmt::format("{}: comm_size is 0", where()));
+        const auto [scope, m] = scope_of(n, dims, where());
         if (scope != Scope::All) {
           if (mp && *mp != m) {
             throw core::InputError(fmt::format(
                 "{}: its involved_dim makes groups of {} NPUs where earlier collectives made {}; "
                 "collsim takes one model-parallel group size per workload",
-                where, m, *mp));
+                where(), m, *mp));
           }
           mp = m;
         }
@@ -377,7 +389,7 @@ Workload to_workload(const std::vector<RankTrace>& ranks, const std::vector<std:
         throw core::InputError(
             fmt::format("{}: {} nodes are not run as a training iteration (compute and "
                         "collective nodes only); `collsim astra` replays the trace rank by rank",
-                        where, to_string(n.kind)));
+                        where(), to_string(n.kind)));
     }
   }
   if (w.layers.empty()) throw core::InputError(fmt::format("trace {}: no nodes to run", name));

@@ -15,6 +15,7 @@
 
 #include "chakra_writer.hpp"
 #include "core/error.hpp"
+#include "real_inputs.hpp"
 #include "topology/builders.hpp"
 #include "workload/formats/chakra_et.pb.h"
 #include "jobs/trace_replay.hpp"
@@ -123,8 +124,10 @@ TEST(Chakra, CorruptFilesAndWhatIsNotRunGetErrorsNamingTheFileAndNode) {
 // custom-collective traces (send / recv, read but not run), where COLLSIM_CHAKRA_DATA names the
 // directory holding them.
 TEST(Chakra, EveryMicrobenchmarkTraceLoadsAndRuns) {
-  const char* root = std::getenv("COLLSIM_CHAKRA_DATA");
-  if (!root || !fs::is_directory(root)) GTEST_SKIP() << "COLLSIM_CHAKRA_DATA names no directory";
+  const fs::path root = test::real_inputs("COLLSIM_CHAKRA_DATA", "chakra");
+  if (!fs::is_directory(root)) {
+    GTEST_SKIP() << test::no_real_inputs("COLLSIM_CHAKRA_DATA", "chakra");
+  }
   std::size_t ran = 0, read = 0;
   for (const auto& e : fs::recursive_directory_iterator(root)) {
     const std::string p = e.path().string();

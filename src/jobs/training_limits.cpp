@@ -1,0 +1,106 @@
+#include "jobs/training_limits.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "core/error.hpp"
+
+namespace collsim::jobs {
+namespace {
+
+std::uint64_t sat_add(std::uint64_t a, std::uint64_t b) {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+std::uint64_t sat_mul(std::uint64_t a, std::uint64_t b) {
+  return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+}  // namespace
+
+std::vector<collective::Communicator> scope_groups(const topology::Topology& topo, std::uint32_t m,
+                                                   workload::Scope s) {
+  const std::uint32_t n = topo.num_npus();
+  if (m == 0) m = n;
+  const bool whole = s == workload::Scope::All || (s == workload::Scope::ModelParallel && m == n) ||
+                     (s == workload::Scope::DataParallel && m == 1);
+  if (whole) return {collective::whole(topo)};
+  std::vector<collective::Communicator> out;
+  if (s == workload::Scope::ModelParallel) {
+    for (std::uint32_t k = 0; k < n / m; ++k) {
+      collective::Communicator c{{}, fmt::format("model[{}]", k)};
+      for (std::uint32_t r = 0; r < m; ++r) c.npus.push_back(k * m + r);
+      out.push_back(std::move(c));
+    }
+  } else {
+    for (std::uint32_t r = 0; r < m; ++r) {
+      collective::Communicator c{{}, fmt::format("data[{}]", r)};
+      for (std::uint32_t k = 0; k < n / m; ++k) c.npus.push_back(k * m + r);
+      out.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
+scheduler::WorkEstimate estimate_training(const topology::Topology& topo, const workload::Workload& w,
+                                          const TrainingOptions& o, std::uint64_t* moved) {
+  scheduler::WorkEstimate e;
+  e.links = topo.links().size();
+  std::uint64_t bytes = 0;
+  if (o.ideal) return e;
+  // Per (scope, collective): the closed-form bound of one collective and the ranks per group;
+  // programs are kept per (scope, collective, size), as the run caches them.
+  struct Bound {
+    scheduler::WorkEstimate one;
+    std::vector<std::uint32_t> ranks;
+    bool ok = false;
+  };
+  std::map<std::pair<int, int>, Bound> bounds;
+  std::map<std::tuple<int, int, std::uint64_t>, bool> programs;
+  for (const workload::Layer& l : w.layers) {
+    for (const workload::Comm& c : l.comm) {
+      if (!c.collective) continue;
+      const auto it = o.per_collective.find(*c.collective);
+      const collective::AlgorithmChoice& a =
+          it == o.per_collective.end() ? o.algorithm : it->second;
+      const std::pair<int, int> key{static_cast<int>(c.scope), static_cast<int>(*c.collective)};
+      auto b = bounds.find(key);
+      if (b == bounds.end()) {
+        Bound nb;
+        const auto groups = scope_groups(topo, w.model_parallel_npus, c.scope);
+        for (const auto& g : groups) nb.ranks.push_back(g.size());
+        try {
+          nb.one = scheduler::bound_work(a, topo, groups, *c.collective, o.chunks);
+          nb.ok = true;
+        } catch (const core::InputError&) {
+          // The run names the layer when it refuses this collective.
+        }
+        b = bounds.emplace(key, std::move(nb)).first;
+      }
+      if (!b->second.ok) continue;
+      e.messages = sat_add(e.messages, b->second.one.messages);
+      for (std::uint32_t r : b->second.ranks) {
+        bytes = sat_add(bytes, scheduler::moved_bytes(*c.collective, r, c.size));
+      }
+      if (programs.emplace(std::tuple{key.first, key.second, c.size.count}, true).second) {
+        e.stored_ops = sat_add(e.stored_ops, b->second.one.stored_ops);
+      }
+    }
+  }
+  e.messages = sat_mul(e.messages, o.iterations);
+  if (moved) *moved = sat_mul(bytes, o.iterations);
+  return e;
+}
+
+void check_training(const topology::Topology& topo, const network::BackendInfo& backend,
+                    const workload::Workload& w, const TrainingOptions& o, const scheduler::RunLimits& limits,
+                    const std::string& what) {
+  std::uint64_t bytes = 0;
+  const scheduler::WorkEstimate e = estimate_training(topo, w, o, &bytes);
+  scheduler::check_limits(e, limits, what);
+  scheduler::check_backend_work(backend, o.backend_options, e.messages, bytes, limits, what);
+}
+
+}  // namespace collsim::jobs
