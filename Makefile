@@ -44,8 +44,10 @@ run: build
 	./$(BUILD)/collsim train --workload resnet50 --topology torus:8x8 -a ring,hierarchical \
 	  --overlap none,layer --no-layers
 
+# After the suite, every skipped test is listed with the reason it gave (CTest names them only).
 test: build
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+	@ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS); rc=$$?; \
+	  $(PYTHON) tools/skip_reasons.py $(BUILD)/Testing/Temporary/LastTest.log; exit $$rc
 
 # Rewrite tests/golden/*.txt from the current build (review the diff before committing).
 golden: build
@@ -54,7 +56,8 @@ golden: build
 sanitize: deps
 	@cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DCOLLSIM_SANITIZE=ON -DCOLLSIM_BENCH=OFF >/dev/null
 	@cmake --build build-sanitize -j $(JOBS)
-	ctest --test-dir build-sanitize --output-on-failure -j $(JOBS) -E '^ThemisTrainingValidation'
+	@ctest --test-dir build-sanitize --output-on-failure -j $(JOBS) -E '^ThemisTrainingValidation'; rc=$$?; \
+	  $(PYTHON) tools/skip_reasons.py build-sanitize/Testing/Temporary/LastTest.log; exit $$rc
 
 # The fuzz tier beyond CI's fixed sample: N cases from SEED (tests/fuzz/fuzz.py; findings as JSON
 # lines in $(BUILD)/fuzz-findings.jsonl). `make fuzz N=100000 SEED=7`.
