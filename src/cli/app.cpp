@@ -262,6 +262,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   astra->add_option("--max-time", ao.max_time,
                     "stop a run that has not finished after this much simulated time");
   add_output_options(astra, out_opt);
+  cli::add_limit_options(*astra, out_opt.max_messages, out_opt.max_memory);
   astra->add_flag("--no-layers", out_opt.no_layers,
                   "table: the totals and the summary only, no per-layer lines");
 

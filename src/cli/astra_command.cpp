@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "cli/backend_flags.hpp"
 #include "cli/commands.hpp"
 #include "cli/train_runs.hpp"
 #include "config/astra_config.hpp"
@@ -15,6 +16,8 @@
 #include "core/error.hpp"
 #include "core/parse.hpp"
 #include "report/replay_report.hpp"
+#include "scheduler/limits.hpp"
+#include "jobs/replay_limits.hpp"
 #include "jobs/trace_replay.hpp"
 #include "workload/load.hpp"
 
@@ -95,6 +98,15 @@ int run_replay(const AstraOptions& opt, const OutputOptions& out_opt, std::ostre
                        ro.serial ? "one collective or send in flight per rank, as ASTRA-sim "
                                    "(--concurrent-comm: any number)"
                                  : "any number of collectives and sends in flight per rank");
+  }
+  {
+    // The replay's work against --max-messages / --max-memory before anything runs.
+    const scheduler::RunLimits limits = parse_limits(out_opt.max_messages, out_opt.max_memory);
+    const std::string what = fmt::format("replaying {} on {}", opt.workload, net.topology.name());
+    std::uint64_t bytes = 0;
+    const scheduler::WorkEstimate e = jobs::estimate_replay(net.topology, traces, ro, &bytes);
+    scheduler::check_limits(e, limits, what);
+    scheduler::check_backend_work(backend, ro.backend_options, e.messages, bytes, limits, what);
   }
   report::ReplayReport rep;
   rep.trace = opt.workload;

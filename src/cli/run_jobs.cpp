@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <ostream>
 
 #include "cli/backend_flags.hpp"
@@ -18,6 +20,7 @@
 #include "report/lightpath_log.hpp"
 #include "report/trace.hpp"
 #include "report/writers.hpp"
+#include "scheduler/group_symmetry.hpp"
 #include "scheduler/limits.hpp"
 
 namespace collsim::cli {
@@ -25,18 +28,37 @@ namespace {
 
 // What each run simulates beyond the job estimate (the packet backend's packets or flits), against
 // --max-messages before anything runs: messages from the algorithms' closed forms.
-// With a trace, staged collectives simulate every group (no symmetry): counted so, too.
+// Staged collectives count one group per dimension only where the run will let one group stand
+// for all (scheduler/group_symmetry.hpp); with a trace, a backend or endpoint that shares
+// resources, flat members beside them or a topology that fails the check, every group is counted.
 void check_run_work(const Work& w, const scheduler::RunLimits& limits, bool traced) {
+  std::optional<std::string> blocker;  // why every group runs; computed at the first staged one
+  const auto every_group = [&](const network::BackendOptions& o,
+                               const endpoint::EndpointInfo* ep) -> const std::string& {
+    if (!blocker) {
+      blocker = traced ? std::string("--trace watches every message")
+                       : scheduler::planned_blocker(*w.topology, *w.backend, o,
+                                                    endpoint::endpoint_or_default(ep));
+    }
+    return *blocker;
+  };
   const auto check = [&](collective::Collective c, const std::string& group,
                          const collective::AlgorithmChoice& a, core::Bytes size,
-                         std::uint32_t chunks, const network::BackendOptions& o) {
+                         std::uint32_t chunks, const network::BackendOptions& o,
+                         const endpoint::EndpointInfo* ep, bool flat_beside) {
     const auto comms = collective::parse_groups(group, *w.topology, "group");
     const std::string what =
         fmt::format("{} {} {} of {}", w.platform.empty() ? w.topology->name() : w.platform,
                     collective::to_string(c), a.label, core::to_string(size));
-    if (traced && a.info->staged) {
-      scheduler::check_limits(scheduler::bound_work(a, *w.topology, comms, c, chunks, true),
-                              limits, what + " with --trace (every group simulated)");
+    bool every = false;
+    if (a.info->staged) {
+      const std::string why = flat_beside ? std::string("flat collectives share the run")
+                                          : every_group(o, ep);
+      every = !why.empty();
+      if (every) {
+        scheduler::check_limits(scheduler::bound_work(a, *w.topology, comms, c, chunks, true),
+                                limits, fmt::format("{} (every group simulated: {})", what, why));
+      }
     }
     if (w.backend->work == nullptr) return;
     std::uint64_t bytes = 0;
@@ -44,19 +66,22 @@ void check_run_work(const Work& w, const scheduler::RunLimits& limits, bool trac
       bytes = std::max(bytes, bytes + scheduler::moved_bytes(c, comm.size(), size));
     }
     scheduler::check_backend_work(
-        *w.backend, o, scheduler::bound_work(a, *w.topology, comms, c, chunks).messages, bytes,
-        limits, what);
+        *w.backend, o, scheduler::bound_work(a, *w.topology, comms, c, chunks, every).messages,
+        bytes, limits, what);
   };
   if (const auto* j = std::get_if<jobs::CollectiveJob>(&w.job)) {
     for (const auto& a : j->algorithms) {
       for (core::Bytes size : j->sizes) {
-        check(j->collective, j->group, a, size, j->chunks, j->backend_options);
+        check(j->collective, j->group, a, size, j->chunks, j->backend_options, j->endpoint, false);
       }
     }
   } else {
     const auto& cj = std::get<jobs::ConcurrentJob>(w.job);
+    const bool any_flat = std::any_of(cj.members.begin(), cj.members.end(),
+                                      [](const auto& m) { return !m.algorithm.info->staged; });
     for (const auto& m : cj.members) {
-      check(m.collective, m.group, m.algorithm, m.size, m.chunks, cj.backend_options);
+      check(m.collective, m.group, m.algorithm, m.size, m.chunks, cj.backend_options, cj.endpoint,
+            any_flat);
     }
   }
 }

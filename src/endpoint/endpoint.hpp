@@ -141,6 +141,9 @@ struct EndpointInfo {
                                     const EndpointParams& params) = nullptr;
   /// What training keeps of compute and memory bandwidth; nullptr: everything.
   TrainingShare (*training_share)(const EndpointParams& params) = nullptr;
+  /// What Endpoint::messages_independent says, known before a run (for the work estimate of
+  /// staged collectives: scheduler/group_symmetry.hpp). A test checks both agree.
+  bool messages_independent = false;
 };
 
 /// Every registered endpoint model, in a fixed order (registry.cpp).

@@ -35,7 +35,9 @@ EndpointInfo ideal_info() {
           [](core::Simulation& sim, network::Backend& b, const topology::Topology&,
              const EndpointParams& p) -> std::unique_ptr<Endpoint> {
             return std::make_unique<Ideal>(sim, b, p);
-          }};
+          },
+          nullptr,
+          true};
 }
 
 void Ideal::on_event(std::uint64_t slot) {

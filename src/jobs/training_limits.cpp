@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "core/error.hpp"
+#include "scheduler/group_symmetry.hpp"
 
 namespace collsim::jobs {
 namespace {
@@ -45,7 +46,8 @@ std::vector<collective::Communicator> scope_groups(const topology::Topology& top
 }
 
 scheduler::WorkEstimate estimate_training(const topology::Topology& topo, const workload::Workload& w,
-                                          const TrainingOptions& o, std::uint64_t* moved) {
+                                          const TrainingOptions& o, std::uint64_t* moved,
+                                          bool every_group) {
   scheduler::WorkEstimate e;
   e.links = topo.links().size();
   std::uint64_t bytes = 0;
@@ -72,7 +74,7 @@ scheduler::WorkEstimate estimate_training(const topology::Topology& topo, const 
         const auto groups = scope_groups(topo, w.model_parallel_npus, c.scope);
         for (const auto& g : groups) nb.ranks.push_back(g.size());
         try {
-          nb.one = scheduler::bound_work(a, topo, groups, *c.collective, o.chunks);
+          nb.one = scheduler::bound_work(a, topo, groups, *c.collective, o.chunks, every_group);
           nb.ok = true;
         } catch (const core::InputError&) {
           // The run names the layer when it refuses this collective.
@@ -98,8 +100,15 @@ void check_training(const topology::Topology& topo, const network::BackendInfo& 
                     const workload::Workload& w, const TrainingOptions& o, const scheduler::RunLimits& limits,
                     const std::string& what) {
   std::uint64_t bytes = 0;
-  const scheduler::WorkEstimate e = estimate_training(topo, w, o, &bytes);
-  scheduler::check_limits(e, limits, what);
+  // Staged collectives: one group per dimension stands for all only where the run allows it.
+  std::string why;
+  if (!o.ideal && o.algorithm.info && o.algorithm.info->staged) {
+    why = scheduler::planned_blocker(topo, backend, o.backend_options,
+                                     endpoint::endpoint_or_default(o.endpoint));
+  }
+  const scheduler::WorkEstimate e = estimate_training(topo, w, o, &bytes, !why.empty());
+  scheduler::check_limits(e, limits,
+                          why.empty() ? what : fmt::format("{} (every group simulated: {})", what, why));
   scheduler::check_backend_work(backend, o.backend_options, e.messages, bytes, limits, what);
 }
 

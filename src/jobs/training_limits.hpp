@@ -21,11 +21,13 @@ std::vector<collective::Communicator> scope_groups(const topology::Topology& top
                                                    workload::Scope scope);
 
 /// The estimate of a training run: messages of every collective of every iteration (closed
-/// forms; staged collectives count no messages), stored ops of the distinct programs the run
-/// keeps. Collectives whose algorithm cannot run are left to the run's own checks (which name
-/// the layer). `moved` receives the bytes every iteration moves in all, for the backend's work.
+/// forms; staged collectives count one group per dimension unless `every_group`), stored ops of
+/// the distinct programs the run keeps. Collectives whose algorithm cannot run are left to the
+/// run's own checks (which name the layer). `moved` receives the bytes every iteration moves in
+/// all, for the backend's work.
 scheduler::WorkEstimate estimate_training(const topology::Topology& topo, const workload::Workload& w,
-                                          const TrainingOptions& o, std::uint64_t* moved = nullptr);
+                                          const TrainingOptions& o, std::uint64_t* moved = nullptr,
+                                          bool every_group = false);
 
 /// Throws core::ResourceError if the run's estimate, or its backend's work (BackendInfo::work),
 /// exceeds `limits`, naming `what`.

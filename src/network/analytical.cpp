@@ -71,7 +71,8 @@ BackendInfo analytical_info() {
           .make = [](core::Simulation& sim, const topology::Topology& topo,
                      const BackendOptions&) -> std::unique_ptr<Backend> {
             return std::make_unique<AnalyticalBackend>(sim, topo);
-          }};
+          },
+          .links_only = [](const BackendOptions&) { return true; }};
 }
 
 }  // namespace collsim::network

@@ -201,6 +201,10 @@ struct BackendInfo {
                         std::uint64_t bytes) = nullptr;
   /// What `work` counts ("packets", "flits"); null: messages.
   const char* (*work_unit)(const BackendOptions& options) = nullptr;
+  /// What Backend::link_contention_only will say for these options, known before a run so that
+  /// its work estimate counts every group when one group cannot stand for all
+  /// (scheduler/group_symmetry.hpp). Null: false. A test checks both agree for every backend.
+  bool (*links_only)(const BackendOptions& options) = nullptr;
 };
 
 /// The backend's name with its parameters that are not at their default, in the order of its

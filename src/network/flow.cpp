@@ -319,7 +319,11 @@ BackendInfo flow_info() {
           .make = [](core::Simulation& sim, const topology::Topology& topo,
                      const BackendOptions& opt) -> std::unique_ptr<Backend> {
             return std::make_unique<FlowBackend>(sim, topo, opt);
-          }};
+          },
+          .links_only =
+              [](const BackendOptions& o) {
+                return !o.npu_injection_bandwidth && !o.npu_ejection_bandwidth;
+              }};
 }
 
 }  // namespace collsim::network

@@ -82,7 +82,8 @@ BackendInfo queue_info() {
               "congestion-aware analytical model, any topology)",
           .params = {},
           .make = [](core::Simulation& sim, const topology::Topology& topo, const BackendOptions&)
-              -> std::unique_ptr<Backend> { return std::make_unique<QueueBackend>(sim, topo); }};
+              -> std::unique_ptr<Backend> { return std::make_unique<QueueBackend>(sim, topo); },
+          .links_only = [](const BackendOptions&) { return true; }};
 }
 
 }  // namespace collsim::network

@@ -22,6 +22,7 @@ GroupSymmetry group_symmetry(const topology::Topology& topo) {
       back(links.size(), kNone);
   std::vector<topology::LinkId> r0, r;
   std::uint32_t id = 0;
+  std::uint64_t visited = 0;  // route hops looked at, against kSymmetryCheckBudget
   const auto fail = [&s](std::string why) {
     s.broken = std::move(why);
     return s;
@@ -44,6 +45,12 @@ GroupSymmetry group_symmetry(const topology::Topology& topo) {
           r.clear();
           topo.route(g0[i], g0[j], r0);
           topo.route(grp[i], grp[j], r);
+          visited += r0.size() + r.size();
+          if (visited > kSymmetryCheckBudget) {
+            return fail(fmt::format(
+                "dim{}: more than {} route hops to compare (groups of {} NPUs); not checked", d,
+                kSymmetryCheckBudget, grp.size()));
+          }
           if (r.size() != r0.size()) {
             return fail(fmt::format("dim{} group {}: routes of different lengths", d, g));
           }
@@ -82,6 +89,18 @@ std::string one_group_blocker(const network::Backend& backend, const endpoint::E
     return fmt::format("the {} endpoint shares resources between messages", endpoint.name());
   }
   return {};
+}
+
+std::string planned_blocker(const topology::Topology& topo, const network::BackendInfo& backend,
+                            const network::BackendOptions& options,
+                            const endpoint::EndpointInfo& endpoint) {
+  if (backend.links_only == nullptr || !backend.links_only(options)) {
+    return fmt::format("the {} backend shares resources beyond links", backend.name);
+  }
+  if (!endpoint.messages_independent) {
+    return fmt::format("the {} endpoint shares resources between messages", endpoint.name);
+  }
+  return group_symmetry(topo).broken;
 }
 
 GroupSymmetry run_symmetry(const topology::Topology& topo, const network::Backend& backend,

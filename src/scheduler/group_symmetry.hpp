@@ -14,6 +14,7 @@
 // the check (a torus whose ring ties alternate by coordinate, local switches with parallel
 // paths), a backend or endpoint with shared per-NPU resources (packet routers, NIC caps, ACE),
 // a message trace, or flat programs in the same run make the run simulate every group.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -33,9 +34,23 @@ struct GroupSymmetry {
   bool holds() const { return broken.empty(); }
 };
 
+/// Route hops the check below compares at most (about a second): past it the symmetry is
+/// reported broken ("not checked") and the run simulates every group. A 1024-NPU ring
+/// dimension alone has 10^6 routes of ~256 hops per group.
+inline constexpr std::uint64_t kSymmetryCheckBudget = 200'000'000;
+
 /// Check every dimension's groups against its first, route by route (O(sum over dimensions of
-/// NPUs x group size) routes). Never throws for a valid topology.
+/// NPUs x group size) routes, at most kSymmetryCheckBudget hops). Never throws for a valid
+/// topology.
 GroupSymmetry group_symmetry(const topology::Topology& topo);
+
+/// Before a run: why it will simulate every group on this backend (with `options`), endpoint and
+/// topology ("" if one group per dimension may stand for all), from the registries' declarations
+/// (BackendInfo::links_only, EndpointInfo::messages_independent) and group_symmetry(topo). The
+/// work estimates use it; run_symmetry decides the run itself, and agrees.
+std::string planned_blocker(const topology::Topology& topo, const network::BackendInfo& backend,
+                            const network::BackendOptions& options,
+                            const endpoint::EndpointInfo& endpoint);
 
 /// Why a run on this backend and endpoint must simulate every group ("" if it need not).
 std::string one_group_blocker(const network::Backend& backend, const endpoint::Endpoint& endpoint);

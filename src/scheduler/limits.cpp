@@ -55,8 +55,9 @@ WorkEstimate bound_work(const collective::AlgorithmChoice& choice, const topolog
   WorkEstimate e;
   e.links = topo.links().size();
   if (choice.info->staged) {
-    // Stages per dimension: every group of K NPUs sends at most K (K - 1) messages per phase
-    // (ring and direct; halving-doubling fewer), a phase each way for all-reduce. With
+    // Stages per dimension: every group of K NPUs sends at most 2 K (K - 1) messages per phase
+    // (a ring both ways, the default on ring dimensions; one-way ring and direct K (K - 1),
+    // halving-doubling fewer), a phase each way for all-reduce. With
     // groups=auto the first group of each dimension stands for all where the run allows it
     // (scheduler/group_symmetry.hpp): counted once.
     const bool all = every_group || spec_from_choice(choice, c, core::Bytes{1}, 1).all_groups;
@@ -64,7 +65,7 @@ WorkEstimate bound_work(const collective::AlgorithmChoice& choice, const topolog
     for (const topology::Dimension& d : topo.dimensions()) {
       const std::uint64_t k = d.spec.size;
       const std::uint64_t groups = all ? n / std::max<std::uint64_t>(k, 1) : 1;
-      e.messages = add(e.messages, mul(mul(groups, k * (k - 1)),
+      e.messages = add(e.messages, mul(mul(groups, 2 * k * (k - 1)),
                                        mul(chunks, c == collective::Collective::AllReduce ? 2 : 1)));
     }
     return e;

@@ -39,5 +39,21 @@ TEST(BackendWork, HugeMessagesOnThePacketBackendAreRefused) {
   EXPECT_EQ(a.status, 0) << a.err;
 }
 
+TEST(BackendWork, StagedCollectivesOnThePacketBackendCountEveryGroup) {
+  // The packet backend shares routers between groups, so every group of a hierarchical
+  // all-reduce runs: 32 groups x 2 x 32 x 31 messages per phase, 2 phases, 2 dimensions =
+  // 253,952 (what the run sends), not the 3,968 of one group per dimension.
+  const auto r = test::collsim(
+      "collective -t hier:ring32xring32 -a hierarchical -b packet -s 16MiB --max-messages 2e5");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("about 2.54e+05 messages"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("every group simulated: the packet backend"), std::string::npos) << r.err;
+  // On flow without NIC caps one group per dimension stands for all: the same limit passes.
+  const auto f = test::collsim(
+      "collective -t hier:ring32xring32 -a hierarchical -b flow -s 16MiB --max-messages 2e5 "
+      "--format csv -q");
+  EXPECT_EQ(f.status, 0) << f.err;
+}
+
 }  // namespace
 }  // namespace collsim::network

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "core/engine.hpp"
+#include "core/error.hpp"
 #include "network/backend.hpp"
 #include "jobs/collective_sweep.hpp"
 #include "topology/builders.hpp"
@@ -71,6 +72,57 @@ TEST(GroupSymmetry, BackendsAndEndpointsWithSharedResourcesRefuseIt) {
   auto plain_flow = network::make_backend(network::find_backend("flow", "b"), sim, t, plain, "b");
   const auto ace = endpoint::find_endpoint("ace", "e").make(sim, *plain_flow, t, {});
   EXPECT_NE(one_group_blocker(*plain_flow, *ace), "");
+}
+
+// The work estimate decides the symmetry before a run from the registries' declarations
+// (planned_blocker): each must say what its instances say.
+TEST(GroupSymmetry, RegistriesDeclareWhatTheirInstancesDo) {
+  const auto t = platform();
+  const auto ring = topology::from_compact("optical-ring:8", kBw, kLat);
+  core::Simulation sim;
+  network::BackendOptions capped;
+  capped.npu_injection_bandwidth = core::Bandwidth{10e9};
+  for (const network::BackendInfo& info : network::backends()) {
+    for (const network::BackendOptions& o : {network::BackendOptions{}, capped}) {
+      std::unique_ptr<network::Backend> net;
+      try {
+        net = network::make_backend(info, sim, t, o, "b");
+      } catch (const core::InputError&) {
+        try {
+          net = network::make_backend(info, sim, ring, o, "b");
+        } catch (const core::InputError&) {
+          continue;  // the option is not one of this backend's
+        }
+      }
+      EXPECT_EQ(info.links_only != nullptr && info.links_only(o), net->link_contention_only())
+          << info.name;
+    }
+  }
+  auto net = network::make_backend(network::find_backend("flow", "b"), sim, t, {}, "b");
+  for (const endpoint::EndpointInfo& info : endpoint::endpoints()) {
+    EXPECT_EQ(info.messages_independent, info.make(sim, *net, t, {})->messages_independent())
+        << info.name;
+  }
+  EXPECT_EQ(planned_blocker(t, network::find_backend("flow", "b"), {},
+                            endpoint::find_endpoint("ideal", "e")),
+            "");
+  EXPECT_NE(planned_blocker(t, network::find_backend("packet", "b"), {},
+                            endpoint::find_endpoint("ideal", "e")),
+            "");
+  EXPECT_NE(planned_blocker(t, network::find_backend("flow", "b"), capped,
+                            endpoint::find_endpoint("ideal", "e")),
+            "");
+  EXPECT_NE(planned_blocker(t, network::find_backend("flow", "b"), {},
+                            endpoint::find_endpoint("ace", "e")),
+            "");
+}
+
+TEST(GroupSymmetry, LargeDimensionsAreNotCheckedPastTheBudget) {
+  // A 1024-NPU ring dimension: 2 groups x 1024 x 1023 routes of ~256 hops each, over the
+  // budget: reported broken (every group runs) in about a second, not compared for minutes.
+  const auto t = topology::from_compact("hier:ring1024xring2", kBw, kLat);
+  const GroupSymmetry s = group_symmetry(t);
+  EXPECT_NE(s.broken.find("not checked"), std::string::npos) << s.broken;
 }
 
 // The same job with groups=auto and groups=all.
