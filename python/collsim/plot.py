@@ -73,7 +73,10 @@ def read_results(paths):
             raise UserError(f"{p}: empty: not a CSV of collsim")
         except pd.errors.ParserError as e:
             raise UserError(f"{p}: not a CSV: {str(e).strip()}")
-    return _derive(pd.concat(frames, ignore_index=True))
+    df = pd.concat(frames, ignore_index=True)
+    if "note" in df:  # `-a all` rows of algorithms that did not run have no figures to draw
+        df = df[~df["note"].fillna("").astype(str).str.startswith("skipped")]
+    return _derive(df)
 
 
 def _derive(df):

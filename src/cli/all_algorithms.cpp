@@ -16,4 +16,18 @@ void refuse_if_none_left(const std::vector<collective::AlgorithmChoice>& chosen,
                                      platform, why.empty() ? "" : "; skipped ", why));
 }
 
+std::vector<std::pair<std::string, std::string>> skipped_rows(
+    const std::vector<std::string>& skipped) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& s : skipped) {
+    const auto at = s.find(": ");
+    if (at == std::string::npos) {
+      out.emplace_back(s, "");
+    } else {
+      out.emplace_back(s.substr(0, at), s.substr(at + 2));
+    }
+  }
+  return out;
+}
+
 }  // namespace collsim::cli

@@ -38,12 +38,11 @@ int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, s
     std::vector<std::string> skipped, warnings;
     job.algorithms = jobs::expand_all_algorithms(topo, job.collective, job.chunks, &skipped,
                                                       job.group, &warnings);
-    if (!out_opt.quiet) {
-      for (const std::string& why : skipped) err << "note: skipped " << why << '\n';
-    }
+    // What `all` leaves out is a row of the table, with why (jobs/collective_sweep.hpp).
     for (const std::string& w : warnings) err << "warning: " << w << '\n';
     refuse_if_none_left(job.algorithms, skipped, "--algorithms",
                         collective::to_string(job.collective), topo.name());
+    job.skipped = skipped_rows(skipped);
   } else {
     for (const std::string& name : split_commas(opt.algorithms)) {
       job.algorithms.push_back(collective::parse_algorithm(name, "--algorithms"));

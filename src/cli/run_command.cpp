@@ -61,16 +61,12 @@ int run_scenario(const std::string& path, const OutputOptions& out_opt, std::ost
             job.algorithms = jobs::expand_all_algorithms(p.topology, j.collective, j.chunks,
                                                               &skipped, j.group, &warnings);
             if (&b == &s.backends.front() && e == p.endpoints.front()) {
-              if (!out_opt.quiet) {
-                for (const std::string& why : skipped) {
-                  err << "note: " << p.name << ": skipped " << why << '\n';
-                }
-              }
               for (const std::string& w : warnings)
                 err << "warning: " << p.name << ": " << w << '\n';
             }
             refuse_if_none_left(job.algorithms, skipped, j.name + ".algorithms",
                                 collective::to_string(j.collective), p.name);
+            job.skipped = skipped_rows(skipped);
           }
           work.push_back(Work{p.name, &p.topology, b.info, std::move(job)});
         }

@@ -355,6 +355,17 @@ std::vector<jobs::ResultRow> run_collective_job(const std::string& platform,
       if (monitor) monitor->on_row(row);
       rows.push_back(std::move(row));
     }
+    // `-a all`: what did not run, and why, in the table itself (not on standard error only).
+    for (const auto& [name, why] : job.skipped) {
+      jobs::ResultRow row = make_row(platform, topo, label, job.collective, name, job.chunks, size,
+                                     job.group, comms, CollectiveStats{});
+      row.endpoint = ep_label;
+      row.skipped = why;
+      row.algbw_GBps = row.busbw_GBps = 0;
+      row.speedup = 0;
+      if (monitor) monitor->on_row(row);
+      rows.push_back(std::move(row));
+    }
   }
   return rows;
 }

@@ -29,6 +29,9 @@ struct CollectiveJob {
   std::uint32_t busiest_links = 3;  ///< how many of the busiest links each row lists
   const endpoint::EndpointInfo* endpoint = nullptr;  ///< nullptr: ideal
   endpoint::EndpointParams endpoint_params;
+  /// `-a all`: the algorithms left out, each with why (expand_all_algorithms); every size gets a
+  /// row per entry, after the rows that ran, with ResultRow::skipped set and no figures.
+  std::vector<std::pair<std::string, std::string>> skipped;
 };
 
 /// One collective of a concurrent job.

@@ -42,6 +42,9 @@ struct ResultRow {
   std::string algorithm;  ///< as the user wrote it, e.g. "ring:directions=2"
   std::uint32_t chunks = 1;
   core::Bytes size;
+  /// `-a all`: why this algorithm did not run here ("needs a power-of-two number of ranks"); the
+  /// row has no figures. Empty for a row that ran.
+  std::string skipped;
   core::Time time;
   double algbw_GBps = 0;  ///< 10^9 bytes/s
   double busbw_GBps = 0;

@@ -162,6 +162,14 @@ std::string render_table(const std::vector<jobs::ResultRow>& rows) {
           fmt::format("{:>11}  {:<{}}  {:>11}  {:>10}  {:>10}  {:>7}  {:>9}\n", "size", "algorithm",
                       name_w, "time", "algbw GB/s", "busbw GB/s", "speedup", "max link");
     }
+    if (!r.skipped.empty()) {
+      out += fmt::format("{:>11}  {:<{}}  skipped: {}\n", core::to_string(r.size), r.algorithm,
+                         name_w, r.skipped);
+      if (i + 1 == rows.size() || !same_block(rows[i + 1], r)) {
+        out += busiest_links_at_largest_size(rows, i, name_w);
+      }
+      continue;
+    }
     // A link asked to carry more than its bandwidth allows can only happen on a backend that
     // ignores contention; mark it so nobody mistakes the row for a feasible time.
     const bool over = r.max_link_utilization > 1.0 + 1e-9;
@@ -205,10 +213,19 @@ std::string csv_header() {
   return "platform,topology,npus,backend,collective,algorithm,chunks,size_bytes,time_ns,algbw_GBps,"
          "busbw_GBps,speedup,messages,bytes_sent,max_link_utilization,dim_utilization,group,"
          "groups,ranks,concurrent,alone_time_ns,slowdown,dims,dim_activity,bw_utilization,"
-         "backend_metrics,endpoint,endpoint_metrics\n";
+         "backend_metrics,endpoint,endpoint_metrics,note\n";
 }
 
 std::string csv_row(const jobs::ResultRow& r) {
+  if (!r.skipped.empty()) {
+    // The leading columns say what did not run; the figures are empty; the note says why.
+    return fmt::format("{},{},{},{},{},{},{},{},,,,,,,,,{},{},{},,,,{},,,,{},,{}\n",
+                       csv_field(r.platform), csv_field(r.topology), r.npus, csv_field(r.backend),
+                       csv_field(collective::to_string(r.collective)), csv_field(r.algorithm),
+                       r.chunks, r.size.count, csv_field(r.group), r.groups, r.ranks,
+                       csv_field(describe_dims(r.dims)), csv_field(r.endpoint),
+                       csv_field("skipped: " + r.skipped));
+  }
   std::string dims;  // one value per dimension, ';'-separated so the CSV keeps its columns
   for (double u : r.dim_utilization) dims += fmt::format("{}{:.6f}", dims.empty() ? "" : ";", u);
   std::string active;
@@ -224,7 +241,7 @@ std::string csv_row(const jobs::ResultRow& r) {
   return fmt::format(
       "{},{},{},{},{},{},{},{},{:.3f},{:.6f},{:.6f},{:.6f},{},{},{:.6f},{},{},{},{},{},{:.3f},{:."
       "6f},"
-      "{},{},{},{},{},{}\n",
+      "{},{},{},{},{},{},\n",
       csv_field(r.platform), csv_field(r.topology), r.npus, csv_field(r.backend),
       csv_field(collective::to_string(r.collective)), csv_field(r.algorithm), r.chunks,
       r.size.count, r.time.ns(), r.algbw_GBps, r.busbw_GBps, r.speedup, r.messages, r.bytes_sent,
@@ -289,6 +306,14 @@ std::string render_json(const std::vector<jobs::ResultRow>& rows) {
     j["algorithm"] = r.algorithm;
     j["chunks"] = r.chunks;
     j["size_bytes"] = r.size.count;
+    if (!r.skipped.empty()) {
+      // What did not run, and why: no figures.
+      j["group"] = r.group;
+      j["endpoint"] = r.endpoint;
+      j["skipped"] = r.skipped;
+      results.push_back(std::move(j));
+      continue;
+    }
     j["time_ps"] = r.time.ps;
     j["time_ns"] = r.time.ns();
     j["algbw_GBps"] = r.algbw_GBps;

@@ -34,7 +34,7 @@ IntraDimPolicy parse_intra_dim_policy(std::string_view text, std::string_view fi
 }
 
 collective::AlgorithmChoice default_dim_algorithm(topology::DimKind kind, Collective c,
-                                                  InterDimPolicy schedule) {
+                                                  InterDimPolicy schedule, std::uint32_t size) {
   // The kind's entry says it (topology/dim_kind.cpp): one algorithm per kind of stage.
   const topology::DefaultAlgorithms& d = topology::traits(kind).hierarchical;
   const std::string_view name =
@@ -42,7 +42,13 @@ collective::AlgorithmChoice default_dim_algorithm(topology::DimKind kind, Collec
       : c == Collective::AllGather                                                ? d.all_gather
       : c == Collective::AllReduce && schedule == InterDimPolicy::PerDimAllReduce ? d.all_reduce
                                                                                   : d.split;
-  return collective::parse_algorithm(name, "hierarchical");
+  collective::AlgorithmChoice a = collective::parse_algorithm(name, "hierarchical");
+  // Halving-doubling needs a power of two: a switch of 10 nodes takes direct instead (one step,
+  // every NPU's uplink busy with (P - 1) / P of the data: as fast in bandwidth).
+  if (a.info->power_of_two && size > 1 && (size & (size - 1)) != 0) {
+    a = collective::parse_algorithm("direct", "hierarchical");
+  }
+  return a;
 }
 
 namespace {
@@ -159,7 +165,10 @@ void prepare(const topology::Topology& topo, HierarchicalSpec& spec) {
   spec.dim_algorithms.resize(dims.size());
   for (std::uint32_t d = 0; d < dims.size(); ++d) {
     auto& a = spec.dim_algorithms[d];
-    if (!a.info) a = default_dim_algorithm(dims[d].spec.kind, spec.collective, spec.schedule);
+    if (!a.info) {
+      a = default_dim_algorithm(dims[d].spec.kind, spec.collective, spec.schedule,
+                                dims[d].spec.size);
+    }
     // The stages this collective needs, tried on the dimension's first group.
     const collective::Communicator g{dims[d].groups.front(), ""};
     std::vector<Collective> stages;

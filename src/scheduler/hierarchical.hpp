@@ -59,10 +59,12 @@ struct HierarchicalSpec {
 /// Themis Table 1: the basic algorithm for a dimension kind (ring: ring both ways; uring and
 /// line: ring; fc: direct; sw: halving-doubling). For all-to-all, ACE Table 5: ring on rings and
 /// lines, direct on fc and sw. Local switches (switch-fc Sec. III-B): package-doubling for
-/// all-gather and for all-reduce under per-dim-all-reduce, else direct.
+/// all-gather and for all-reduce under per-dim-all-reduce, else direct. A dimension of `size`
+/// NPUs that is not a power of two takes direct where the kind's algorithm needs one
+/// (halving-doubling on a switch of 10 nodes); size 0: not known, the kind's.
 collective::AlgorithmChoice default_dim_algorithm(
     topology::DimKind kind, collective::Collective c = collective::Collective::AllReduce,
-    InterDimPolicy schedule = InterDimPolicy::Baseline);
+    InterDimPolicy schedule = InterDimPolicy::Baseline, std::uint32_t size = 0);
 
 /// The planner's view of the platform's dimensions: P_K, one NPU's bandwidth in the dimension
 /// (sum of its outgoing links there) and the fixed delay A_K = steps of the dimension's

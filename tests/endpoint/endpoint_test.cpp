@@ -215,7 +215,7 @@ TEST(EndpointCli, OneRowPerEndpointWithItsLabelAndBreakdown) {
       "collective -t ring:4 -a ring -s 1MiB -b analytical --endpoint ideal,baseline,ace "
       "--endpoint-param link_efficiency=94% --format csv -q");
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find(",ideal:link_efficiency=94%,\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",ideal:link_efficiency=94%,,\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(",baseline:link_efficiency=94%,bus_queuing_ns="), std::string::npos);
   EXPECT_NE(r.out.find(",ace:link_efficiency=94%,"), std::string::npos);
   EXPECT_NE(r.out.find("dma_transfers=8"), std::string::npos) << r.out;  // 4 NPUs in and out

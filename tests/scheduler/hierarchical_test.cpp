@@ -158,6 +158,13 @@ TEST(Hierarchical, DefaultRingsRunBothWays) {
   EXPECT_EQ(default_dim_algorithm(topology::DimKind::Ring).label, "ring:directions=2");
   EXPECT_EQ(default_dim_algorithm(topology::DimKind::Switch).label, "halving-doubling");
   EXPECT_EQ(default_dim_algorithm(topology::DimKind::FullyConnected).label, "direct");
+  // Halving-doubling needs a power of two: a switch of 10 takes direct, one of 8 keeps it.
+  EXPECT_EQ(default_dim_algorithm(topology::DimKind::Switch, Collective::AllReduce,
+                                  InterDimPolicy::Baseline, 10).label,
+            "direct");
+  EXPECT_EQ(default_dim_algorithm(topology::DimKind::Switch, Collective::AllReduce,
+                                  InterDimPolicy::Baseline, 8).label,
+            "halving-doubling");
 }
 
 TEST(Hierarchical, PerDimensionAllReduceBaselineOfTheAuthorsCode) {

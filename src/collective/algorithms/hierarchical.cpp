@@ -28,8 +28,9 @@ AlgorithmInfo hierarchical_info() {
       "hierarchical",
       "Multi-rail hierarchical collective: reduce-scatter stages over the dimensions, then "
       "all-gather stages back, each on every group of the dimension at once with the dimension's "
-      "basic algorithm (ring for rings and lines, direct for fc, halving-doubling for switches, "
-      "package-doubling or direct for local switches); "
+      "basic algorithm (ring for rings and lines, direct for fc, halving-doubling for switches "
+      "of a power of two NPUs and direct for others, package-doubling or direct for local "
+      "switches); "
       "all-to-all: an all-to-all in every dimension (ring on rings, direct on fc and switches); "
       "--chunks chunks flow through per-dimension queues (Themis uses 64)",
       "Themis (ISCA'22) Sec. 2.3, 4.2 (Algorithm 1), 4.3, 5.3; Table 1; ACE (ISCA'21) Table 5",
