@@ -3,6 +3,7 @@
 // impossible combination, unreadable file); 3 the simulation could not finish (deadlock or time
 // bound).
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <iostream>
 #include <string>
 
@@ -114,6 +115,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   mtree->add_option("--format", mo.format, "table or json")->capture_default_str();
   mtree->add_flag("--check", mo.check,
                   "only prove that no directed link carries two tree edges in one time step");
+  mtree->add_option("--npu", mo.npu,
+                    fmt::format("table: show only this NPU's tree and schedule table (default: "
+                                "every NPU up to {}, NPU 0 beyond; --format json has all)",
+                                cli::kMultiTreeTableNpus));
 
   cli::VerifyOptions vo;
   auto* verify = app.add_subcommand(

@@ -139,7 +139,11 @@ struct MultiTreeOptions {
   std::uint32_t kary = 5;
   std::string format = "table";
   bool check = false;
+  /// Table format: the NPU whose tree and schedule table to show; unset: every NPU up to
+  /// kMultiTreeTableNpus, NPU 0 beyond (the tables are N^2 lines: 120 MB at 1024 NPUs).
+  std::optional<std::uint32_t> npu;
 };
+inline constexpr std::uint32_t kMultiTreeTableNpus = 64;
 /// `collsim multitree`: T, the trees and the per-NPU schedule tables; 1 if the check fails.
 int show_multitree(const MultiTreeOptions& opt, std::ostream& out);
 

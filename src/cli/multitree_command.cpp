@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "collective/algorithms/multitree_build.hpp"
@@ -29,21 +30,39 @@ int show_multitree(const MultiTreeOptions& opt, std::ostream& out) {
   const auto plan = collective::build_multitree(topo, mode, opt.kary);
   const std::string problem = collective::check_multitree(topo, plan);
   const std::uint32_t n = topo.num_npus(), T = plan.steps;
-  // Per NPU and tree: its parent and children (all-gather direction) and the edge's step.
+  // The NPUs whose trees and schedule tables the table shows.
+  std::vector<std::uint32_t> shown;
+  if (opt.npu) {
+    if (*opt.npu >= n) {
+      throw core::InputError(
+          fmt::format("--npu: {} is not an NPU of {} (0..{})", *opt.npu, topo.name(), n - 1));
+    }
+    shown.push_back(*opt.npu);
+  } else {
+    for (std::uint32_t a = 0; a < (n <= kMultiTreeTableNpus ? n : 1); ++a) shown.push_back(a);
+  }
+  // Per shown NPU and tree: its parent and children (all-gather direction) and the edge's step.
   struct Entry {
     int parent = -1;
     std::uint32_t step = 0;
     std::vector<std::uint32_t> children;
     std::uint32_t child_step = 0;  // the first child edge's all-gather step
   };
-  std::vector<std::vector<Entry>> table(n, std::vector<Entry>(n));
-  for (std::uint32_t r = 0; r < n; ++r) {
+  std::vector<std::uint32_t> row(n, UINT32_MAX);  // NPU -> its row in `table`, if shown
+  for (std::uint32_t k = 0; k < shown.size(); ++k) row[shown[k]] = k;
+  std::vector<std::vector<Entry>> table(opt.format == "table" && !opt.check ? shown.size() : 0,
+                                       std::vector<Entry>(n));
+  for (std::uint32_t r = 0; r < n && !table.empty(); ++r) {
     for (const auto& e : plan.trees[r]) {
-      table[e.child][r].parent = static_cast<int>(e.parent);
-      table[e.child][r].step = e.step;
-      Entry& up = table[e.parent][r];
-      if (up.children.empty()) up.child_step = e.step;
-      up.children.push_back(e.child);
+      if (row[e.child] != UINT32_MAX) {
+        table[row[e.child]][r].parent = static_cast<int>(e.parent);
+        table[row[e.child]][r].step = e.step;
+      }
+      if (row[e.parent] != UINT32_MAX) {
+        Entry& up = table[row[e.parent]][r];
+        if (up.children.empty()) up.child_step = e.step;
+        up.children.push_back(e.child);
+      }
     }
   }
   if (opt.format == "json") {
@@ -71,8 +90,13 @@ int show_multitree(const MultiTreeOptions& opt, std::ostream& out) {
                             : "check: FAILED: " + problem + "\n");
     return problem.empty() ? 0 : 1;
   }
+  if (shown.size() < n) {
+    out << fmt::format("\n({} NPUs: NPU {}'s tree and schedule table only; --npu K shows NPU K's, "
+                       "--format json every tree)\n",
+                       n, shown.front());
+  }
   out << "\ntrees (child <- parent @ all-gather step)\n";
-  for (std::uint32_t r = 0; r < n; ++r) {
+  for (std::uint32_t r : shown) {
     std::string line = fmt::format("  tree {:>3}:", r);
     for (const auto& e : plan.trees[r])
       line += fmt::format(" {}<-{}@{}", e.child, e.parent, e.step);
@@ -80,11 +104,12 @@ int show_multitree(const MultiTreeOptions& opt, std::ostream& out) {
   }
   out << "\nschedule tables (Fig. 5; t = the edge's all-gather step): Reduce sends to the parent "
          "at T - t + 1 (the root's, T + 1, only waits), Gather sends to the children at T + t\n";
-  for (std::uint32_t a = 0; a < n; ++a) {
+  for (std::uint32_t k = 0; k < shown.size(); ++k) {
+    const std::uint32_t a = shown[k];
     out << fmt::format("  NPU {}\n  {:<7} {:>6} {:>6}  {:<20} {:>4}\n", a, "Op", "FlowID", "Parent",
                        "Children", "Step");
     for (std::uint32_t r = 0; r < n; ++r) {  // Reduce: send to the parent once children are in
-      const Entry& e = table[a][r];
+      const Entry& e = table[k][r];
       std::string kids;
       for (std::uint32_t c : e.children) kids += (kids.empty() ? "" : ",") + std::to_string(c);
       out << fmt::format("  {:<7} {:>6} {:>6}  {:<20} {:>4}\n", "Reduce", r,
@@ -92,7 +117,7 @@ int show_multitree(const MultiTreeOptions& opt, std::ostream& out) {
                          kids.empty() ? "nil" : kids, e.parent < 0 ? T + 1 : T - e.step + 1);
     }
     for (std::uint32_t r = 0; r < n; ++r) {  // Gather: forward to the children
-      const Entry& e = table[a][r];
+      const Entry& e = table[k][r];
       if (e.children.empty()) continue;
       std::string kids;
       for (std::uint32_t c : e.children) kids += (kids.empty() ? "" : ",") + std::to_string(c);

@@ -31,7 +31,9 @@ namespace {
 // Staged collectives count one group per dimension only where the run will let one group stand
 // for all (scheduler/group_symmetry.hpp); with a trace, a backend or endpoint that shares
 // resources, flat members beside them or a topology that fails the check, every group is counted.
-void check_run_work(const Work& w, const scheduler::RunLimits& limits, bool traced) {
+// Returns the messages of all the work's runs (closed forms), for the trace's bound.
+std::uint64_t check_run_work(const Work& w, const scheduler::RunLimits& limits, bool traced) {
+  std::uint64_t all = 0;
   std::optional<std::string> blocker;  // why every group runs; computed at the first staged one
   const auto every_group = [&](const network::BackendOptions& o,
                                const endpoint::EndpointInfo* ep) -> const std::string& {
@@ -51,6 +53,7 @@ void check_run_work(const Work& w, const scheduler::RunLimits& limits, bool trac
         fmt::format("{} {} {} of {}", w.platform.empty() ? w.topology->name() : w.platform,
                     collective::to_string(c), a.label, core::to_string(size));
     bool every = false;
+    const auto add_up = [&all](std::uint64_t m) { all = m > UINT64_MAX - all ? UINT64_MAX : all + m; };
     if (a.info->staged) {
       const std::string why = flat_beside ? std::string("flat collectives share the run")
                                           : every_group(o, ep);
@@ -60,6 +63,7 @@ void check_run_work(const Work& w, const scheduler::RunLimits& limits, bool trac
                                 limits, fmt::format("{} (every group simulated: {})", what, why));
       }
     }
+    add_up(scheduler::bound_work(a, *w.topology, comms, c, chunks, every).messages);
     if (w.backend->work == nullptr) return;
     std::uint64_t bytes = 0;
     for (const auto& comm : comms) {
@@ -84,6 +88,7 @@ void check_run_work(const Work& w, const scheduler::RunLimits& limits, bool trac
             any_flat);
     }
   }
+  return all;
 }
 
 // Writes CSV rows as they come: to `out`, or to PATH.partial, renamed to PATH at the end.
@@ -134,7 +139,7 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
   const core::Time activity_window =
       core::parse_time(opt.activity_window, "--activity-window", core::Zero::Reject);
   const scheduler::RunLimits limits = parse_limits(opt.max_messages, opt.max_memory);
-  std::uint64_t total = 0;
+  std::uint64_t total = 0, messages = 0;
   for (const Work& w : work) {
     total += std::visit([](const auto& j) { return jobs::count_runs(j); }, w.job);
     // Input errors (an algorithm that cannot run on a group, a clock past the horizon) before
@@ -142,7 +147,18 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
     check_horizon(w);
     std::visit([&](const auto& j) { jobs::check_job(*w.topology, j, limits, w.platform); },
                w.job);
-    check_run_work(w, limits, !opt.trace.empty());
+    const std::uint64_t m = check_run_work(w, limits, !opt.trace.empty());
+    messages = m > UINT64_MAX - messages ? UINT64_MAX : messages + m;
+  }
+  if (!opt.trace.empty()) {
+    // The trace holds every message of every run (about 200 bytes each in the file): the limit
+    // bounds their sum, not each run.
+    scheduler::WorkEstimate e;
+    e.messages = messages;
+    scheduler::check_limits(
+        e, limits,
+        fmt::format("--trace of {} run{}: it keeps every message of every run", total,
+                    total == 1 ? "" : "s"));
   }
   jobs::MonitorList monitors;
   std::unique_ptr<ProgressLine> progress;

@@ -98,5 +98,25 @@ TEST(OutputFiles, WritesGoThroughATemporaryFileAndKeepTheUsualMode) {
   EXPECT_NO_THROW(report::check_output_path("relative-file-in-cwd.csv", "--output"));
 }
 
+TEST(OutputFiles, ATraceIsBoundedByTheSumOfItsRuns) {
+  // The trace keeps every message of every run: 6 runs of 24 messages (ring and direct
+  // all-reduce on 4 NPUs, 3 sizes) pass a limit of 100 one by one, but their trace of 144 does
+  // not. Refused before anything runs; no file is made.
+  const auto path = std::filesystem::temp_directory_path() / "collsim_trace_sum.json";
+  std::filesystem::remove(path);
+  const auto r = test::collsim("collective -t ring:4 -a ring,direct -s 1KiB,2KiB,4KiB --trace '" +
+                               path.string() + "' --max-messages 100");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("--trace of 6 runs: it keeps every message of every run: about 144 "
+                       "messages, over the limit of 100"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(path));
+  EXPECT_EQ(test::collsim("collective -t ring:4 -a ring,direct -s 1KiB,2KiB,4KiB "
+                          "--max-messages 100 -q")
+                .status,
+            0);
+}
+
 }  // namespace
 }  // namespace collsim
