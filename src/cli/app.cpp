@@ -271,6 +271,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   astra->add_flag("--no-layers", out_opt.no_layers,
                   "table: the totals and the summary only, no per-layer lines");
 
+  if (const std::string unknown = cli::unknown_option(app, argc, argv); !unknown.empty()) {
+    err << "collsim: error: " << unknown << '\n';
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <string_view>
+#include <vector>
+
+#include "core/suggest.hpp"
 
 namespace collsim::cli {
 
@@ -41,6 +45,34 @@ std::string rewrite_parse_error(const std::string& what) {
     }
   }
   return what;
+}
+
+std::string unknown_option(const CLI::App& app, int argc, const char* const* argv) {
+  if (argc < 2 || argv[1][0] == '-') return {};
+  const CLI::App* sub = nullptr;
+  for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (s->get_name() == argv[1]) sub = s;
+  }
+  if (sub == nullptr) return {};  // CLI11 names an unknown subcommand
+  std::vector<std::string> names;
+  for (const CLI::Option* o : sub->get_options([](const CLI::Option*) { return true; })) {
+    for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
+  }
+  const std::vector<std::string_view> known(names.begin(), names.end());
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--") break;
+    if (!a.starts_with("--") || a.size() == 2) continue;
+    const std::string_view name = a.substr(0, a.find('='));
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    const std::string hint = core::closest(name, known);
+    return hint.empty()
+               ? fmt::format("unknown option {} of `collsim {}` (its options: `collsim {} --help`)",
+                             name, sub->get_name(), sub->get_name())
+               : fmt::format("unknown option {} of `collsim {}`; did you mean {}?", name,
+                             sub->get_name(), hint);
+  }
+  return {};
 }
 
 }  // namespace collsim::cli

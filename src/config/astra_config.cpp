@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 #include "topology/builders.hpp"
 
 namespace collsim::config {
@@ -482,6 +483,17 @@ AstraSystem system_file(const std::string& path, std::size_t dims) {
       }
       s.used.push_back(fmt::format("{} 0 -> off", k));
     } else {
+      // The keys above, for a typo's "did you mean".
+      static const std::vector<std::string_view> kKeys = {
+          "scheduling-policy", "endpoint-delay", "active-chunks-per-dimension",
+          "preferred-dataset-splits", "all-reduce-implementation", "all-gather-implementation",
+          "reduce-scatter-implementation", "all-to-all-implementation",
+          "collective-optimization", "intra-dimension-scheduling", "inter-dimension-scheduling",
+          "local-mem-bw", "peak-perf", "roofline-enabled", "boost-mode"};
+      const std::string hint = core::closest(k, kKeys);
+      if (!hint.empty()) {
+        throw core::InputError(fmt::format("{}: not a system key; did you mean {}?", key(k), hint));
+      }
       throw core::InputError(fmt::format(
           "{}: not a system key collsim simulates (docs/astra.md lists them); remove it or ask "
           "for it",

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 
 namespace collsim::io {
 
@@ -53,8 +54,12 @@ class YamlReader {
         ok = ok || key == a;
         valid += (valid.empty() ? "" : ", ") + std::string(a);
       }
-      if (!ok)
-        fail(kv.first, path.empty() ? key : path + "." + key, "unknown key; valid: " + valid);
+      if (!ok) {
+        const std::string hint = core::closest(key, allowed);
+        fail(kv.first, path.empty() ? key : path + "." + key,
+             hint.empty() ? "unknown key; valid: " + valid
+                          : "unknown key; did you mean " + hint + "? (valid: " + valid + ")");
+      }
     }
   }
 
