@@ -316,6 +316,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   } catch (const core::SimulationError& e) {
     err << "collsim: simulation failed: " << e.what() << '\n';
     return 3;
+  } catch (const core::Interrupted& e) {
+    err << "collsim: " << e.what() << '\n';
+    return 3;
   } catch (const std::exception& e) {
     err << "collsim: internal error: " << e.what() << '\n';
     return 1;

@@ -13,6 +13,7 @@
 
 #include "cli/backend_flags.hpp"
 #include "cli/horizon_check.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/output.hpp"
 #include "cli/progress.hpp"
 #include "core/error.hpp"
@@ -161,6 +162,8 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
                     total == 1 ? "" : "s"));
   }
   jobs::MonitorList monitors;
+  InterruptMonitor interrupt;  // first: a signal stops the run before others see the tick
+  monitors.add(&interrupt);
   std::unique_ptr<ProgressLine> progress;
   const bool terminal = &err == &std::cerr && isatty(STDERR_FILENO);
   if (!opt.quiet && (opt.progress || terminal)) {
@@ -208,6 +211,17 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
       rows.insert(rows.end(), std::make_move_iterator(part.begin()),
                   std::make_move_iterator(part.end()));
     }
+  } catch (const core::Interrupted&) {
+    stopped();
+    // Nothing lost: the rows that finished, on standard output (CSV: already there, or in the
+    // --output file's .partial).
+    if (!csv && !finished.rows.empty()) {
+      OutputOptions to_stdout = opt;
+      to_stdout.output.clear();
+      emit(finished.rows, to_stdout, out);
+    }
+    if (trace) trace->discard();
+    throw;
   } catch (const core::ResourceError&) {
     stopped();
     // The runs that finished are results: shown before the error (CSV keeps its .partial file),

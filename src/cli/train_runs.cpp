@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "cli/backend_flags.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/progress.hpp"
 #include "core/error.hpp"
 #include "report/training_trace.hpp"
@@ -39,20 +40,30 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
   }
   so.on_start = [&](std::size_t k, std::size_t n, const std::string& line,
                     const std::string& what) {
+    InterruptMonitor::check();  // Ctrl-C between runs
     if (progress) progress->clear();
     if (!opt.quiet) err << fmt::format("collsim: [{}/{}] {}\n", k, n, line);
     if (progress) progress->begin_run(what, core::Time{}, 0);
   };
-  if (progress) {
-    so.on_progress = [&](const std::string& what, core::Time t, std::uint64_t events) {
-      progress->tick(what, t, events);
-    };
-  }
+  so.on_progress = [&](const std::string& what, core::Time t, std::uint64_t events) {
+    InterruptMonitor::check();  // Ctrl-C during a run
+    if (progress) progress->tick(what, t, events);
+  };
+  std::vector<jobs::TrainingRow> finished;
   so.on_row = [&](const jobs::TrainingRow& row) {
     if (progress) progress->clear();
+    finished.push_back(row);
     if (on_row) on_row(row);
   };
-  const jobs::TrainingSweep sweep = jobs::run_training_sweep(work, so);
+  jobs::TrainingSweep sweep;
+  try {
+    sweep = jobs::run_training_sweep(work, so);
+  } catch (const core::Interrupted&) {
+    // Nothing lost: the rows that finished, on standard output.
+    if (progress) progress->clear();
+    if (!finished.empty()) out << report::render_training(finished, format, !opt.no_layers);
+    throw;
+  }
   const auto& rows = sweep.rows;
   std::vector<const workload::Workload*> row_workloads;
   for (std::size_t i : sweep.row_workload) row_workloads.push_back(&sweep.workloads[i]);

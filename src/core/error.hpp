@@ -27,4 +27,11 @@ class SimulationError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The user stopped the run (Ctrl-C or SIGTERM): the rows that finished are still reported, and
+/// the exit status is 3 (the simulation did not finish).
+class Interrupted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace collsim::core
