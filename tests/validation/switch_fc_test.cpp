@@ -1,8 +1,6 @@
 // switch-fc-hierarchical-torus trends with collsim's models (flow backend, Table II links): the
 // single-package collectives of Figs. 9-10 and the training speedups of Fig. 11 over the
 // hierarchical torus. examples/switch-fc/ holds the same settings; docs/switch-fc.md the numbers.
-#include "runtime/execute.hpp"
-#include "test_paths.hpp"
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -11,11 +9,13 @@
 #include <vector>
 
 #include "collective/algorithm.hpp"
+#include "jobs/training.hpp"
 #include "network/flow.hpp"
+#include "runtime/execute.hpp"
 #include "scheduler/executor.hpp"
+#include "test_paths.hpp"
 #include "topology/builders.hpp"
 #include "workload/astra_text.hpp"
-#include "jobs/training.hpp"
 
 namespace collsim {
 namespace {
@@ -40,7 +40,9 @@ double seconds(const std::string& topo, const char* algo, Collective c, std::uin
 struct Fig9 {
   std::vector<double> ar, a2a;  // per k (index 0 unused)
   double ring_ar = 0, ring_a2a = 0;
-  double ar_cut() const { return 100 * (1 - *std::min_element(ar.begin() + 1, ar.end()) / ring_ar); }
+  double ar_cut() const {
+    return 100 * (1 - *std::min_element(ar.begin() + 1, ar.end()) / ring_ar);
+  }
   double a2a_cut() const {
     return 100 * (1 - *std::min_element(a2a.begin() + 1, a2a.end()) / ring_a2a);
   }
@@ -190,7 +192,8 @@ TEST(SwitchFcValidation, Fig11TrendsAndSmallestSpeedup) {
       }
     }
   }
-  for (int w = 0; w < 3; ++w) smallest = std::min({smallest, fig11().s[0][w][0], fig11().s[0][w][1]});
+  for (int w = 0; w < 3; ++w)
+    smallest = std::min({smallest, fig11().s[0][w][0], fig11().s[0][w][1]});
   EXPECT_GT(smallest, 0.8 * 1.16);
   EXPECT_LT(smallest, 1.25 * 1.16);
 }
