@@ -94,6 +94,7 @@ reproduce: build
 	  echo "collsim: $$f"; \
 	  ./$(BUILD)/collsim run $$f --format csv --output results/$$(basename $$f .yaml).csv || exit 1; \
 	done
+	@$(PYTHON) tools/switch_fc_tables.py --collsim ./$(BUILD)/collsim --doc docs/switch-fc.md
 	@for f in examples/ace/*.yaml; do \
 	  echo "collsim: $$f"; \
 	  ./$(BUILD)/collsim run $$f --format csv --output results/ace-$$(basename $$f .yaml).csv || exit 1; \

@@ -81,7 +81,8 @@ int run_replay(const AstraOptions& opt, const OutputOptions& out_opt, std::ostre
   if (!opt.remote_memory.empty()) {
     ro.memory = config::read_remote_memory(opt.remote_memory, net.topology.num_npus());
   }
-  ro.endpoint_params.message_overhead = sys.endpoint_delay + net.message_delay;
+  ro.endpoint_params.endpoint_delay = sys.endpoint_delay;
+  ro.endpoint_params.message_overhead = net.message_delay;
   if (!opt.max_time.empty()) {
     ro.max_time = core::parse_time(opt.max_time, "--max-time", core::Zero::Reject);
   }
@@ -190,7 +191,8 @@ int run_astra(const AstraOptions& opt, const OutputOptions& out_opt, std::ostrea
   w.platform = std::filesystem::path(opt.network).stem().string();
   w.topology = &net.topology;
   w.backend = &network::find_backend(opt.backend, "--backend");
-  w.endpoint_params.message_overhead = sys.endpoint_delay + net.message_delay;
+  w.endpoint_params.endpoint_delay = sys.endpoint_delay;
+  w.endpoint_params.message_overhead = net.message_delay;
   w.spec.workload = opt.workload;
   w.spec.algorithms = {algorithm};
   w.spec.per_collective = chosen;

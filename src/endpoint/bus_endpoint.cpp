@@ -47,11 +47,12 @@ void BusEndpoint::wait(std::uint32_t slot, Resource r, topology::NodeId npu, cor
 
 void BusEndpoint::to_network(std::uint32_t slot) {
   Flight& f = flights_[slot];
-  f.net_start = sim_.now() + p_.message_overhead;
-  if (p_.message_overhead > core::Time{}) {
+  const core::Time delay = source_delay(p_);
+  f.net_start = sim_.now() + delay;
+  if (delay > core::Time{}) {
     // Continue at send_step with the overhead paid: a step the models never use.
     f.step = 0xff;
-    sim_.schedule_in(p_.message_overhead, *this, slot);
+    sim_.schedule_in(delay, *this, slot);
     return;
   }
   backend_.send(f.m.src, f.m.dst, wire_bytes(f.m.bytes, p_.link_efficiency), *this, slot,

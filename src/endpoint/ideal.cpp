@@ -17,13 +17,14 @@ Ideal::Ideal(core::Simulation& sim, network::Backend& backend, const EndpointPar
     : sim_(sim), backend_(backend), p_(p) {}
 
 void Ideal::send(const Message& m, network::DeliveryHandler& h, std::uint64_t tag) {
-  if (p_.message_overhead == core::Time{}) {
+  const core::Time delay = source_delay(p_);
+  if (delay == core::Time{}) {
     backend_.send(m.src, m.dst, wire_bytes(m.bytes, p_.link_efficiency), h, tag, m.attrs);
     return;
   }
   const std::uint32_t slot = pending_.acquire();
   pending_[slot] = Pending{m, &h, tag};
-  sim_.schedule_in(p_.message_overhead, *this, slot);
+  sim_.schedule_in(delay, *this, slot);
 }
 
 EndpointInfo ideal_info() {

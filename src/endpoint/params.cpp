@@ -42,6 +42,12 @@ const std::vector<EndpointParam>& endpoint_params() {
       param("message_overhead", K::Time,
             "fixed delay at the source before each message enters the network (calibration)",
             "collsim calibration knob (docs/ace.md)", kAll, &P::message_overhead),
+      param("endpoint_delay", K::Time,
+            "per-message delay at the source between a message's dependencies and the network "
+            "(ASTRA-sim 1.0's endpoint-delay, 1 cycle = 1 ns); adds to message_overhead",
+            "ASTRA-sim 1.0 system input endpoint-delay (MemBus without a shared bus; 10 cycles "
+            "by default and in its switch / all-to-all system inputs)",
+            kAll, &P::endpoint_delay),
       param("link_efficiency", K::Share,
             "payload share of what crosses a link (headers, encoding): wire bytes = payload / "
             "efficiency",

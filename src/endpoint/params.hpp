@@ -24,6 +24,12 @@ struct EndpointParams {
   // Calibration knobs (every endpoint, ideal included).
   core::Time message_overhead{};  ///< added at the source before each message enters the network
   double link_efficiency = 1.0;   ///< payload share of the wire bytes: wire = payload / efficiency
+  /// ASTRA-sim 1.0's `endpoint-delay` (system input, cycles of its 1 GHz clock): with the shared
+  /// bus model off (its default) every message crosses the NPU-memory bus in this fixed time
+  /// before it is sent (MemBus), so it waits that long between its dependencies and the network.
+  /// 0 by default; switch-fc's Fig. 11 scenarios take 10 cycles (ASTRA-sim 1.0's default and its
+  /// shipped switch / all-to-all system inputs).
+  core::Time endpoint_delay{};
 
   // The NPU-driven endpoints' buses: LogGP (Culler et al. 1993) with ACE Sec. 5's values.
   core::Time bus_latency = core::Time::from_ns(50);   ///< L: 50 cycles at 1 GHz
@@ -58,6 +64,11 @@ struct EndpointParam {
   std::string_view used_by;  ///< which endpoints read it
   Member member;
 };
+
+/// What a message waits at its source before the network: message_overhead + endpoint_delay.
+inline core::Time source_delay(const EndpointParams& p) {
+  return p.message_overhead + p.endpoint_delay;
+}
 
 /// The schema, in a fixed order.
 const std::vector<EndpointParam>& endpoint_params();

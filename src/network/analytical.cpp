@@ -16,7 +16,7 @@ void AnalyticalBackend::transmit(topology::NodeId src, topology::NodeId dst, cor
                                  std::uint64_t tag) {
   route_.clear();
   topo_.route(src, dst, route_, attrs.path);
-  core::Time latency;
+  core::Time latency = topo_.ni_latency();  // the NIs' links to their routers (topology.hpp)
   double bottleneck = 0;
   for (topology::LinkId l : route_) {
     const topology::Link& link = topo_.links()[l];

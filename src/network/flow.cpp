@@ -76,7 +76,7 @@ void FlowBackend::transmit(topology::NodeId src, topology::NodeId dst, core::Byt
   fl.pos.clear();
   route_.clear();
   topo_.route(src, dst, route_, attrs.path);
-  fl.latency = core::Time{0};
+  fl.latency = topo_.ni_latency();  // the NIs' links to their routers (topology.hpp)
   for (topology::LinkId l : route_) {
     fl.res.push_back(l);
     fl.latency += topo_.links()[l].latency;

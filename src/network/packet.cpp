@@ -459,7 +459,10 @@ void PacketBackend::try_grant(std::uint32_t ch) {
       // The packet has left the network once its tail is out.
       const std::uint32_t m = p.message;
       packets_.release(pid);
-      if (--messages_[m].undelivered == 0) sim_.schedule_at(finish, *this, ev(kDeliver, m));
+      // The NIs' links to their routers (topology.hpp ni_latency) come on top of the route.
+      if (--messages_[m].undelivered == 0) {
+        sim_.schedule_at(finish + topo_.ni_latency(), *this, ev(kDeliver, m));
+      }
     } else {
       c.credits[vc] -= p.flits;
       if (worms_) {

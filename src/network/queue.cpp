@@ -54,7 +54,9 @@ void QueueBackend::enter_link(std::uint32_t slot) {
   // Scheduled before the first hop's arrival and never later, so it runs first even at equal
   // times; the slot is freed only on delivery, after both.
   if (s.hop == 0) sim_.schedule_at(end, *this, std::uint64_t{slot} * 2 + kInjected);
-  sim_.schedule_at(end + link.latency, *this, std::uint64_t{slot} * 2 + kHopDone);
+  // The last hop also carries the NIs' links to their routers (topology.hpp ni_latency).
+  const core::Time after = s.hop + 1 == s.route.size() ? topo_.ni_latency() : core::Time{};
+  sim_.schedule_at(end + link.latency + after, *this, std::uint64_t{slot} * 2 + kHopDone);
 }
 
 void QueueBackend::on_event(std::uint64_t event) {

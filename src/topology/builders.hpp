@@ -46,6 +46,11 @@ struct PackageLinks {
   core::Bandwidth inter_bandwidth{256e9 / 8};  ///< 256 bits/ns between packages
   core::Time inter_latency = core::Time::from_ns(200);
   core::Time router_latency = core::Time::from_ns(5);  ///< added to every link (its far router)
+  /// The NI of every NPU hangs off its own router by an injection and an ejection link of this
+  /// latency (ASTRA-sim 1.0's Garnet topologies give these ExtLinks the local link latency, and
+  /// Table II gives 90 ns): with the source router, every message pays 2 x 90 + 5 ns once
+  /// (Topology::ni_latency) besides its route's links.
+  core::Time ni_link_latency = core::Time::from_ns(90);
 };
 /// `packages` packages of `npus` NPUs with `switches` local switches each, a 2D torus between
 /// packages (switch_fc.cpp). Name "swfc:P:n:k". Throws core::InputError unless n >= 2 and

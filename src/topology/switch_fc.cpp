@@ -10,6 +10,12 @@
 // Links take Table II: 512 bits/ns and 90 ns inside a package, 256 bits/ns and 200 ns between
 // packages, plus the 5 ns router latency of the router at each link's far end (a switch or an
 // NPU's router), so a hop inside a package costs 95 ns and an NPU-switch-NPU route 190 ns.
+//
+// The NPU's network interface is not its router: in ASTRA-sim 1.0's Garnet topologies (the
+// simulator the paper modified), each NPU's NI is joined to its router by ExtLinks with the
+// local link latency, and a message crosses its source router too. Every message therefore
+// pays 90 ns (NI -> router) + 5 ns (source router) + 90 ns (router -> NI) once, whatever its
+// route (Topology::ni_latency): an NPU-switch-NPU message 375 ns, a ring neighbour 280 ns.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -41,7 +47,9 @@ Topology build(std::string name, DimSpec local, std::uint32_t packages, const Pa
   for (std::uint32_t size : {v, h}) {
     if (size > 1) dims.push_back(DimSpec{DimKind::Ring, size, l.inter_bandwidth, inter_lat, 0});
   }
-  return Topology::product(std::move(name), std::move(dims));
+  Topology t = Topology::product(std::move(name), std::move(dims));
+  t.set_ni_latency(l.ni_link_latency * 2 + l.router_latency, t.name());
+  return t;
 }
 
 }  // namespace

@@ -285,6 +285,13 @@ Topology Topology::graph(std::string name, std::uint32_t num_npus, std::uint32_t
   return t;
 }
 
+void Topology::set_ni_latency(core::Time t, std::string_view field) {
+  if (t < core::Time{}) {
+    throw core::InputError(fmt::format("{}: the NI latency must be >= 0", field));
+  }
+  ni_latency_ = t;
+}
+
 void Topology::set_npu_links(std::optional<core::Bandwidth> bw, std::optional<core::Time> lat,
                              std::string_view field) {
   if (num_switches() == 0) {

@@ -148,6 +148,15 @@ class Topology {
   /// Sec. V-A). Throws core::InputError naming `field` when the topology has no switches.
   void set_npu_links(std::optional<core::Bandwidth> bw, std::optional<core::Time> lat,
                      std::string_view field);
+  /// Latency every message pays once on top of its route's links: the links between each NPU's
+  /// network interface and its own router (injection and ejection) and the source NPU's router,
+  /// which a route's links (each with its far end's router) do not include. 0 unless the builder
+  /// sets it; the switch-fc platforms (swfc, htorus) take ASTRA-sim 1.0's Garnet topologies', whose
+  /// NI-router links have the intra-package link latency (builders.hpp PackageLinks). Every
+  /// backend adds it to a message's delivery, not to its injection.
+  core::Time ni_latency() const { return ni_latency_; }
+  /// Throws core::InputError naming `field` for a negative latency.
+  void set_ni_latency(core::Time t, std::string_view field);
   /// Route NPU-to-NPU messages of a general graph with `r` (builders of switched networks).
   void set_graph_routing(const GraphRouting& r) { graph_routing_ = r; }
   /// The link from `a` to `b`; throws std::out_of_range if there is none.
@@ -209,6 +218,7 @@ class Topology {
   RingTie ring_tie_ = RingTie::Parity;
   LocalSwitchRule local_switch_ = LocalSwitchRule::Distance;
   std::optional<OpticalSpec> optical_;
+  core::Time ni_latency_{};
   GraphRouting graph_routing_;
 
   // General-graph routing (also used for switch endpoints of a product).

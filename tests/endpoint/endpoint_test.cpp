@@ -95,6 +95,23 @@ TEST(Endpoints, CalibrationKnobsApplyToEveryEndpoint) {
   }
 }
 
+// ASTRA-sim 1.0's endpoint-delay: every endpoint holds each message that long at its source,
+// on top of message_overhead; given as text it is a time ("10 ns", 10 cycles at 1 GHz).
+TEST(Endpoints, EndpointDelayOfAstraSimAddsToEveryMessage) {
+  endpoint::EndpointParams p;
+  endpoint::set_endpoint_param(p, "endpoint_delay=10 ns", "t");
+  EXPECT_EQ(p.endpoint_delay, Time::from_ns(10));
+  for (const char* name : {"ideal", "baseline", "ace"}) {
+    EXPECT_EQ(one_message(name, true, 1000, p), one_message(name, true, 1000) + Time::from_ns(10))
+        << name;
+  }
+  p.message_overhead = Time::from_ns(30);
+  EXPECT_EQ(one_message("ideal", true, 1000, p),
+            one_message("ideal", true, 1000) + Time::from_ns(40));
+  EXPECT_EQ(endpoint::endpoint_label("ideal", p),
+            "ideal:message_overhead=30 ns:endpoint_delay=10 ns");
+}
+
 TEST(Endpoints, AceStagesThroughMemoryThenNicBus) {
   const auto t = topology::from_compact("fc:2", core::Bandwidth{100e9}, Time::from_ns(100));
   core::Simulation sim;

@@ -153,6 +153,36 @@ TEST(FlowBackend, ZeroByteMessageTakesOnlyLatency) {
   EXPECT_EQ(rec.delivered[1], 150'000);
 }
 
+// Topology::ni_latency (the switch-fc platforms' NI links, 2 x 90 + 5 ns) comes once per message
+// on every electrical backend: htorus:1:4 sends 6400 B (100 ns at 64 GB/s) to the ring
+// neighbour (90 + 5 ns) and two hops on (2 x 95 ns), plus 185 ns each time. The packet backend
+// adds its own packetization, so it is checked against itself without the NI latency.
+TEST(Backends, NiLatencyOncePerMessage) {
+  const auto t = topology::from_compact("htorus:1:4", core::Bandwidth{1e9}, core::Time{});
+  auto plain = t;
+  plain.set_ni_latency(core::Time{}, "t");
+  for (const char* backend : {"analytical", "flow", "queue", "packet"}) {
+    SCOPED_TRACE(backend);
+    std::int64_t got[2][2];
+    for (int with = 0; with < 2; ++with) {
+      core::Simulation sim;
+      auto net = make_backend(find_backend(backend, "t"), sim, with ? t : plain, {}, "t");
+      Recorder rec(sim);
+      net->send(0, 1, core::Bytes{6400}, rec, 1);
+      net->send(1, 3, core::Bytes{6400}, rec, 2);
+      sim.run();
+      got[with][0] = rec.delivered[1];
+      got[with][1] = rec.delivered[2];
+    }
+    EXPECT_EQ(got[1][0] - got[0][0], 185'000);
+    EXPECT_EQ(got[1][1] - got[0][1], 185'000);
+    if (std::string(backend) == "packet") continue;
+    EXPECT_EQ(got[1][0], 100'000 + 95'000 + 185'000);
+    // Store and forward (queue) serializes again at the second hop.
+    EXPECT_EQ(got[1][1], (std::string(backend) == "queue" ? 200'000 : 100'000) + 190'000 + 185'000);
+  }
+}
+
 double run(const topology::Topology& t, const char* algo, collective::Collective c,
            std::uint64_t size, const char* backend) {
   const auto p =

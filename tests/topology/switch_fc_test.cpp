@@ -133,6 +133,19 @@ TEST(SwitchFc, HierarchicalTorusBaseline) {
   EXPECT_EQ(make("swfc:3:4:2").dimensions().size(), 2u);
 }
 
+// ASTRA-sim 1.0's Garnet NI: 90 ns links from the NI to its router and back, and the source
+// router's 5 ns, once per message on both platforms; other topologies have none.
+TEST(SwitchFc, NetworkInterfaceLinksOncePerMessage) {
+  EXPECT_EQ(make("swfc:4:8:4").ni_latency(), core::Time::from_ns(185));
+  EXPECT_EQ(make("htorus:1:4").ni_latency(), core::Time::from_ns(185));
+  PackageLinks none;
+  none.ni_link_latency = core::Time{};
+  EXPECT_EQ(switch_fc_package(1, 4, 2, none).ni_latency(), core::Time::from_ns(5));
+  EXPECT_EQ(make("ring:8").ni_latency(), core::Time{});
+  Topology t = make("ring:8");
+  EXPECT_THROW(t.set_ni_latency(core::Time::from_ns(-1), "x"), core::InputError);
+}
+
 TEST(SwitchFc, CompactFormErrors) {
   EXPECT_NE(input_error("swfc:4:8:9")
                 .find("swfc:4:8:9: k must be 1..n = 8 local switches per "

@@ -67,7 +67,9 @@ TEST(PackageDoubling, RefusesOtherCountsAndCollectives) {
 }
 
 TEST(PackageDoubling, ClosedFormOnLocalSwitches) {
-  const double s = 1 << 20, bw = 64e9, hop = 2 * 95e-9;
+  // A step's latency: NPU -> switch -> NPU (2 x (90 + 5) ns) and the NIs' links to their
+  // routers with the source router (2 x 90 + 5 ns, Topology::ni_latency).
+  const double s = 1 << 20, bw = 64e9, hop = 2 * 95e-9 + 185e-9;
   for (std::uint32_t n : {4u, 8u}) {
     for (std::uint32_t k = 1; k <= n; ++k) {
       const auto t = make(fmt::format("swfc:1:{}:{}", n, k));
