@@ -74,7 +74,8 @@ clang: deps
 	@cmake --build build-clang -j $(JOBS)
 	ctest --test-dir build-clang --output-on-failure -j $(JOBS)
 
-# Paper reproductions at full size (minutes; not part of `make test`): CSV in results/.
+# Paper reproductions at full size (minutes; not part of `make test`): CSV in results/, and the
+# tables of docs/themis.md and docs/wrht.md rewritten from them (tools/*_tables.py).
 reproduce: build
 	@mkdir -p results
 	@for f in examples/themis/*.yaml; do \
@@ -103,6 +104,8 @@ reproduce: build
 	  echo "collsim: $$f"; \
 	  ./$(BUILD)/collsim run $$f --format csv --output results/$$(basename $$f .yaml).csv || exit 1; \
 	done
+	$(PYTHON) tools/themis_tables.py results docs/themis.md
+	$(PYTHON) tools/wrht_tables.py results docs/wrht.md
 
 # Plots in docs/img from the CSVs of `make reproduce` (installs matplotlib and pandas if missing).
 figures:

@@ -85,6 +85,9 @@ struct AlgorithmInfo {
   /// One chunk's ProgramSize for `req` (req.chunks is 1), in closed form: cheap at any rank
   /// count. Null for a staged algorithm.
   ProgramSize (*size)(const BuildRequest& req) = nullptr;
+  /// Parameter sets that "all" lists as rows of their own after the defaults' row on `topo`, each
+  /// as written after the name ("stripe=1" gives the row "ring:stripe=1"). Null: none.
+  std::vector<std::string> (*all_variants)(const topology::Topology& topo) = nullptr;
 
   bool supports(Collective c) const;
 };

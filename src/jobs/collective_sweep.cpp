@@ -206,16 +206,16 @@ std::vector<collective::AlgorithmChoice> expand_all_algorithms(const topology::T
                                                                std::vector<std::string>* warnings) {
   const std::vector<Communicator> comms = collective::parse_groups(group, topo, "group");
   std::vector<collective::AlgorithmChoice> out;
-  for (const collective::AlgorithmInfo& info : collective::algorithms()) {
-    auto choice = collective::make_choice(info, {}, info.name, "algorithms");
-    if (!info.supports(c) || (info.in_all != nullptr && !info.in_all(topo))) continue;
+  // One choice: kept if it can run here, else named in `skipped` with the reason.
+  auto consider = [&](collective::AlgorithmChoice choice) {
+    const collective::AlgorithmInfo& info = *choice.info;
     try {
       // A large program is not built here (that could take seconds and gigabytes): check_job
       // estimates it against the job's limits.
-      if (!choice.info->staged && could_build(info, topo, comms.front()) &&
+      if (!info.staged && could_build(info, topo, comms.front()) &&
           beyond(bound_work(choice, topo, {comms.front()}, c, 1), kCheapBuild)) {
         out.push_back(std::move(choice));
-        continue;
+        return;
       }
       // Building on a tiny size is cheap and runs the algorithm's own applicability checks.
       // One chunk: applicability does not depend on the chunk count, and a stored program of
@@ -225,7 +225,7 @@ std::vector<collective::AlgorithmChoice> expand_all_algorithms(const topology::T
         runtime::check_request(
             topo, request(choice, {comms.front()}, c, core::Bytes{1}, chunks, ""));
         out.push_back(std::move(choice));
-        continue;
+        return;
       }
       const Program p = collective::build_program(choice, topo, comms.front(), c, core::Bytes{1}, 1);
       if (warnings) {
@@ -235,13 +235,22 @@ std::vector<collective::AlgorithmChoice> expand_all_algorithms(const topology::T
           warnings->push_back(fmt::format(
               "{}: {} ranks each talk to {} peers ({} rank pairs) over up to {} hops on {}; the "
               "run may take minutes and gigabytes. Name the algorithms to leave it out",
-              info.name, p.num_ranks, channels / p.num_ranks / comms.size(), channels,
+              choice.label, p.num_ranks, channels / p.num_ranks / comms.size(), channels,
               topo.diameter(4), topo.name()));
         }
       }
       out.push_back(std::move(choice));
     } catch (const core::InputError& e) {
-      if (skipped) skipped->push_back(info.name + ": " + e.what());
+      if (skipped) skipped->push_back(choice.label + ": " + e.what());
+    }
+  };
+  for (const collective::AlgorithmInfo& info : collective::algorithms()) {
+    if (!info.supports(c) || (info.in_all != nullptr && !info.in_all(topo))) continue;
+    consider(collective::make_choice(info, {}, info.name, "algorithms"));
+    // Its variants ("ring:stripe=1" on an optical ring) as rows of their own.
+    if (info.all_variants == nullptr) continue;
+    for (const std::string& v : info.all_variants(topo)) {
+      consider(collective::parse_algorithm(info.name + ":" + v, "algorithms"));
     }
   }
   return out;

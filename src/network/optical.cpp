@@ -51,6 +51,9 @@ OpticalBackend::OpticalBackend(core::Simulation& sim, const topology::Topology& 
   link_stats_.assign(links.size(), LinkStats{});
   tx_.assign(topo.num_npus(), 0);
   rx_.assign(topo.num_npus(), 0);
+  segment_waiters_.resize(links.size());
+  if (max_tx_ != 0) tx_waiters_.resize(topo.num_npus());
+  if (max_rx_ != 0) rx_waiters_.resize(topo.num_npus());
   // A segment continues on the same waveguide into the out-link of its head that does not turn
   // back (on a 2-node ring each waveguide is a single segment: no neighbours).
   if (topo.num_npus() >= 3) {
@@ -153,14 +156,56 @@ void OpticalBackend::transmit(topology::NodeId src, topology::NodeId dst, core::
   s.dst = dst;
   s.wanted = attrs.wavelength;
   s.requested = sim_.now();
+  s.wait_seq = 0;
   s.arc.clear();
   topo_.route(src, dst, s.arc);
   if (2 * s.arc.size() == topo_.links().size() / 2 && next_[s.arc.front()] != kNone) {
     choose_tie_direction(s.arc);
   }
   if (!try_start(slot)) {
-    waiting_.push_back(slot);
+    add_waiter(slot);
     ++waits_;
+  }
+}
+
+void OpticalBackend::add_waiter(std::uint32_t slot) {
+  Slot& s = slots_[slot];
+  s.wait_seq = ++wait_seq_;
+  ++waiting_;
+  const Waiter w{slot, s.wait_seq};
+  for (topology::LinkId l : s.arc) segment_waiters_[l].push_back(w);
+  if (max_tx_ != 0) tx_waiters_[s.src].push_back(w);
+  if (max_rx_ != 0) rx_waiters_[s.dst].push_back(w);
+}
+
+void OpticalBackend::retry_waiters(std::uint32_t slot) {
+  const Slot& ended = slots_[slot];
+  candidates_.clear();
+  // Collect the live waiters of a list, dropping the stale ones from it.
+  auto collect = [this](std::vector<Waiter>& list) {
+    std::size_t kept = 0;
+    for (const Waiter& w : list) {
+      if (slots_[w.slot].wait_seq != w.seq) continue;
+      list[kept++] = w;
+      candidates_.push_back(w);
+    }
+    list.resize(kept);
+  };
+  for (topology::LinkId l : ended.arc) collect(segment_waiters_[l]);
+  if (max_tx_ != 0) collect(tx_waiters_[ended.src]);
+  if (max_rx_ != 0) collect(rx_waiters_[ended.dst]);
+  if (candidates_.empty()) return;
+  // In arrival order, each once.
+  std::sort(candidates_.begin(), candidates_.end(),
+            [](const Waiter& a, const Waiter& b) { return a.seq < b.seq; });
+  candidates_.erase(std::unique(candidates_.begin(), candidates_.end(),
+                                [](const Waiter& a, const Waiter& b) { return a.seq == b.seq; }),
+                    candidates_.end());
+  for (const Waiter& w : candidates_) {
+    if (try_start(w.slot)) {
+      slots_[w.slot].wait_seq = 0;  // its other entries are stale now
+      --waiting_;
+    }
   }
 }
 
@@ -204,6 +249,7 @@ void OpticalBackend::on_event(std::uint64_t event) {
   const core::Time now = sim_.now();
   {
     Slot& s = slots_[slot];
+    // Release first, so that the waiters see the wavelength and transceivers free.
     for (topology::LinkId l : s.arc) {
       set_used(l, s.wavelength, false);
       if (--active_[l] == 0) {
@@ -220,15 +266,10 @@ void OpticalBackend::on_event(std::uint64_t event) {
   }
   DeliveryHandler* const handler = slots_[slot].handler;
   const std::uint64_t tag = slots_[slot].tag;
+  // Waiting messages first, in arrival order, before the delivery can send new ones (the slot is
+  // released after: a waiter started now must not reuse it while its arc is read).
+  if (waiting_ != 0) retry_waiters(slot);
   slots_.release(slot);
-  // Waiting messages first, in arrival order, before the delivery can send new ones.
-  if (!waiting_.empty()) {
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < waiting_.size(); ++i) {
-      if (!try_start(waiting_[i])) waiting_[kept++] = waiting_[i];
-    }
-    waiting_.resize(kept);
-  }
   handler->on_delivered(tag);
 }
 
@@ -245,10 +286,18 @@ std::vector<std::pair<std::string, double>> OpticalBackend::summary() const {
 }
 
 std::string OpticalBackend::describe_blocked() const {
-  if (waiting_.empty()) return {};
-  const Slot& s = slots_[waiting_.front()];
+  if (waiting_ == 0) return {};
+  // The first to arrive of those still waiting: every waiter is under its arc's segments.
+  const Slot* first = nullptr;
+  for (const auto& list : segment_waiters_) {
+    for (const Waiter& w : list) {
+      const Slot& s = slots_[w.slot];
+      if (s.wait_seq == w.seq && (first == nullptr || w.seq < first->wait_seq)) first = &s;
+    }
+  }
+  if (first == nullptr) return {};
   return fmt::format("{} lightpaths wait for a wavelength or transceiver, first {} -> {}",
-                     waiting_.size(), s.src, s.dst);
+                     waiting_, first->src, first->dst);
 }
 
 namespace {

@@ -20,7 +20,9 @@
 //     (unset: as many as asked).
 //   * A message that cannot start (no wavelength, transmitter or receiver) waits; whenever a
 //     lightpath ends the waiting messages are retried in arrival order, and each one that now fits
-//     starts (a later message that fits may pass an earlier one that does not).
+//     starts (a later message that fits may pass an earlier one that does not). Only those that
+//     wait on one of its segments, or (with transceiver limits) at its source or destination, are
+//     tried: nothing else any other waiter needs has changed, so the others could not start.
 //   * Started at t, it is set up by t + setup (micro-ring tuning, O-E-O), the source has sent the
 //     last bit at t + setup + bytes / B (on_injected), the destination has it at
 //     t + setup + bytes / B + the sum of the arc's link latencies (propagation; on_delivered), and
@@ -79,6 +81,10 @@ class OpticalBackend final : public Backend, private core::EventHandler {
   void choose_tie_direction(std::vector<topology::LinkId>& arc);
   // Start the message in `slot` now if its wavelength and transceivers are free.
   bool try_start(std::uint32_t slot);
+  // Index a message that could not start under the segments and nodes it waits for.
+  void add_waiter(std::uint32_t slot);
+  // Retry, in arrival order, the waiters that the lightpath in `slot` (ending) may unblock.
+  void retry_waiters(std::uint32_t slot);
   // The wavelength to use on `arc`, or -1 when none is free.
   int choose_wavelength(const std::vector<topology::LinkId>& arc, std::uint16_t wanted) const;
   // Free segments of wavelength `w` beyond the arc's two ends along its waveguide.
@@ -96,7 +102,14 @@ class OpticalBackend final : public Backend, private core::EventHandler {
     std::uint16_t wanted = MessageAttributes::kAnyWavelength;
     std::uint16_t wavelength = 0;
     core::Time requested, begin;
+    std::uint64_t wait_seq = 0;         // arrival number while waiting, else 0
     std::vector<topology::LinkId> arc;  // capacity kept when the slot is reused
+  };
+  // A waiting message under one of its segments or nodes; stale (and dropped when next seen)
+  // once the slot's wait_seq differs.
+  struct Waiter {
+    std::uint32_t slot;
+    std::uint64_t seq;
   };
 
   core::Simulation& sim_;
@@ -113,7 +126,11 @@ class OpticalBackend final : public Backend, private core::EventHandler {
   std::vector<topology::LinkId> next_, prev_;  // the neighbouring segment on the waveguide
   std::vector<std::uint32_t> tx_, rx_;         // transceivers in use per node
   core::SlotPool<Slot> slots_;
-  std::vector<std::uint32_t> waiting_;     // slots, in arrival order
+  std::vector<std::vector<Waiter>> segment_waiters_;  // per segment
+  std::vector<std::vector<Waiter>> tx_waiters_, rx_waiters_;  // per node, with transceiver limits
+  std::vector<Waiter> candidates_;                     // scratch for retry_waiters
+  std::uint64_t wait_seq_ = 0;                         // waits so far (arrival numbers)
+  std::uint64_t waiting_ = 0;                          // messages waiting now
   std::vector<topology::LinkId> alt_arc_;  // scratch for choose_tie_direction
   std::vector<LinkStats> link_stats_;
   LightpathObserver* lightpath_observer_ = nullptr;

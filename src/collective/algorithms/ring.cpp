@@ -5,6 +5,10 @@
 //   all-to-all: N-1 steps, step s sends to the rank s positions ahead on the ring.
 // directions=2 splits every chunk in halves that go round the ring in opposite directions
 // (a bidirectional ring's two link directions each carry half the data).
+// stripe=1 (optical rings only; collsim's option, as wrht:stripe=1, not in the WRHT poster): a ring
+// step puts one lightpath on every segment of a waveguide, so each transfer is split over the w
+// wavelengths of its lightpath's segment, w lanes of S/(N w) sent at once, each its own lightpath:
+// T = 2(N-1)(set-up + hop + S/(N w B)) on an optical ring of w wavelengths of B.
 #include <fmt/format.h>
 
 #include "collective/algorithm.hpp"
@@ -13,19 +17,23 @@
 namespace collsim::collective {
 namespace {
 
-// Reduce-scatter and/or all-gather of `lanes` independent rings, generated on demand (a stored
-// 1024-rank ring program in 4 chunks would hold 16.8 M ops). Lane v goes round orders[v % 2]
-// (the second order, when present, is the first reversed) over pieces [v*N, (v+1)*N); logical
-// block j of a lane is the piece owned by rank order[j-1], so position k ends the reduce-scatter
-// holding its own rank's piece (collective.hpp convention). Per rank, each step is its sends for
-// lanes 0..L-1, then its receives for lanes 0..L-1 (the order add_step would store).
+// Reduce-scatter and/or all-gather of `lanes` independent rings on each of `streams` program
+// streams (program.hpp), generated on demand (a stored 1024-rank ring program in 4 chunks would
+// hold 16.8 M ops). Ring v = stream * lanes + j goes round orders[j % 2] (the second order, when
+// present, is the first reversed) over pieces [v*N, (v+1)*N); logical block b of a ring is the
+// piece owned by rank order[b-1], so position k ends the reduce-scatter holding its own rank's
+// piece (collective.hpp convention). Per program lane, each step is its sends for rings
+// j = 0..L-1, then its receives for them (the order add_step would store). Streams only matter
+// where a channel carries one message at a time (the optical backend's lightpaths): each stream
+// is a channel of its own.
 class RingGenerator final : public OpGenerator {
  public:
-  RingGenerator(std::vector<std::vector<Rank>> orders, std::uint32_t lanes, bool reduce_scatter,
-                bool all_gather)
+  RingGenerator(std::vector<std::vector<Rank>> orders, std::uint32_t lanes, std::uint32_t streams,
+                bool reduce_scatter, bool all_gather)
       : orders_(std::move(orders)),
         n_(static_cast<std::uint32_t>(orders_[0].size())),
         lanes_(lanes),
+        streams_(streams),
         first_phase_(reduce_scatter ? 0 : 1),
         steps_((n_ - 1) * ((reduce_scatter ? 1 : 0) + (all_gather ? 1 : 0))) {
     for (const auto& o : orders_) {
@@ -35,10 +43,13 @@ class RingGenerator final : public OpGenerator {
     }
   }
 
-  std::uint32_t size(Rank) const override { return steps_ * 2 * lanes_; }
+  std::uint32_t size(Lane) const override { return steps_ * 2 * lanes_; }
 
-  // Hot (once per op per rank on every run): no division by n, only compares and subtractions.
-  Op at(Rank r, std::uint32_t i) const override {
+  // Hot (once per op per rank on every run): no division by n, only compares and subtractions
+  // (and one by the stream count when there are several).
+  Op at(Lane l, std::uint32_t i) const override {
+    const Rank r = streams_ == 1 ? l : l / streams_;
+    const std::uint32_t base = (l - r * streams_) * lanes_;  // the stream's first ring
     const std::uint32_t n = n_;
     const std::uint32_t per_step = 2 * lanes_;
     const std::uint32_t g = i / per_step, j = i - g * per_step;
@@ -52,7 +63,7 @@ class RingGenerator final : public OpGenerator {
     // Reduce-scatter step s sends block k-s; all-gather sends block k+1-s (a finished block).
     auto piece = [&](std::uint32_t pos) {
       const std::uint32_t block = wrap(wrap(pos + n - s + phase));  // < 2n + 1 before wrapping
-      return lane * n + o[wrap(block + n - 1)];
+      return (base + lane) * n + o[wrap(block + n - 1)];
     };
     if (j < lanes_) return Op{Op::Kind::Send, o[wrap(k + 1)], piece(k), 1, phase == 0};
     const std::uint32_t pred = wrap(k + n - 1);
@@ -62,7 +73,7 @@ class RingGenerator final : public OpGenerator {
  private:
   std::vector<std::vector<Rank>> orders_;
   std::vector<std::vector<std::uint32_t>> position_;
-  std::uint32_t n_, lanes_, first_phase_, steps_;
+  std::uint32_t n_, lanes_, streams_, first_phase_, steps_;
 };
 
 // Step s: every rank sends its block for the rank s ahead and receives from the rank s behind,
@@ -86,10 +97,30 @@ void ring_all_to_all(Program& p, const std::vector<Rank>& o, std::uint32_t chunk
   }
 }
 
+// The lanes each chunk's transfers are split over with stripe=1: the optical ring's wavelengths
+// per waveguide (1 without striping). Throws core::InputError where striping has no meaning.
+std::uint32_t stripes(const BuildRequest& req) {
+  if (req.params.at("stripe") == 0) return 1;
+  const topology::OpticalSpec* o = req.topology.optical();
+  if (o == nullptr) {
+    throw core::InputError(fmt::format(
+        "algorithm ring:stripe=1 splits transfers over the wavelengths of an optical ring "
+        "(optical-ring:N); {} has none",
+        req.topology.name()));
+  }
+  if (req.collective == Collective::AllToAll) {
+    throw core::InputError(
+        "algorithm ring:stripe=1 stripes all-reduce, reduce-scatter and all-gather, whose "
+        "lightpaths of one step share no segment; not all-to-all");
+  }
+  return o->wavelengths;
+}
+
 Program build(const BuildRequest& req) {
   const topology::Topology& t = req.topology;
   const std::uint32_t n = req.ranks();
   const auto directions = static_cast<std::uint32_t>(req.params.at("directions"));
+  const std::uint32_t stripe = stripes(req);
   std::vector<std::vector<Rank>> orders{ring_order(t, req.communicator)};
   if (directions == 2) {
     const auto& npu = req.communicator.npus;
@@ -109,11 +140,13 @@ Program build(const BuildRequest& req) {
     ring_all_to_all(p, orders[0], req.chunks);
     return p;
   }
-  // Each chunk becomes `directions` lanes of N pieces.
-  Program p = make_program("ring", req.collective, n, req.size, req.chunks * directions);
+  // Each chunk becomes `directions` rings of N pieces on each of `stripe` streams.
+  const std::uint32_t lanes = req.chunks * directions;
+  Program p = make_program("ring", req.collective, n, req.size, lanes * stripe);
   p.num_chunks = req.chunks;
+  p.streams = stripe;
   p.ops.clear();
-  p.generator = std::make_shared<RingGenerator>(std::move(orders), req.chunks * directions,
+  p.generator = std::make_shared<RingGenerator>(std::move(orders), lanes, stripe,
                                                 req.collective != Collective::AllGather,
                                                 req.collective != Collective::ReduceScatter);
   return p;
@@ -125,7 +158,8 @@ ProgramSize size(const BuildRequest& req) {
   const std::uint64_t n = req.ranks(), steps = n * (n - 1);
   if (req.collective == Collective::AllToAll) return {steps, 3 * steps + n};
   const auto directions = static_cast<std::uint64_t>(req.params.at("directions"));
-  return {steps * directions * (req.collective == Collective::AllReduce ? 2 : 1), 0};
+  const std::uint64_t stripe = stripes(req);
+  return {steps * directions * stripe * (req.collective == Collective::AllReduce ? 2 : 1), 0};
 }
 
 }  // namespace
@@ -140,12 +174,21 @@ AlgorithmInfo ring_info() {
        Collective::AllToAll},
       {count_param("directions", 1, 1, 2,
                    "1: one direction; 2: half of every chunk each way round a bidirectional ring "
-                   "(all-reduce, reduce-scatter, all-gather)")},
+                   "(all-reduce, reduce-scatter, all-gather)"),
+       count_param("stripe", 0, 0, 1,
+                   "1 (optical rings): split every transfer over the w wavelengths of its "
+                   "lightpath's segment, w lightpaths of a slice each (collsim's option, as "
+                   "wrht:stripe=1; all-reduce, reduce-scatter, all-gather)")},
       &build};
   // A stage on P ranks: P - 1 steps, each to the neighbour (both ways at once with directions=2).
   a.stage_steps = [](Collective, std::uint32_t ranks, const ParamValues&) { return ranks - 1; };
   a.one_way = [](const ParamValues& p) { return p.at("directions") == 1; };
   a.size = &size;
+  // On an optical ring "all" lists the striped ring next to the plain one (WRHT's comparison).
+  a.all_variants = [](const topology::Topology& t) {
+    return t.optical() != nullptr ? std::vector<std::string>{"stripe=1"}
+                                  : std::vector<std::string>{};
+  };
   return a;
 }
 

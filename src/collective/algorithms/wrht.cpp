@@ -214,6 +214,8 @@ AlgorithmInfo wrht_info() {
       // Made for optical rings: "all" includes it only on a topology with wavelengths.
       [](const topology::Topology& t) { return t.optical() != nullptr; }};
   a.size = &size;
+  // "all" lists the striped WRHT next to the plain one, as it does the striped ring.
+  a.all_variants = [](const topology::Topology&) { return std::vector<std::string>{"stripe=1"}; };
   return a;
 }
 

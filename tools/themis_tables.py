@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""The Fig. 8 / Fig. 11 summary tables of docs/themis.md from the CSVs of `make reproduce`
+(examples/themis/fig8-table2.yaml, fig8-table2-flow.yaml, fig8-active-chunks.yaml).
+
+Usage: tools/themis_tables.py RESULTS_DIR DOC.md
+
+Rewrites every block between `<!-- BEGIN themis_tables NAME -->` and
+`<!-- END themis_tables NAME -->` in DOC.md. Standard library only. The paper (Themis, ISCA'22,
+Sec. 6.1) gives averages over the six Table 2 platforms and four sizes: the mean speedup of
+Themis+FIFO / Themis+SCF over the baseline (Fig. 8) and the mean average-BW utilization of
+baseline / FIFO / SCF (Fig. 11). collsim's are the means over the same 24 cases; ratio = collsim /
+paper.
+"""
+import csv
+import os
+import re
+import sys
+
+PAPER = {"fifo": 1.58, "scf": 1.72, "u_base": 56.31, "u_fifo": 87.67, "u_scf": 95.14}
+
+
+def read(results, name):
+    path = os.path.join(results, name)
+    if not os.path.exists(path):
+        sys.exit(f"themis_tables: {path} is missing; run make reproduce")
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def schedule(algo):
+    """(schedule, active chunk-stages per dimension) of a hierarchical label, or None."""
+    if not algo.startswith("hierarchical"):
+        return None
+    params = dict(kv.split("=", 1) for kv in algo.split(":")[1:])
+    if params.get("schedule", "baseline") == "per-dim-all-reduce":
+        return None
+    kind = "base"
+    if params.get("schedule") == "themis":
+        kind = "scf" if params.get("intra") == "scf" else "fifo"
+    return kind, int(params.get("active_chunks", "1"))
+
+
+def summarize(rows):
+    """{active: {metric: value}} over the (platform, size) cases of each active_chunks value."""
+    cases = {}
+    for r in rows:
+        s = schedule(r["algorithm"])
+        if s is None:
+            continue
+        kind, active = s
+        cases.setdefault(active, {}).setdefault((r["platform"], r["size_bytes"]), {})[kind] = (
+            float(r["time_ns"]), 100 * float(r["bw_utilization"]))
+    out = {}
+    for active, by_case in cases.items():
+        full = [c for c in by_case.values() if len(c) == 3]
+        if not full:
+            continue
+        mean = lambda xs: sum(xs) / len(xs)  # noqa: E731
+        out[active] = {
+            "cases": len(full),
+            "fifo": mean([c["base"][0] / c["fifo"][0] for c in full]),
+            "scf": mean([c["base"][0] / c["scf"][0] for c in full]),
+            "slowest": min(c["base"][0] / c["scf"][0] for c in full),
+            "u_base": mean([c["base"][1] for c in full]),
+            "u_fifo": mean([c["fifo"][1] for c in full]),
+            "u_scf": mean([c["scf"][1] for c in full]),
+        }
+    return out
+
+
+def header():
+    p = PAPER
+    return [
+        f"| configuration | speedup FIFO | ratio | speedup SCF | ratio | slowest SCF case "
+        f"| avg util. baseline | ratio | avg util. FIFO | ratio | avg util. SCF | ratio |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        f"| **paper** (Figs. 8, 11) | **{p['fifo']:.2f}x** | | **{p['scf']:.2f}x** | "
+        f"| (never slower) | **{p['u_base']:.2f}%** | | **{p['u_fifo']:.2f}%** | "
+        f"| **{p['u_scf']:.2f}%** | |",
+    ]
+
+
+def row(label, s):
+    p = PAPER
+    return (f"| {label} | {s['fifo']:.2f}x | {s['fifo'] / p['fifo']:.2f} | {s['scf']:.2f}x "
+            f"| {s['scf'] / p['scf']:.2f} | {s['slowest']:.2f}x | {s['u_base']:.2f}% "
+            f"| {s['u_base'] / p['u_base']:.2f} | {s['u_fifo']:.2f}% "
+            f"| {s['u_fifo'] / p['u_fifo']:.2f} | {s['u_scf']:.2f}% "
+            f"| {s['u_scf'] / p['u_scf']:.2f} |")
+
+
+def summary_table(results):
+    flow = summarize(read(results, "fig8-table2-flow.csv"))
+    ana = summarize(read(results, "fig8-table2.csv"))
+    return header() + [
+        row("flow, `active_chunks=4` (`fig8-table2-flow.yaml`)", flow[4]),
+        row("analytical, `active_chunks=1` (`fig8-table2.yaml`)", ana[1]),
+    ]
+
+
+def sensitivity_table(results):
+    by = summarize(read(results, "fig8-active-chunks.csv"))
+    by.update(summarize(read(results, "fig8-table2-flow.csv")))
+    lines = header()
+    for active in sorted(by):
+        note = {1: " (the authors' sample configuration)", 4: " (the Fig. 8 / 11 scenario)"}
+        lines.append(row(f"flow, `active_chunks={active}`{note.get(active, '')}", by[active]))
+    return lines
+
+
+def replace(doc, name, lines):
+    begin, end = f"<!-- BEGIN themis_tables {name} -->", f"<!-- END themis_tables {name} -->"
+    i, j = doc.find(begin), doc.find(end)
+    if i < 0 or j < i:
+        sys.exit(f"themis_tables: no block {name} in the doc")
+    return doc[:i + len(begin)] + "\n" + "\n".join(lines) + "\n" + doc[j:]
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    results, path = sys.argv[1], sys.argv[2]
+    with open(path) as f:
+        doc = f.read()
+    doc = replace(doc, "summary", summary_table(results))
+    doc = replace(doc, "sensitivity", sensitivity_table(results))
+    with open(path, "w") as f:
+        f.write(doc)
+
+
+if __name__ == "__main__":
+    main()
