@@ -108,25 +108,46 @@ class Endpoint {
 
 /// No cost at either end: the network's callbacks are the executor's (today's behaviour, and
 /// ACE's "ideal" reference point). The calibration knobs still apply: a per-message overhead
-/// before the network and wire bytes = payload / link efficiency.
-class Ideal final : public Endpoint, private core::EventHandler {
+/// before the network and wire bytes = payload / link efficiency. With `link_fifo` the NIC
+/// injects one message at a time per outgoing link, in send order (ACE Fig. 6's per-link output
+/// port buffers), and with `ideal_chunk` it takes payloads in chunks no larger (ACE's chunking,
+/// "a NIC with unlimited resources").
+class Ideal final : public Endpoint, private core::EventHandler, private network::DeliveryHandler {
  public:
-  Ideal(core::Simulation& sim, network::Backend& backend, const EndpointParams& p = {});
+  /// `topo` is needed only with link_fifo.
+  Ideal(core::Simulation& sim, network::Backend& backend, const EndpointParams& p = {},
+        const topology::Topology* topo = nullptr);
   std::string_view name() const override { return "ideal"; }
   void send(const Message& m, network::DeliveryHandler& h, std::uint64_t tag) override;
-  bool messages_independent() const override { return true; }
+  bool messages_independent() const override { return !p_.link_fifo; }
+  core::Bytes chunk_limit() const override { return p_.ideal_chunk; }
 
  private:
   void on_event(std::uint64_t slot) override;
+  void on_injected(std::uint64_t slot) override;
+  void on_delivered(std::uint64_t slot) override;
+  void enqueue(std::uint32_t slot);
+  void transmit(std::uint32_t slot);
+  static constexpr std::uint32_t kNone = UINT32_MAX;
   struct Pending {
     Message m;
     network::DeliveryHandler* h = nullptr;
     std::uint64_t tag = 0;
+    std::uint32_t link = kNone;  // first link (link_fifo)
+    std::uint32_t next = kNone;  // next in its link's queue
+    bool injected = false, delivered = false;
+  };
+  struct LinkQueue {
+    std::uint32_t head = kNone, tail = kNone;
+    bool busy = false;
   };
   core::Simulation& sim_;
   network::Backend& backend_;
   EndpointParams p_;
+  const topology::Topology* topo_;
   core::SlotPool<Pending> pending_;
+  std::vector<LinkQueue> links_;
+  std::vector<topology::LinkId> route_;
 };
 
 /// Wire bytes of a payload at a link efficiency: ceil(payload / efficiency).
