@@ -111,7 +111,9 @@ class Endpoint {
 /// before the network and wire bytes = payload / link efficiency. With `link_fifo` the NIC
 /// injects one message at a time per outgoing link, in send order (ACE Fig. 6's per-link output
 /// port buffers), and with `ideal_chunk` it takes payloads in chunks no larger (ACE's chunking,
-/// "a NIC with unlimited resources").
+/// "a NIC with unlimited resources"). With `ideal_dma` a chunk is copied into the NIC before its
+/// first stage at the NPU-NIC bandwidth, one copy at a time per NPU, with no LogGP cost (the
+/// payload leaves the NPU no faster than its links take it, Table 7), and out at no cost.
 class Ideal final : public Endpoint, private core::EventHandler, private network::DeliveryHandler {
  public:
   /// `topo` is needed only with link_fifo.
@@ -119,8 +121,13 @@ class Ideal final : public Endpoint, private core::EventHandler, private network
         const topology::Topology* topo = nullptr);
   std::string_view name() const override { return "ideal"; }
   void send(const Message& m, network::DeliveryHandler& h, std::uint64_t tag) override;
-  bool messages_independent() const override { return !p_.link_fifo; }
+  bool messages_independent() const override { return !p_.link_fifo && !p_.ideal_dma; }
   core::Bytes chunk_limit() const override { return p_.ideal_chunk; }
+  bool stages_memory() const override { return p_.ideal_dma; }
+  void stage_in(topology::NodeId npu, core::Bytes b, StagingHandler& h,
+                std::uint64_t tag) override;
+  void stage_out(topology::NodeId npu, core::Bytes b, StagingHandler& h,
+                 std::uint64_t tag) override;
 
  private:
   void on_event(std::uint64_t slot) override;
@@ -141,6 +148,11 @@ class Ideal final : public Endpoint, private core::EventHandler, private network
     std::uint32_t head = kNone, tail = kNone;
     bool busy = false;
   };
+  struct Staged {
+    StagingHandler* h = nullptr;
+    std::uint64_t tag = 0;
+  };
+  static constexpr std::uint64_t kStagingBit = 1ull << 63;
   core::Simulation& sim_;
   network::Backend& backend_;
   EndpointParams p_;
@@ -148,6 +160,8 @@ class Ideal final : public Endpoint, private core::EventHandler, private network
   core::SlotPool<Pending> pending_;
   std::vector<LinkQueue> links_;
   std::vector<topology::LinkId> route_;
+  std::vector<core::Time> dma_free_;  // ideal_dma: when each NPU's copy-in ends
+  core::SlotPool<Staged> staged_;
 };
 
 /// Wire bytes of a payload at a link efficiency: ceil(payload / efficiency).

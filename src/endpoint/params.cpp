@@ -73,6 +73,11 @@ const std::vector<EndpointParam>& endpoint_params() {
                      "largest chunk a hierarchical collective uses under ideal (0: any): ACE's "
                      "chunking for a NIC with unlimited resources",
                      "ACE Table 4 / Sec. 5 \"Ideal\"", "ideal", &P::ideal_chunk),
+      param("ideal_dma", K::Bool,
+            "ideal copies each chunk in at the NPU-NIC bandwidth before its first stage, one "
+            "at a time per NPU and with no LogGP cost (else the payload is there at once)",
+            "ACE Sec. 5: NPU-NIC bandwidth = the sum of the NPU's links", "ideal",
+            &P::ideal_dma),
       param("bus_latency", K::Time, "LogGP L of the NPU-memory and NPU-NIC buses",
             "ACE Sec. 5: L = 50 cycles", kBusDma, &P::bus_latency),
       param("bus_overhead", K::Time, "LogGP o: per-transfer overhead at each end of a bus transfer",

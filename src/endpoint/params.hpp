@@ -27,6 +27,7 @@ struct EndpointParams {
   /// The NIC injects one message at a time per outgoing link, in send order (every endpoint).
   bool link_fifo = false;
   core::Bytes ideal_chunk{};  ///< ideal: largest chunk a hierarchical collective uses (0: any)
+  bool ideal_dma = false;     ///< ideal: chunks copied in at the NPU-NIC bandwidth, no LogGP cost
 
   // The NPU-driven endpoints' buses: LogGP (Culler et al. 1993) with ACE Sec. 5's values.
   core::Time bus_latency = core::Time::from_ns(50);   ///< L: 50 cycles at 1 GHz

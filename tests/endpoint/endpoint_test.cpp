@@ -167,6 +167,30 @@ TEST(Endpoints, LinkFifoInjectsOneMessageAtATimePerLink) {
   }
 }
 
+TEST(Endpoints, IdealDmaCopiesChunksInAtTheNicBandwidthOneAtATime) {
+  const auto t = topology::from_compact("fc:2", core::Bandwidth{100e9}, Time::from_ns(100));
+  core::Simulation sim;
+  network::AnalyticalBackend net(sim, t);
+  endpoint::EndpointParams p;
+  EXPECT_FALSE(endpoint::find_endpoint("ideal", "t").make(sim, net, t, p)->stages_memory());
+  p.ideal_dma = true;
+  p.ideal_chunk = core::Bytes{65536};
+  auto ideal = endpoint::find_endpoint("ideal", "t").make(sim, net, t, p);
+  ASSERT_TRUE(ideal->stages_memory());
+  EXPECT_EQ(ideal->chunk_limit().count, 65536u);
+  Probe a, b, c, out;
+  a.sim = b.sim = c.sim = out.sim = &sim;
+  ideal->stage_in(0, core::Bytes{65536}, a, 0);  // 131072 ps at 500 GB/s, no LogGP cost
+  ideal->stage_in(0, core::Bytes{65536}, b, 1);  // after the first
+  ideal->stage_in(1, core::Bytes{65536}, c, 2);  // another NPU: at once
+  ideal->stage_out(0, core::Bytes{65536}, out, 3);
+  sim.run();
+  EXPECT_EQ(a.staged, ps(131072));
+  EXPECT_EQ(b.staged, ps(2 * 131072));
+  EXPECT_EQ(c.staged, ps(131072));
+  EXPECT_EQ(out.staged, Time{});
+}
+
 TEST(Endpoints, AceReducesInItsAlusAndCopiesForFree) {
   const Time net = one_message("ideal", true, 1000);
   // 4 ALUs x min(16 lanes x 4 B, 64 B bus) per 1 GHz cycle = 256 GB/s: 1000 B in 3.90625 ns.

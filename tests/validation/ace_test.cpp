@@ -117,8 +117,8 @@ TEST(AceValidation, Fig14TrainingOrderingFollowsWhatEachEndpointLeavesTraining) 
   EXPECT_LT(gain, 3.0);
 }
 
-// Time (us) per endpoint of one collective with the endpoints' default parameters (94% links,
-// ideal given ACE's 64 KB chunks as the scenarios do).
+// Time (us) per endpoint of one collective as ACE's scenarios set the endpoints (94% links,
+// ideal given ACE's 64 KB chunks and a copy-in at the NPU-NIC bandwidth).
 std::map<std::string, double> all_endpoints(const topology::Topology& t, Collective c,
                                             std::uint64_t size, const std::string& algorithm,
                                             std::uint32_t chunks) {
@@ -132,6 +132,7 @@ std::map<std::string, double> all_endpoints(const topology::Topology& t, Collect
     job.endpoint = &endpoint::find_endpoint(e, "t");
     job.endpoint_params.link_efficiency = 0.94;
     job.endpoint_params.ideal_chunk = core::Bytes{64u << 10};
+    job.endpoint_params.ideal_dma = true;
     const auto rows = run_collective_job("p", t, network::find_backend("flow", "b"), job);
     out[e] = rows.at(0).time.us();
   }
@@ -142,12 +143,12 @@ std::map<std::string, double> all_endpoints(const topology::Topology& t, Collect
 // two inter-package rings of 2 or 4, or a switch of 4, at 25 GB/s), sizes and collectives, at
 // the hierarchical algorithm's defaults and at the scenarios' settings: ACE never slower than
 // the NPU-driven endpoints, which move messages alike (baseline++ differs only in what training
-// keeps), and ideal no slower than ACE within a stated tolerance (a known deviation: the paper's
-// ideal bounds ACE).
-TEST(AceValidation, EndpointsOrderKnownDeviationIdealOnlyWithinToleranceOfAce) {
+// keeps), and ideal no slower than ACE but for a stated tolerance (a known deviation: the
+// paper's ideal bounds ACE).
+TEST(AceValidation, EndpointsOrderIdealAceBaselinePlusBaselineKnownDeviationIdealWithinSixPercent) {
   std::mt19937 rng(30);
   const auto pick = [&rng](std::uint32_t n) { return static_cast<std::uint32_t>(rng() % n); };
-  for (int trial = 0; trial < 6; ++trial) {
+  for (int trial = 0; trial < 8; ++trial) {
     std::vector<topology::DimSpec> dims{ring(pick(2) ? 4 : 2, 200, 90)};
     const std::uint32_t outer = 1 + pick(2);
     bool sw = false;
@@ -179,11 +180,9 @@ TEST(AceValidation, EndpointsOrderKnownDeviationIdealOnlyWithinToleranceOfAce) {
         // ACE may lose by a hair where the NPU-driven buses cost little (2 x 2 all-to-all: 0.2%).
         EXPECT_LE(r.at("ace"), r.at("baseline++") * 1.01) << what;
         EXPECT_LE(r.at("baseline++"), r.at("baseline")) << what;
-        // Known deviation: ideal's chunk-stages start together and run in lockstep, their
-        // fences' latency bubbles aligned; ACE's DMA staggers them (docs/ace.md). Tolerance:
-        // 10% for all-reduce, 25% for all-to-all.
-        EXPECT_LE(r.at("ideal"), r.at("ace") * (c == Collective::AllReduce ? 1.10 : 1.25))
-            << what;
+        // Known deviation, 6% allowed: ACE's slower DMA can stagger its chunk-stages better than
+        // ideal's (up to 5% on the 4x8x4 all-to-all, docs/ace.md).
+        EXPECT_LE(r.at("ideal"), r.at("ace") * 1.06) << what;
       }
     }
   }
