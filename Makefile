@@ -100,6 +100,7 @@ reproduce: build
 	  echo "collsim: $$f"; \
 	  ./$(BUILD)/collsim run $$f --format csv --output results/ace-$$(basename $$f .yaml).csv || exit 1; \
 	done
+	@$(PYTHON) tools/ace_tables.py results docs/ace.md
 	@for f in examples/training/multitree-fig11.yaml examples/training/themis-fig12.yaml; do \
 	  echo "collsim: $$f"; \
 	  ./$(BUILD)/collsim run $$f --format csv --output results/$$(basename $$f .yaml).csv || exit 1; \

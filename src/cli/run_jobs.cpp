@@ -36,19 +36,20 @@ namespace {
 std::uint64_t check_run_work(const Work& w, const scheduler::RunLimits& limits, bool traced) {
   std::uint64_t all = 0;
   std::optional<std::string> blocker;  // why every group runs; computed at the first staged one
-  const auto every_group = [&](const network::BackendOptions& o,
-                               const endpoint::EndpointInfo* ep) -> const std::string& {
+  const auto every_group = [&](const network::BackendOptions& o, const endpoint::EndpointInfo* ep,
+                               const endpoint::EndpointParams& ep_params) -> const std::string& {
     if (!blocker) {
       blocker = traced ? std::string("--trace watches every message")
                        : scheduler::planned_blocker(*w.topology, *w.backend, o,
-                                                    endpoint::endpoint_or_default(ep));
+                                                    endpoint::endpoint_or_default(ep), ep_params);
     }
     return *blocker;
   };
   const auto check = [&](collective::Collective c, const std::string& group,
                          const collective::AlgorithmChoice& a, core::Bytes size,
                          std::uint32_t chunks, const network::BackendOptions& o,
-                         const endpoint::EndpointInfo* ep, bool flat_beside) {
+                         const endpoint::EndpointInfo* ep, const endpoint::EndpointParams& ep_params,
+                         bool flat_beside) {
     const auto comms = collective::parse_groups(group, *w.topology, "group");
     const std::string what =
         fmt::format("{} {} {} of {}", w.platform.empty() ? w.topology->name() : w.platform,
@@ -57,7 +58,7 @@ std::uint64_t check_run_work(const Work& w, const scheduler::RunLimits& limits, 
     const auto add_up = [&all](std::uint64_t m) { all = m > UINT64_MAX - all ? UINT64_MAX : all + m; };
     if (a.info->staged) {
       const std::string why = flat_beside ? std::string("flat collectives share the run")
-                                          : every_group(o, ep);
+                                          : every_group(o, ep, ep_params);
       every = !why.empty();
       if (every) {
         scheduler::check_limits(scheduler::bound_work(a, *w.topology, comms, c, chunks, true),
@@ -77,7 +78,8 @@ std::uint64_t check_run_work(const Work& w, const scheduler::RunLimits& limits, 
   if (const auto* j = std::get_if<jobs::CollectiveJob>(&w.job)) {
     for (const auto& a : j->algorithms) {
       for (core::Bytes size : j->sizes) {
-        check(j->collective, j->group, a, size, j->chunks, j->backend_options, j->endpoint, false);
+        check(j->collective, j->group, a, size, j->chunks, j->backend_options, j->endpoint,
+              j->endpoint_params, false);
       }
     }
   } else {
@@ -86,7 +88,7 @@ std::uint64_t check_run_work(const Work& w, const scheduler::RunLimits& limits, 
                                       [](const auto& m) { return !m.algorithm.info->staged; });
     for (const auto& m : cj.members) {
       check(m.collective, m.group, m.algorithm, m.size, m.chunks, cj.backend_options, cj.endpoint,
-            any_flat);
+            cj.endpoint_params, any_flat);
     }
   }
   return all;

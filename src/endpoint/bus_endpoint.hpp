@@ -2,10 +2,22 @@
 // What the NPU-driven endpoints and ACE share (ACE, MICRO'20, Sec. 4-5): per NPU an NPU-memory
 // bus (reads and writes share it), an NPU-NIC bus with one LogGP resource per direction (its
 // bandwidth is the sum of the NPU's links, so each direction is as fast as the links), and a
-// reduction unit (a FIFO server: the NPU's share of compute, or ACE's ALUs). A message walks a
-// sequence of steps, each on one of these resources; the model (npu_driven.cpp, ace.cpp) says
-// which. The base keeps messages in flight in a slot pool (no allocation per message once
-// warm), stands between the executor and the network to time the network part, and sums the
+// reduction unit (a FIFO server: the NPU's share of compute, or ACE's ALUs); with
+// npu_nic_half_duplex both directions share one NPU-NIC bus. A message walks a sequence of
+// steps, each on one of these resources; the model (npu_driven.cpp, ace.cpp) says which.
+//
+// Granularity (ACE Table 7, ASTRA-sim 1.0's NPU-NIC model): a message of B bytes crosses every
+// resource as a run of n = ceil(B / bus_message) bus messages, pipelined from one resource to
+// the next: a step is reserved when the run's first bus message reaches the resource, in closed
+// form for the whole run (loggp_bus.hpp), so a message costs one event per step, not one per bus
+// message. The network carries the whole message, entering it when the first bus message is
+// across the NPU-NIC bus; its delivery time D spreads the bus messages' arrivals evenly over
+// [start + path latency, D], the last one no earlier than path latency + its share after it
+// left the NPU-NIC bus. The message is delivered (and its channel freed) when the last bus
+// message is through the last step (out of the NPU-NIC bus).
+//
+// The base keeps messages in flight in a slot pool (no allocation per message once warm),
+// stands between the executor and the network to time the network part, and sums the
 // breakdown of ACE Fig. 11 into EndpointStats.
 #include <cstdint>
 #include <vector>
@@ -38,7 +50,10 @@ class BusEndpoint : public Endpoint,
     std::uint8_t step = 0;  ///< the model's own step counter
     bool injected = false;  ///< forwarded to the executor
     bool delivered = false;
+    std::uint32_t pieces = 1;  ///< bus messages of the run
+    core::Time first, last;    ///< when the run's first and last bus message reach the step
     core::Time net_start;
+    core::Time tx_last;  ///< when the last bus message was across the NPU-NIC bus
   };
   enum class Resource : std::uint8_t { Memory, NicTx, NicRx, Reduce };
 
@@ -50,7 +65,8 @@ class BusEndpoint : public Endpoint,
   /// delivered().
   virtual void arrive_step(std::uint32_t slot, Flight& f) = 0;
 
-  /// Use `r` of `npu` for `bytes` now and continue the message when it is done.
+  /// Use `r` of `npu` for `bytes` (the whole run: `pieces` bus messages) and continue the message
+  /// when the run's first bus message is done.
   void wait(std::uint32_t slot, Resource r, topology::NodeId npu, core::Bytes bytes);
   void to_network(std::uint32_t slot);
   void delivered(std::uint32_t slot);
@@ -67,9 +83,18 @@ class BusEndpoint : public Endpoint,
     std::uint64_t tag = 0;
     bool out = false;
     std::uint8_t step = 0;
+    std::uint32_t pieces = 1;
+    core::Time first, last;
   };
   static constexpr std::uint64_t kStagingBit = 1ull << 63;
-  core::Time use(Resource r, topology::NodeId npu, core::Bytes bytes);
+  static constexpr std::uint64_t kInjectedBit = 1ull << 62;  // the channel is free: tell
+  static constexpr std::uint8_t kOverheadStep = 0xff;        // message_overhead paid
+  static constexpr std::uint8_t kDoneStep = 0xfe;            // the last bus message is through
+  std::uint32_t pieces(core::Bytes b) const;
+  // Reserve `r` for the run [first, last] of `pieces` and return its grant; sums the stats.
+  Grant use(Resource r, topology::NodeId npu, core::Time first, core::Time last,
+            std::uint32_t pieces, core::Bytes bytes);
+  void send_to_backend(std::uint32_t slot);
   void staging_step(std::uint32_t slot);
   void on_event(std::uint64_t tag) override;
   void on_injected(std::uint64_t slot) override;
@@ -77,7 +102,9 @@ class BusEndpoint : public Endpoint,
   void tell_executor(std::uint32_t slot, bool injected);
 
   network::Backend& backend_;
-  std::vector<Bus> memory_, nic_tx_, nic_rx_, reduce_;  // by NPU
+  const topology::Topology& topo_;
+  std::vector<Bus> memory_, nic_tx_, nic_rx_, reduce_;  // by NPU (nic_rx_ unused if half duplex)
+  std::vector<topology::LinkId> route_;                 // scratch for path latencies
   core::SlotPool<Flight> flights_;
   std::vector<bool> arrived_;  // by slot: the network delivered it (arrive_step from then on)
   core::SlotPool<Staging> staging_;

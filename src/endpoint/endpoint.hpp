@@ -108,25 +108,60 @@ class Endpoint {
 
 /// No cost at either end: the network's callbacks are the executor's (today's behaviour, and
 /// ACE's "ideal" reference point). The calibration knobs still apply: a per-message overhead
-/// before the network and wire bytes = payload / link efficiency.
-class Ideal final : public Endpoint, private core::EventHandler {
+/// before the network and wire bytes = payload / link efficiency. With `link_fifo` the NIC
+/// injects one message at a time per outgoing link, in send order (ACE Fig. 6's per-link output
+/// port buffers), and with `ideal_chunk` it takes payloads in chunks no larger (ACE's chunking,
+/// "a NIC with unlimited resources"). With `ideal_dma` a chunk is copied into the NIC before its
+/// first stage at the NPU-NIC bandwidth, one copy at a time per NPU, with no LogGP cost (the
+/// payload leaves the NPU no faster than its links take it, Table 7), and out at no cost.
+class Ideal final : public Endpoint, private core::EventHandler, private network::DeliveryHandler {
  public:
-  Ideal(core::Simulation& sim, network::Backend& backend, const EndpointParams& p = {});
+  /// `topo` is needed only with link_fifo.
+  Ideal(core::Simulation& sim, network::Backend& backend, const EndpointParams& p = {},
+        const topology::Topology* topo = nullptr);
   std::string_view name() const override { return "ideal"; }
   void send(const Message& m, network::DeliveryHandler& h, std::uint64_t tag) override;
-  bool messages_independent() const override { return true; }
+  bool messages_independent() const override { return !p_.link_fifo && !p_.ideal_dma; }
+  core::Bytes chunk_limit() const override { return p_.ideal_chunk; }
+  bool stages_memory() const override { return p_.ideal_dma; }
+  void stage_in(topology::NodeId npu, core::Bytes b, StagingHandler& h,
+                std::uint64_t tag) override;
+  void stage_out(topology::NodeId npu, core::Bytes b, StagingHandler& h,
+                 std::uint64_t tag) override;
 
  private:
   void on_event(std::uint64_t slot) override;
+  void on_injected(std::uint64_t slot) override;
+  void on_delivered(std::uint64_t slot) override;
+  void enqueue(std::uint32_t slot);
+  void transmit(std::uint32_t slot);
+  static constexpr std::uint32_t kNone = UINT32_MAX;
   struct Pending {
     Message m;
     network::DeliveryHandler* h = nullptr;
     std::uint64_t tag = 0;
+    std::uint32_t link = kNone;  // first link (link_fifo)
+    std::uint32_t next = kNone;  // next in its link's queue
+    bool injected = false, delivered = false;
   };
+  struct LinkQueue {
+    std::uint32_t head = kNone, tail = kNone;
+    bool busy = false;
+  };
+  struct Staged {
+    StagingHandler* h = nullptr;
+    std::uint64_t tag = 0;
+  };
+  static constexpr std::uint64_t kStagingBit = 1ull << 63;
   core::Simulation& sim_;
   network::Backend& backend_;
   EndpointParams p_;
+  const topology::Topology* topo_;
   core::SlotPool<Pending> pending_;
+  std::vector<LinkQueue> links_;
+  std::vector<topology::LinkId> route_;
+  std::vector<core::Time> dma_free_;  // ideal_dma: when each NPU's copy-in ends
+  core::SlotPool<Staged> staged_;
 };
 
 /// Wire bytes of a payload at a link efficiency: ceil(payload / efficiency).
@@ -141,9 +176,10 @@ struct EndpointInfo {
                                     const EndpointParams& params) = nullptr;
   /// What training keeps of compute and memory bandwidth; nullptr: everything.
   TrainingShare (*training_share)(const EndpointParams& params) = nullptr;
-  /// What Endpoint::messages_independent says, known before a run (for the work estimate of
-  /// staged collectives: scheduler/group_symmetry.hpp). A test checks both agree.
-  bool messages_independent = false;
+  /// What Endpoint::messages_independent says for these parameters, known before a run (for
+  /// the work estimate of staged collectives: scheduler/group_symmetry.hpp). Null: false. A
+  /// test checks both agree.
+  bool (*messages_independent)(const EndpointParams& params) = nullptr;
 };
 
 /// Every registered endpoint model, in a fixed order (registry.cpp).

@@ -29,6 +29,25 @@ EndpointParam param(std::string_view key, K type, std::string_view description,
   return {s, used_by, m};
 }
 
+EndpointParam optional_bytes(std::string_view key, std::string_view description,
+                             std::string_view source, std::string_view used_by,
+                             EndpointParam::Member m) {
+  EndpointParam e = param(key, K::Bytes, description, source, used_by, m);
+  e.spec.min = 0;
+  return e;
+}
+
+// 0 is allowed: no split (the algorithm's message crosses a bus as one transfer).
+EndpointParam bus_message_param() {
+  EndpointParam e = param("bus_message", K::Bytes,
+                          "bus message size: an algorithm message crosses the buses, ACE's DMA "
+                          "and ALUs as a pipelined run of such messages, each paying LogGP's o "
+                          "(0: the whole message as one)",
+                          "ACE Table 7: message size 4 KB", kBusDma, &P::bus_message);
+  e.spec.min = 0;
+  return e;
+}
+
 std::string_view trim(std::string_view t) {
   while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
   while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
@@ -52,6 +71,19 @@ const std::vector<EndpointParam>& endpoint_params() {
             "payload share of what crosses a link (headers, encoding): wire bytes = payload / "
             "efficiency",
             "ACE Table 7: 94%", kAll, &P::link_efficiency),
+      param("link_fifo", K::Bool,
+            "the NIC injects one message at a time per outgoing link, in the order they are sent "
+            "(paced injection; else messages share the links as the backend shares them)",
+            "ACE Fig. 6: per-link output port buffers", kAll, &P::link_fifo),
+      optional_bytes("ideal_chunk",
+                     "largest chunk a hierarchical collective uses under ideal (0: any): ACE's "
+                     "chunking for a NIC with unlimited resources",
+                     "ACE Table 4 / Sec. 5 \"Ideal\"", "ideal", &P::ideal_chunk),
+      param("ideal_dma", K::Bool,
+            "ideal copies each chunk in at the NPU-NIC bandwidth before its first stage, one "
+            "at a time per NPU and with no LogGP cost (else the payload is there at once)",
+            "ACE Sec. 5: NPU-NIC bandwidth = the sum of the NPU's links", "ideal",
+            &P::ideal_dma),
       param("bus_latency", K::Time, "LogGP L of the NPU-memory and NPU-NIC buses",
             "ACE Sec. 5: L = 50 cycles", kBusDma, &P::bus_latency),
       param("bus_overhead", K::Time, "LogGP o: per-transfer overhead at each end of a bus transfer",
@@ -63,6 +95,11 @@ const std::vector<EndpointParam>& endpoint_params() {
       param("npu_memory_bandwidth", K::Bandwidth,
             "NPU-memory bus, reads and writes together; also training's memory bandwidth",
             "ACE Table 7: 900 GB/s", kBusDma, &P::npu_memory_bandwidth),
+      bus_message_param(),
+      param("npu_nic_half_duplex", K::Bool,
+            "one NPU-NIC bus shared by both directions (else one LogGP resource per direction)",
+            "ASTRA-sim 1.0's NPU-NIC model: the receiving side is busy while the other sends",
+            kBusDma, &P::npu_nic_half_duplex),
       param("baseline_compute_share", K::Share,
             "NPU compute a baseline collective reserves (training keeps the rest; local reductions "
             "run on it)",

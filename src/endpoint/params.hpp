@@ -30,6 +30,10 @@ struct EndpointParams {
   /// 0 by default; switch-fc's Fig. 11 scenarios take 10 cycles (ASTRA-sim 1.0's default and its
   /// shipped switch / all-to-all system inputs).
   core::Time endpoint_delay{};
+  /// The NIC injects one message at a time per outgoing link, in send order (every endpoint).
+  bool link_fifo = false;
+  core::Bytes ideal_chunk{};  ///< ideal: largest chunk a hierarchical collective uses (0: any)
+  bool ideal_dma = false;     ///< ideal: chunks copied in at the NPU-NIC bandwidth, no LogGP cost
 
   // The NPU-driven endpoints' buses: LogGP (Culler et al. 1993) with ACE Sec. 5's values.
   core::Time bus_latency = core::Time::from_ns(50);   ///< L: 50 cycles at 1 GHz
@@ -37,6 +41,10 @@ struct EndpointParams {
   core::Time bus_gap = core::Time::from_ns(20);       ///< g: 20 cycles
   core::Bandwidth npu_nic_bandwidth{500e9};           ///< Table 7, each direction
   core::Bandwidth npu_memory_bandwidth{900e9};        ///< Table 7 (NVIDIA Volta)
+  /// Bus message: an algorithm message crosses each bus (and ACE's DMA and ALUs) as a run of
+  /// messages of this size, each paying LogGP's o (Table 7: 4 KB; 0: the whole message as one).
+  core::Bytes bus_message{4096};
+  bool npu_nic_half_duplex = false;  ///< one NPU-NIC bus for both directions (else one each)
 
   // What a collective takes from training (Sec. 5, "Target Systems").
   double baseline_compute_share = 0.05;  ///< NPU compute a baseline collective uses (~5%)
@@ -59,7 +67,7 @@ struct EndpointParams {
 struct EndpointParam {
   using Member = std::variant<core::Time EndpointParams::*, core::Bandwidth EndpointParams::*,
                               core::Bytes EndpointParams::*, std::uint32_t EndpointParams::*,
-                              double EndpointParams::*>;
+                              double EndpointParams::*, bool EndpointParams::*>;
   core::ParamSpec spec;
   std::string_view used_by;  ///< which endpoints read it
   Member member;

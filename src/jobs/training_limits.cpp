@@ -104,7 +104,7 @@ void check_training(const topology::Topology& topo, const network::BackendInfo& 
   std::string why;
   if (!o.ideal && o.algorithm.info && o.algorithm.info->staged) {
     why = scheduler::planned_blocker(topo, backend, o.backend_options,
-                                     endpoint::endpoint_or_default(o.endpoint));
+                                     endpoint::endpoint_or_default(o.endpoint), o.endpoint_params);
   }
   const scheduler::WorkEstimate e = estimate_training(topo, w, o, &bytes, !why.empty());
   scheduler::check_limits(e, limits,

@@ -93,11 +93,12 @@ std::string one_group_blocker(const network::Backend& backend, const endpoint::E
 
 std::string planned_blocker(const topology::Topology& topo, const network::BackendInfo& backend,
                             const network::BackendOptions& options,
-                            const endpoint::EndpointInfo& endpoint) {
+                            const endpoint::EndpointInfo& endpoint,
+                            const endpoint::EndpointParams& params) {
   if (backend.links_only == nullptr || !backend.links_only(options)) {
     return fmt::format("the {} backend shares resources beyond links", backend.name);
   }
-  if (!endpoint.messages_independent) {
+  if (endpoint.messages_independent == nullptr || !endpoint.messages_independent(params)) {
     return fmt::format("the {} endpoint shares resources between messages", endpoint.name);
   }
   return group_symmetry(topo).broken;

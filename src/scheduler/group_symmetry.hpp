@@ -44,13 +44,15 @@ inline constexpr std::uint64_t kSymmetryCheckBudget = 200'000'000;
 /// topology.
 GroupSymmetry group_symmetry(const topology::Topology& topo);
 
-/// Before a run: why it will simulate every group on this backend (with `options`), endpoint and
+/// Before a run: why it will simulate every group on this backend (with `options`), endpoint (with
+/// `params`) and
 /// topology ("" if one group per dimension may stand for all), from the registries' declarations
 /// (BackendInfo::links_only, EndpointInfo::messages_independent) and group_symmetry(topo). The
 /// work estimates use it; run_symmetry decides the run itself, and agrees.
 std::string planned_blocker(const topology::Topology& topo, const network::BackendInfo& backend,
                             const network::BackendOptions& options,
-                            const endpoint::EndpointInfo& endpoint);
+                            const endpoint::EndpointInfo& endpoint,
+                            const endpoint::EndpointParams& params);
 
 /// Why a run on this backend and endpoint must simulate every group ("" if it need not).
 std::string one_group_blocker(const network::Backend& backend, const endpoint::Endpoint& endpoint);

@@ -59,11 +59,11 @@ constexpr std::array kTable = {
         .dependency_cycle_from = 3,
         // Table 1's ring both ways (half of every chunk each way), so that a stage uses the
         // dimension's whole bandwidth as the Latency Model assumes; all-to-all: ACE Table 5's
-        // ring, every step to the rank s ahead, which the ring routes the short way.
+        // bidirectional ring, step s to both ranks at distance s, routed the short way.
         .hierarchical = {.split = "ring:directions=2",
                          .all_gather = "ring:directions=2",
                          .all_reduce = "ring:directions=2",
-                         .all_to_all = "ring"},
+                         .all_to_all = "ring:directions=2"},
     },
     DimKindTraits{
         .kind = DimKind::UniRing,

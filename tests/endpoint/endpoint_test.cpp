@@ -31,10 +31,38 @@ TEST(LogGPBus, ATransferTakesOverheadSerializationLatencyOverheadAndQueuesFifo) 
   const auto b = bus.reserve(Time{}, core::Bytes{1000});
   EXPECT_EQ(b.queued, Time::from_ns(1020));
   EXPECT_EQ(b.done, Time::from_ns(1020 + 1090));
-  // The gap: a tiny transfer cannot start sooner than g after the previous start.
+  // The gap (ASTRA-sim 1.0's rule): the next transfer's overhead is max(o, g - idle time since
+  // the previous one left the bus).
   endpoint::Bus small(core::Bandwidth{1e12}, {Time{}, Time{}, Time::from_ns(20)});
-  small.reserve(Time{}, core::Bytes{1});
-  EXPECT_EQ(small.reserve(Time{}, core::Bytes{1}).queued, Time::from_ns(20));
+  small.reserve(Time{}, core::Bytes{1});                       // on the bus [0, 1 ps)
+  EXPECT_EQ(small.reserve(Time{}, core::Bytes{1}).done, ps(1 + 20000 + 1));
+  EXPECT_EQ(small.reserve(Time::from_ns(25), core::Bytes{1}).done,
+            Time::from_ns(25) + ps(20000 - (25000 - 20002) + 1));
+  EXPECT_EQ(small.reserve(Time::from_ns(100), core::Bytes{1}).done, Time::from_ns(100) + ps(1));
+}
+
+// A run of equal bus messages in closed form is the bus-message-by-bus-message FIFO recursion
+// d_i = max(d_{i-1} + max(o, g) + b G, a_i + o + b G), for arrivals evenly spaced.
+TEST(LogGPBus, ARunInClosedFormIsThePerMessageRecursion) {
+  const endpoint::LogGP p{Time::from_ns(50), Time::from_ns(20), Time::from_ns(20)};
+  const core::Bytes piece{4096};
+  const Time ser = core::transfer_time(piece, core::Bandwidth{500e9});  // 8192 ps
+  for (const std::int64_t spacing : {0, 10000, 28192, 40000}) {      // ps between arrivals
+    for (const std::uint32_t n : {1u, 2u, 7u, 64u}) {
+      endpoint::Bus bus(core::Bandwidth{500e9}, p);
+      bus.reserve(Time{}, core::Bytes{100000});  // busy until 220 ns
+      const Time first = Time::from_ns(100);
+      const Time last = first + ps(spacing * (n - 1));
+      const auto g = bus.reserve_run(first, last, n, piece);
+      Time d = std::max(first, Time::from_ns(20) + ps(200000)) + p.overhead + ser;
+      const Time first_done = d;
+      for (std::uint32_t i = 1; i < n; ++i) {
+        d = std::max(d + p.overhead + ser, first + ps(spacing * i) + p.overhead + ser);
+      }
+      EXPECT_EQ(g.first_done, first_done + p.latency + p.overhead) << spacing << " " << n;
+      EXPECT_EQ(g.done, d + p.latency + p.overhead) << spacing << " " << n;
+    }
+  }
 }
 
 // One message 0 -> 1 through an endpoint; returns when the destination had it.
@@ -75,6 +103,92 @@ TEST(Endpoints, BaselineChargesEveryBusHopOfFig7b) {
   EXPECT_EQ(one_message("baseline", false, 1000), net + mem1k + nic1k + nic1k + mem1k);
   // baseline++ moves messages like baseline; it differs in what training keeps.
   EXPECT_EQ(one_message("baseline++", true, 1000), one_message("baseline", true, 1000));
+}
+
+TEST(Endpoints, OneBusMessageOnIdleBusesCostsTheSumOfItsLogGPTerms) {
+  // ACE Table 7's 4 KB message, Sec. 5's L = 50, o = g = 20 cycles: every bus hop is
+  // o + 4096 G + L + o, the local add 4096 B at 4 B/FLOP on 5% of 91.75 TFLOP/s.
+  const Time net = one_message("ideal", true, 4096);
+  const Time mem = ps(20000 + 4552 + 50000 + 20000);   // 4096 B at 900 GB/s
+  const Time nic = ps(20000 + 8192 + 50000 + 20000);   // 4096 B at 500 GB/s
+  const Time mem2 = ps(20000 + 9103 + 50000 + 20000);  // both operands read back
+  const Time alu = ps(224);
+  EXPECT_EQ(one_message("baseline", true, 4096), net + mem + nic + nic + mem + mem2 + alu + mem);
+  // 8 KB is two bus messages, pipelined from bus to bus: sooner than 8 KB as one transfer per
+  // bus (bus_message 0, collsim before bus messages), later than one 4 KB message.
+  endpoint::EndpointParams whole;
+  whole.bus_message = core::Bytes{0};
+  const Time two = one_message("baseline", true, 8192);
+  EXPECT_LT(two, one_message("baseline", true, 8192, whole));
+  EXPECT_GT(two, one_message("baseline", true, 4096));
+}
+
+// 64 KB each way between two NPUs under baseline; when the message 0 -> 1 is delivered.
+Time exchange(bool half, bool both_ways) {
+  const auto t = topology::from_compact("fc:2", core::Bandwidth{100e9}, Time::from_ns(100));
+  core::Simulation sim;
+  network::AnalyticalBackend net(sim, t);
+  endpoint::EndpointParams p;
+  p.npu_nic_half_duplex = half;
+  auto ep = endpoint::find_endpoint("baseline", "t").make(sim, net, t, p);
+  Probe a, b;
+  a.sim = b.sim = &sim;
+  ep->send(endpoint::Message{0, 1, core::Bytes{65536}, {}, false}, a, 0);
+  if (both_ways) ep->send(endpoint::Message{1, 0, core::Bytes{65536}, {}, false}, b, 1);
+  sim.run();
+  return a.delivered;
+}
+
+TEST(Endpoints, HalfDuplexNicBusSerializesBothDirections) {
+  // One way, the option changes nothing; both ways, NPU 1's NPU-NIC bus is busy sending while
+  // the message from NPU 0 arrives, so it is delivered later.
+  EXPECT_EQ(exchange(true, false), exchange(false, false));
+  EXPECT_EQ(exchange(false, true), exchange(false, false));
+  EXPECT_GT(exchange(true, true), exchange(false, true));
+}
+
+TEST(Endpoints, LinkFifoInjectsOneMessageAtATimePerLink) {
+  // Two 1000 B messages 0 -> 1 on a 100 GB/s link with 100 ns latency (the analytical backend
+  // does not share links): with link_fifo the second enters when the first has left (10 ns).
+  const auto t = topology::from_compact("fc:2", core::Bandwidth{100e9}, Time::from_ns(100));
+  for (const bool fifo : {false, true}) {
+    core::Simulation sim;
+    network::AnalyticalBackend net(sim, t);
+    endpoint::EndpointParams p;
+    p.link_fifo = fifo;
+    auto ep = endpoint::find_endpoint("ideal", "t").make(sim, net, t, p);
+    Probe a, b;
+    a.sim = b.sim = &sim;
+    ep->send(endpoint::Message{0, 1, core::Bytes{1000}, {}, false}, a, 0);
+    ep->send(endpoint::Message{0, 1, core::Bytes{1000}, {}, false}, b, 1);
+    sim.run();
+    EXPECT_EQ(a.delivered, Time::from_ns(110));
+    EXPECT_EQ(b.delivered, Time::from_ns(fifo ? 120 : 110)) << fifo;
+  }
+}
+
+TEST(Endpoints, IdealDmaCopiesChunksInAtTheNicBandwidthOneAtATime) {
+  const auto t = topology::from_compact("fc:2", core::Bandwidth{100e9}, Time::from_ns(100));
+  core::Simulation sim;
+  network::AnalyticalBackend net(sim, t);
+  endpoint::EndpointParams p;
+  EXPECT_FALSE(endpoint::find_endpoint("ideal", "t").make(sim, net, t, p)->stages_memory());
+  p.ideal_dma = true;
+  p.ideal_chunk = core::Bytes{65536};
+  auto ideal = endpoint::find_endpoint("ideal", "t").make(sim, net, t, p);
+  ASSERT_TRUE(ideal->stages_memory());
+  EXPECT_EQ(ideal->chunk_limit().count, 65536u);
+  Probe a, b, c, out;
+  a.sim = b.sim = c.sim = out.sim = &sim;
+  ideal->stage_in(0, core::Bytes{65536}, a, 0);  // 131072 ps at 500 GB/s, no LogGP cost
+  ideal->stage_in(0, core::Bytes{65536}, b, 1);  // after the first
+  ideal->stage_in(1, core::Bytes{65536}, c, 2);  // another NPU: at once
+  ideal->stage_out(0, core::Bytes{65536}, out, 3);
+  sim.run();
+  EXPECT_EQ(a.staged, ps(131072));
+  EXPECT_EQ(b.staged, ps(2 * 131072));
+  EXPECT_EQ(c.staged, ps(131072));
+  EXPECT_EQ(out.staged, Time{});
 }
 
 TEST(Endpoints, AceReducesInItsAlusAndCopiesForFree) {
@@ -123,10 +237,13 @@ TEST(Endpoints, AceStagesThroughMemoryThenNicBus) {
   probe.sim = &sim;
   ace->stage_in(0, core::Bytes{65536}, probe, 0);
   sim.run();
-  // 64 KiB over the memory bus (72818 ps at 900 GB/s) then the NPU-NIC bus (131072 ps).
-  EXPECT_EQ(probe.staged, ps(90000 + 72818) + ps(90000 + 131072));
+  // 64 KiB as 16 bus messages of 4 KB (Table 7), pipelined: on the memory bus each holds it
+  // o + 4552 ps (4 KB at 900 GB/s), back to back; the NPU-NIC bus (o + 8192 ps each) is the
+  // slower, so the last leaves it 16 of its holds after the first arrived there, then L + o.
+  const Time mem_first = ps(20000 + 4552) + Time::from_ns(70);
+  EXPECT_EQ(probe.staged, mem_first + ps(16 * (20000 + 8192)) + Time::from_ns(70));
   EXPECT_EQ(ace->stats().staged, 1u);
-  EXPECT_EQ(ace->stats().bus_transfers, 2u);
+  EXPECT_EQ(ace->stats().bus_transfers, 32u);
 }
 
 TEST(Endpoints, AceAdmissionBoundsChunksBySramPartitionAndStateMachines) {

@@ -99,21 +99,29 @@ TEST(GroupSymmetry, RegistriesDeclareWhatTheirInstancesDo) {
     }
   }
   auto net = network::make_backend(network::find_backend("flow", "b"), sim, t, {}, "b");
+  endpoint::EndpointParams dma;
+  dma.ideal_dma = true;
   for (const endpoint::EndpointInfo& info : endpoint::endpoints()) {
-    EXPECT_EQ(info.messages_independent, info.make(sim, *net, t, {})->messages_independent())
-        << info.name;
+    for (const endpoint::EndpointParams& p : {endpoint::EndpointParams{}, dma}) {
+      EXPECT_EQ(info.messages_independent != nullptr && info.messages_independent(p),
+                info.make(sim, *net, t, p)->messages_independent())
+          << info.name;
+    }
   }
   EXPECT_EQ(planned_blocker(t, network::find_backend("flow", "b"), {},
-                            endpoint::find_endpoint("ideal", "e")),
+                            endpoint::find_endpoint("ideal", "e"), {}),
             "");
   EXPECT_NE(planned_blocker(t, network::find_backend("packet", "b"), {},
-                            endpoint::find_endpoint("ideal", "e")),
+                            endpoint::find_endpoint("ideal", "e"), {}),
             "");
   EXPECT_NE(planned_blocker(t, network::find_backend("flow", "b"), capped,
-                            endpoint::find_endpoint("ideal", "e")),
+                            endpoint::find_endpoint("ideal", "e"), {}),
             "");
   EXPECT_NE(planned_blocker(t, network::find_backend("flow", "b"), {},
-                            endpoint::find_endpoint("ace", "e")),
+                            endpoint::find_endpoint("ace", "e"), {}),
+            "");
+  EXPECT_NE(planned_blocker(t, network::find_backend("flow", "b"), {},
+                            endpoint::find_endpoint("ideal", "e"), dma),
             "");
 }
 

@@ -201,8 +201,9 @@ TEST(Hierarchical, AllToAllRunsOneAllToAllPerDimension) {
     EXPECT_EQ(o.plan.chunks[0].ops,
               (std::vector<Collective>{Collective::AllToAll, Collective::AllToAll}));
   }
-  // Table 5's choices by kind: ring on rings and lines, direct on fc and switches.
-  EXPECT_EQ(default_dim_algorithm(DimKind::Ring, Collective::AllToAll).label, "ring");
+  // Table 5's choices by kind: ring on rings (both ways round a bidirectional one) and lines,
+  // direct on fc and switches.
+  EXPECT_EQ(default_dim_algorithm(DimKind::Ring, Collective::AllToAll).label, "ring:directions=2");
   EXPECT_EQ(default_dim_algorithm(DimKind::Switch, Collective::AllToAll).label, "direct");
   EXPECT_EQ(default_dim_algorithm(DimKind::Switch).label, "halving-doubling");
 }
@@ -452,7 +453,7 @@ TEST(Hierarchical, DefaultAlgorithmPerKindFollowsTable1) {
   const Case cases[] = {
       {DimKind::Ring, ar, InterDimPolicy::Baseline, "ring:directions=2"},
       {DimKind::Ring, ar, InterDimPolicy::PerDimAllReduce, "ring:directions=2"},
-      {DimKind::Ring, a2a, InterDimPolicy::Baseline, "ring"},
+      {DimKind::Ring, a2a, InterDimPolicy::Baseline, "ring:directions=2"},
       {DimKind::UniRing, ag, InterDimPolicy::Themis, "ring"},
       {DimKind::UniRing, a2a, InterDimPolicy::Themis, "ring"},
       {DimKind::Line, rs, InterDimPolicy::Baseline, "ring"},

@@ -79,19 +79,28 @@ class RingGenerator final : public OpGenerator {
 // Step s: every rank sends its block for the rank s ahead and receives from the rank s behind,
 // then waits for that receive (a fence) before the next step, as pairwise-exchange all-to-all
 // implementations do. Without the fence the steps would share no data and run all at once.
-void ring_all_to_all(Program& p, const std::vector<Rank>& o, std::uint32_t chunks) {
+// On a bidirectional ring (directions=2) step s sends to both ranks at distance s, s ahead and
+// s behind (ACE Sec. 5 "step s ... distance s" on Table 5's bidirectional rings): floor(N/2)
+// steps, each loading both directions alike, where one-way steps s and N - s would each leave
+// one direction idle.
+void ring_all_to_all(Program& p, const std::vector<Rank>& o, std::uint32_t chunks, bool both) {
   const std::uint32_t n = p.num_ranks;
+  const std::uint32_t last = both ? n / 2 : n - 1;
   std::vector<Transfer> step;
-  for (std::uint32_t s = 1; s < n; ++s) {
+  for (std::uint32_t s = 1; s <= last; ++s) {
     step.clear();
     for (std::uint32_t c = 0; c < chunks; ++c) {
       for (std::uint32_t k = 0; k < n; ++k) {
         const Rank src = o[k], dst = o[(k + s) % n];
         step.push_back(Transfer{src, dst, (c * n + src) * n + dst, 1});
+        if (both && 2 * s != n) {
+          const Rank back = o[(k + n - s) % n];
+          step.push_back(Transfer{src, back, (c * n + src) * n + back, 1});
+        }
       }
     }
     add_step(p, step, false);
-    if (s + 1 < n) {
+    if (s < last) {
       for (Rank r = 0; r < n; ++r) p.ops[r].push_back(Op{Op::Kind::Fence, 0, 0, 0});
     }
   }
@@ -137,7 +146,7 @@ Program build(const BuildRequest& req) {
   }
   if (req.collective == Collective::AllToAll) {
     Program p = make_program("ring", req.collective, n, req.size, req.chunks);
-    ring_all_to_all(p, orders[0], req.chunks);
+    ring_all_to_all(p, orders[0], req.chunks, directions == 2);
     return p;
   }
   // Each chunk becomes `directions` rings of N pieces on each of `stripe` streams.
@@ -174,14 +183,17 @@ AlgorithmInfo ring_info() {
        Collective::AllToAll},
       {count_param("directions", 1, 1, 2,
                    "1: one direction; 2: half of every chunk each way round a bidirectional ring "
-                   "(all-reduce, reduce-scatter, all-gather)"),
+                   "(all-reduce, reduce-scatter, all-gather; all-to-all: step s sends to both "
+                   "ranks at distance s, floor(N/2) steps)"),
        count_param("stripe", 0, 0, 1,
                    "1 (optical rings): split every transfer over the w wavelengths of its "
                    "lightpath's segment, w lightpaths of a slice each (collsim's option, as "
                    "wrht:stripe=1; all-reduce, reduce-scatter, all-gather)")},
       &build};
   // A stage on P ranks: P - 1 steps, each to the neighbour (both ways at once with directions=2).
-  a.stage_steps = [](Collective, std::uint32_t ranks, const ParamValues&) { return ranks - 1; };
+  a.stage_steps = [](Collective c, std::uint32_t ranks, const ParamValues& p) {
+    return c == Collective::AllToAll && p.at("directions") == 2 ? ranks / 2 : ranks - 1;
+  };
   a.one_way = [](const ParamValues& p) { return p.at("directions") == 1; };
   a.size = &size;
   // On an optical ring "all" lists the striped ring next to the plain one (WRHT's comparison).
