@@ -11,6 +11,7 @@ Every function mirrors a `collsim` subcommand (run, collective, train, astra); k
 are its long options with `_` for `-` (`link_bandwidth="16 GB/s"`, `no_layers=True`); lists are
 joined with commas. Bad input raises CollsimError with the command line's message.
 """
+import difflib
 import io
 import json
 import os
@@ -42,6 +43,37 @@ def cli(*args):
     return out
 
 
+_KNOWN = {}  # subcommand -> its long options, read once from `collsim CMD --help`
+
+
+def _known_options(command):
+    if command not in _KNOWN:
+        _KNOWN[command] = set(re.findall(r"--([a-z][a-z0-9-]*)", cli(command, "--help")))
+    return _KNOWN[command]
+
+
+def _check_kwargs(function, command, options, taken=()):
+    """A keyword that is not an option of the subcommand is a TypeError, as Python's own."""
+    known = _known_options(command) - {"help"}
+    names = sorted({k.replace("-", "_") for k in known} | set(taken))
+    for key in options:
+        if key.replace("_", "-") in known:
+            continue
+        close = difflib.get_close_matches(key, names, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise TypeError(f"{function}() got an unexpected keyword argument {key!r}{hint}")
+
+
+# Units of the result columns (df.attrs["units"]); the column names carry them too.
+UNITS = {
+    "size_bytes": "bytes", "time_ns": "nanoseconds", "alone_time_ns": "nanoseconds",
+    "algbw_GBps": "10^9 bytes/s", "busbw_GBps": "10^9 bytes/s", "bytes_sent": "bytes",
+    "max_link_utilization": "fraction of bandwidth x time", "bw_utilization": "fraction",
+    "compute_ns": "nanoseconds", "comm_ns": "nanoseconds", "exposed_ns": "nanoseconds",
+    "finish_ns": "nanoseconds", "speedup": "ratio", "slowdown": "ratio",
+}
+
+
 def _options(options):
     args = []
     for key, value in options.items():
@@ -71,7 +103,9 @@ def _frame(args):
         if flag in args[:-1]:
             with open(args[args.index(flag) + 1], encoding="utf-8") as f:
                 text = f.read()
-    return pd.read_csv(io.StringIO(text))
+    df = pd.read_csv(io.StringIO(text))
+    df.attrs["units"] = {c: u for c, u in UNITS.items() if c in df.columns}
+    return df
 
 
 def run(scenario):
@@ -96,17 +130,20 @@ def run(scenario):
 
 def collective(topology, collective="all-reduce", algorithms="ring", sizes="1MiB", **options):
     """`collsim collective`: one row per algorithm x size (x backend)."""
+    _check_kwargs("collective", "collective", options, ("topology", "collective", "algorithms", "sizes"))
     return _frame(["collective", "--topology", topology, "--collective", collective]
                   + _options({"algorithms": algorithms, "sizes": sizes}) + _options(options))
 
 
 def train(workload, topology, **options):
     """`collsim train`: per-layer rows and a `total` row per run (column `layer`)."""
+    _check_kwargs("train", "train", options, ("workload", "topology"))
     return _frame(["train", "--workload", workload, "--topology", topology] + _options(options))
 
 
 def astra(workload_configuration, system_configuration, network_configuration, **options):
     """`collsim astra` on ASTRA-sim's three input files: collsim's report rows."""
+    _check_kwargs("astra", "astra", options)
     return _frame(["astra", "--workload-configuration", workload_configuration,
                    "--system-configuration", system_configuration,
                    "--network-configuration", network_configuration] + _options(options))

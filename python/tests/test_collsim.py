@@ -69,3 +69,19 @@ def test_astra_returns_the_report_rows(tmp_path):
                        str(tmp_path / "net.yml"))
     total = df[df.layer == "total"].iloc[0]
     assert total.iteration_ns == pytest.approx(35240 + 15, abs=1)
+
+
+def test_unknown_keywords_are_type_errors_with_a_suggestion():
+    # `algorithm=` is not an option (it is `algorithms=`): Python's own error, with the fix.
+    with pytest.raises(TypeError) as e:
+        collsim.collective("ring:4", algorithm="ring")
+    assert "unexpected keyword argument 'algorithm'; did you mean 'algorithms'?" in str(e.value)
+    with pytest.raises(TypeError) as e:
+        collsim.train("examples/training/toy.yaml", "ring:4", backnd="flow")
+    assert "'backend'" in str(e.value)
+
+
+def test_dataframes_carry_their_units():
+    df = collsim.collective("ring:4", sizes="1KiB", backend="analytical")
+    assert df.attrs["units"]["time_ns"] == "nanoseconds"
+    assert df.attrs["units"]["busbw_GBps"] == "10^9 bytes/s"
