@@ -39,7 +39,9 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
-run: build
+# `run` builds the binary only (the test suite and benchmarks are `make test`'s and `make bench`'s).
+run: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target collsim
 	./$(BUILD)/collsim run examples/default.yaml
 	./$(BUILD)/collsim train --workload resnet50 --topology torus:8x8 -a ring,hierarchical \
 	  --overlap none,layer --no-layers
