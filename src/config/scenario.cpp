@@ -419,8 +419,33 @@ class Reader : public io::YamlReader {
     }
   }
 
+  // An ASTRA-sim input (network YAML/JSON, system JSON) or a Chakra JSON given to `run`: say
+  // which command reads it, rather than listing scenario keys it never had.
+  void foreign(const YAML::Node& root) const {
+    if (!root.IsMap()) return;
+    const auto has = [&](const char* k) { return static_cast<bool>(root[k]); };
+    const char* what = nullptr;
+    if (has("npus_count") || has("topology-name") || has("dimensions-count") ||
+        (has("topology") && has("bandwidth") && !has("platforms") && !has("platform"))) {
+      what = "an ASTRA-sim network file: give it to `collsim astra --network-configuration FILE` "
+             "(with its system and workload files)";
+    } else if (has("scheduling-policy") || has("all-reduce-implementation") ||
+               has("endpoint-delay") || has("collective-optimization")) {
+      what = "an ASTRA-sim system file: give it to `collsim astra --system-configuration FILE` "
+             "(with its network and workload files)";
+    } else if (has("schema") && has("nodes")) {
+      what = "a Chakra execution trace in JSON: give its .et files to `collsim astra "
+             "--workload-configuration PREFIX`";
+    }
+    if (what) {
+      throw core::InputError(
+          fmt::format("{}: not a collsim scenario; it looks like {}", source(), what));
+    }
+  }
+
   Scenario scenario(const YAML::Node& root) const {
     unique_keys(root, "");
+    foreign(root);
     check_keys(root, "", {"name", "backend", "platforms", "platform", "jobs", "job"});
     Scenario s;
     s.name = root["name"] ? scalar(root["name"], "name") : "scenario";

@@ -50,5 +50,23 @@ TEST(DidYouMean, MisspeltOptionsKeysAndSystemKeys) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(DidYouMean, ForeignInputsGivenToRunNameTheirCommand) {
+  const auto dir = std::filesystem::temp_directory_path() / "collsim_foreign_inputs";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "net.yml")
+      << "topology: [ Ring ]\nnpus_count: [ 4 ]\nbandwidth: [ 50 ]\nlatency: [ 500 ]\n";
+  std::ofstream(dir / "sys.json") << R"({"scheduling-policy": "LIFO", "endpoint-delay": 10})";
+  const auto n = collsim("run '" + (dir / "net.yml").string() + "'");
+  EXPECT_EQ(n.status, 2);
+  EXPECT_NE(n.err.find("net.yml: not a collsim scenario; it looks like an ASTRA-sim network file: "
+                       "give it to `collsim astra --network-configuration FILE`"),
+            std::string::npos)
+      << n.err;
+  const auto s = collsim("run '" + (dir / "sys.json").string() + "'");
+  EXPECT_EQ(s.status, 2);
+  EXPECT_NE(s.err.find("it looks like an ASTRA-sim system file"), std::string::npos) << s.err;
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace collsim::test
