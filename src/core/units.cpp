@@ -127,6 +127,7 @@ std::string to_string(Time t) {
   const std::uint64_t mag =
       negative ? 0 - static_cast<std::uint64_t>(t.ps) : static_cast<std::uint64_t>(t.ps);
   const char* sign = negative ? "-" : "";
+  if (mag == 0) return "0";  // no unit: nothing to read past
   int unit = 0;
   while (unit < 4 && mag >= pow10(3 * (unit + 1))) ++unit;
   for (;;) {
@@ -153,11 +154,22 @@ std::string to_string(Time t) {
 // The largest binary unit (up to TiB, the largest the parser accepts) that divides the size
 // exactly, else plain bytes: "64 MiB", "32 KiB", "1536 B", "102228128 B".
 std::string to_string(Bytes b) {
-  static constexpr const char* kNames[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  // As users write sizes: the largest unit, binary or decimal, that divides the count exactly
+  // (64 MiB; 64 MB, not 62500 KiB; 100 MB, not 100000000 B); binary on a tie.
+  static constexpr const char* kBinary[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  static constexpr const char* kDecimal[] = {"B", "KB", "MB", "GB", "TB"};
   if (b.count == 0) return "0 B";
   int unit = 4;
   while (unit > 0 && b.count % (std::uint64_t{1} << (10 * unit)) != 0) --unit;
-  return fmt::format("{} {}", b.count >> (10 * unit), kNames[unit]);
+  int dec = 4;
+  const auto pow1000 = [](int u) {
+    std::uint64_t p = 1;
+    for (int i = 0; i < u; ++i) p *= 1000;
+    return p;
+  };
+  while (dec > 0 && b.count % pow1000(dec) != 0) --dec;
+  if (dec > unit) return fmt::format("{} {}", b.count / pow1000(dec), kDecimal[dec]);
+  return fmt::format("{} {}", b.count >> (10 * unit), kBinary[unit]);
 }
 
 // Decimal bytes per second in the largest of B/s, KB/s, MB/s, GB/s, TB/s in which the value is

@@ -87,7 +87,8 @@ Time transfer_time(Bytes b, Bandwidth bw);
 /// `value` is not finite, negative, or at or beyond the simulation horizon.
 Time time_from_user(double value, double unit_ps, const std::string& what);
 
-/// Human-readable renderings used by reports ("1.5 us", "64 MiB", "16 GB/s").
+/// Human-readable renderings used by reports ("1.5 us", "64 MiB", "64 MB", "16 GB/s"; a zero
+/// time is "0").
 std::string to_string(Time t);
 std::string to_string(Bytes b);
 std::string to_string(Bandwidth bw);

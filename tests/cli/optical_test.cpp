@@ -38,7 +38,7 @@ TEST(OpticalCli, LightpathLogHasEveryLightpath) {
             0u);
   // Member 0 sends 1 MB to representative 1 at once: 1 us set-up + 320 us at 25 Gb/s + 5 ns.
   EXPECT_NE(
-      csv.find("optical-ring:8 wrht:m=3 1000000 B optical,0,1,cw,1,0,0.000,0.000,321005.000\n"),
+      csv.find("optical-ring:8 wrht:m=3 1 MB optical,0,1,cw,1,0,0.000,0.000,321005.000\n"),
       std::string::npos)
       << csv;
 }

@@ -524,7 +524,7 @@ TEST(ToString, Time) {
   EXPECT_EQ(to_string(Time::from_ps(1'500'000)), "1.5 us");
   EXPECT_EQ(to_string(Time::from_ps(3'200'000'000)), "3.2 ms");
   EXPECT_EQ(to_string(Time::from_ps(2'000'000'000'000)), "2 s");
-  EXPECT_EQ(to_string(Time::from_ps(0)), "0 ps");
+  EXPECT_EQ(to_string(Time::from_ps(0)), "0");  // no unit to read past
   EXPECT_EQ(to_string(Time::from_ps(999)), "999 ps");
   EXPECT_EQ(to_string(Time::from_ps(1000)), "1 ns");
   // 1.234567 us -> 4 significant digits, half up: 1.235 us.
@@ -548,7 +548,10 @@ TEST(ToString, Bytes) {
   EXPECT_EQ(to_string(Bytes{32 * KiB}), "32 KiB");
   EXPECT_EQ(to_string(Bytes{102'228'128}), "102228128 B");  // not a whole number of KiB
   EXPECT_EQ(to_string(Bytes{1536}), "1536 B");              // 1.5 KiB is not written
-  EXPECT_EQ(to_string(Bytes{1000}), "1000 B");              // decimal units are not used
+  EXPECT_EQ(to_string(Bytes{1000}), "1 KB");                // decimal where it divides further
+  EXPECT_EQ(to_string(Bytes{64'000'000}), "64 MB");         // not 62500 KiB
+  EXPECT_EQ(to_string(Bytes{100'000'000}), "100 MB");       // not 100000000 B
+  EXPECT_EQ(to_string(Bytes{1'024'000}), "1000 KiB");       // binary on a tie (1024 KB)
   EXPECT_EQ(to_string(Bytes{0}), "0 B");
   EXPECT_EQ(to_string(Bytes{TiB}), "1 TiB");
   EXPECT_EQ(to_string(Bytes{1024 * TiB}), "1024 TiB");  // TiB is the largest unit
