@@ -104,6 +104,9 @@ class Endpoint {
   /// True if a message's timing here never depends on other messages (no shared buses, engines
   /// or memory): NPUs with the same traffic then behave alike (scheduler/group_symmetry.hpp).
   virtual bool messages_independent() const { return false; }
+  /// The network it sends over, for network::Backend::pin_routes (a program's reserved paths);
+  /// nullptr if it has none.
+  virtual network::Backend* network() { return nullptr; }
 };
 
 /// No cost at either end: the network's callbacks are the executor's (today's behaviour, and
@@ -115,6 +118,7 @@ class Ideal final : public Endpoint, private core::EventHandler {
   std::string_view name() const override { return "ideal"; }
   void send(const Message& m, network::DeliveryHandler& h, std::uint64_t tag) override;
   bool messages_independent() const override { return true; }
+  network::Backend* network() override { return &backend_; }
 
  private:
   void on_event(std::uint64_t slot) override;

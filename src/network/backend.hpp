@@ -16,6 +16,7 @@
 #include "core/registry.hpp"
 #include "core/units.hpp"
 #include "network/params.hpp"
+#include "topology/pinned_routes.hpp"
 #include "topology/topology.hpp"
 
 namespace collsim::network {
@@ -94,6 +95,12 @@ class Backend {
     if (src == dst || src >= num_npus_ || dst >= num_npus_) refuse(src, dst);
     transmit(src, dst, bytes, attrs, handler, tag);
   }
+  /// Route messages whose (source, destination, priority) is in `routes` over its links instead
+  /// of the topology's route (a program's reserved paths: topology/pinned_routes.hpp); nullptr:
+  /// the topology's routes only (the default).
+  void pin_routes(std::shared_ptr<const topology::PinnedRoutes> routes) {
+    pinned_ = std::move(routes);
+  }
   /// Report link busy intervals to `observer` (nullptr: to nobody, the default).
   void set_link_observer(LinkObserver* observer) { link_observer_ = observer; }
   /// What each directed link has carried so far, indexed by LinkId (topology links first; a
@@ -117,8 +124,16 @@ class Backend {
                         const MessageAttributes& attrs, DeliveryHandler& handler,
                         std::uint64_t tag) = 0;
   LinkObserver* link_observer_ = nullptr;
+  /// Append the route of a message from `src` to `dst` with schedule priority `priority` and
+  /// path preference `path`: its pinned links if pin_routes() has them, else the topology's.
+  void route(const topology::Topology& topo, topology::NodeId src, topology::NodeId dst,
+             std::uint32_t priority, std::uint8_t path, std::vector<topology::LinkId>& out) const {
+    if (pinned_ && pinned_->append(src, dst, priority, out)) return;
+    topo.route(src, dst, out, path);
+  }
 
  private:
+  std::shared_ptr<const topology::PinnedRoutes> pinned_;
   [[noreturn]] void refuse(topology::NodeId src, topology::NodeId dst) const;
   std::uint32_t num_npus_;
 };

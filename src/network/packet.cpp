@@ -207,8 +207,9 @@ void PacketBackend::route_via(std::uint32_t m, std::uint32_t src_ni, std::uint32
   msg.path.clear();
   if (feed_base_ != kNoChannel) msg.path.push_back(feed_base_ + msg.src * nis + src_ni);
   msg.path.push_back(ni_channel(msg.src, src_ni, false));
-  topo_.route(msg.src, msg.dst, msg.path,
-              msg.route_path);  // channel ids of topology links are their link ids
+  // Channel ids of topology links are their link ids.
+  route(topo_, msg.src, msg.dst, msg.priority_key == UINT32_MAX ? 0 : msg.priority_key,
+        msg.route_path, msg.path);
   msg.path.push_back(ni_channel(msg.dst, dst_ni, true));
   if (drain_base_ != kNoChannel) msg.path.push_back(drain_base_ + msg.dst * nis + dst_ni);
 }

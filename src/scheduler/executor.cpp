@@ -32,6 +32,16 @@ class Executor::Run final : public collective::Progress::Hooks, public network::
 
   void begin() {
     if (ex_.observer_) ex_.observer_->on_collective_start(id_, p_, label_);
+    if (p_.routes) {
+      network::Backend* net = ex_.endpoint_.network();
+      if (net == nullptr) {
+        throw core::InputError(fmt::format(
+            "algorithm {}: its messages take reserved paths, which endpoint {} cannot pass to "
+            "the network",
+            p_.algorithm, ex_.endpoint_.name()));
+      }
+      net->pin_routes(p_.routes);
+    }
     progress_.pump_all();
     check_done();  // a program with nothing to do
   }
