@@ -112,16 +112,20 @@ class Endpoint {
 /// No cost at either end: the network's callbacks are the executor's (today's behaviour, and
 /// ACE's "ideal" reference point). The calibration knobs still apply: a per-message overhead
 /// before the network and wire bytes = payload / link efficiency.
-class Ideal final : public Endpoint, private core::EventHandler {
+class Ideal final : public Endpoint, private core::EventHandler, private network::DeliveryHandler {
  public:
   Ideal(core::Simulation& sim, network::Backend& backend, const EndpointParams& p = {});
   std::string_view name() const override { return "ideal"; }
   void send(const Message& m, network::DeliveryHandler& h, std::uint64_t tag) override;
-  bool messages_independent() const override { return true; }
+  /// With aggregation_pe set, an NPU's aggregations queue behind each other.
+  bool messages_independent() const override { return p_.aggregation_pe == 0; }
   network::Backend* network() override { return &backend_; }
 
  private:
-  void on_event(std::uint64_t slot) override;
+  void on_event(std::uint64_t event) override;
+  void on_injected(std::uint64_t slot) override;
+  void on_delivered(std::uint64_t slot) override;
+  void put_on_wire(std::uint32_t slot);
   struct Pending {
     Message m;
     network::DeliveryHandler* h = nullptr;
@@ -131,6 +135,7 @@ class Ideal final : public Endpoint, private core::EventHandler {
   network::Backend& backend_;
   EndpointParams p_;
   core::SlotPool<Pending> pending_;
+  std::vector<core::Time> aggregator_free_;  // per NPU: when its aggregation unit is idle
 };
 
 /// Wire bytes of a payload at a link efficiency: ceil(payload / efficiency).

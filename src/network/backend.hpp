@@ -50,6 +50,13 @@ struct MessageAttributes {
   std::uint8_t path = topology::kAnyPath;
 };
 
+/// A collective's schedule table as a strict-schedule NI sees it (MultiTree Sec. IV-A): how many
+/// messages each NPU sends in each time step.
+struct StepPlan {
+  std::vector<std::vector<std::uint32_t>> sends;  ///< [npu][step], steps from 1; [.][0] unused
+  std::uint64_t flow_bytes = 0;                   ///< the largest stepped message's bytes
+};
+
 /// Told when a directed link, or a resource a backend appends after the links, is busy.
 /// Intervals of one link never overlap except on the analytical backend (which does not model
 /// contention); they may be reported out of time order across links.
@@ -101,6 +108,12 @@ class Backend {
   void pin_routes(std::shared_ptr<const topology::PinnedRoutes> routes) {
     pinned_ = std::move(routes);
   }
+  /// True if the backend runs a per-NPU step schedule (the packet backend's strict_schedule),
+  /// for which the executor hands it each collective's StepPlan.
+  virtual bool wants_step_plan() const { return false; }
+  /// The sends each NPU makes in each time step of collective `flow` (MessageAttributes::flow
+  /// and ::priority); called once when the collective starts, before its first send.
+  virtual void set_step_plan(std::uint32_t /*flow*/, StepPlan /*plan*/) {}
   /// Report link busy intervals to `observer` (nullptr: to nobody, the default).
   void set_link_observer(LinkObserver* observer) { link_observer_ = observer; }
   /// What each directed link has carried so far, indexed by LinkId (topology links first; a
@@ -167,6 +180,14 @@ struct PacketOptions {
   /// earliest time step (MessageAttributes::priority; ties in send order); messages reach the
   /// destination's NIs round-robin; routers grant the earliest step first.
   bool schedule_ni = false;
+  /// With schedule_ni, the authors' --strict-schedule: an NPU takes messages of its current time
+  /// step only and moves to the next step once all of the step's messages are out of its NIs;
+  /// a step in which it sends nothing (NoOp) is skipped at once, unless estimate_lockstep.
+  bool strict_schedule = false;
+  /// With strict_schedule, the authors' --estimate-lockstep: a NoOp step lasts an estimated step
+  /// time (m = 256 B messages per flow; m cycles if m <= 58, else 17 m - 58 x 16, with
+  /// message-based flow control 16 m - 58 x 16), twice that right after a step with sends.
+  bool estimate_lockstep = false;
   /// Bandwidth of each NI's injection and ejection channel; unset: the NPU's fastest link. With
   /// NI queues, the bandwidth between the NPU and its NI queues instead (the NI's channels to and
   /// from the router then run at the NPU's fastest link).
