@@ -109,7 +109,8 @@ class Backend {
     pinned_ = std::move(routes);
   }
   /// True if the backend runs a per-NPU step schedule (the packet backend's strict_schedule),
-  /// for which the executor hands it each collective's StepPlan.
+  /// for which the executor hands it the StepPlan of each collective whose program is a step
+  /// schedule (collective::Program::step_schedule; others' steps stay priorities only).
   virtual bool wants_step_plan() const { return false; }
   /// The sends each NPU makes in each time step of collective `flow` (MessageAttributes::flow
   /// and ::priority); called once when the collective starts, before its first send.

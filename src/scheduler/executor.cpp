@@ -43,7 +43,7 @@ class Executor::Run final : public collective::Progress::Hooks, public network::
       }
       net->pin_routes(p_.routes);
     }
-    if (network::Backend* net = ex_.endpoint_.network(); net != nullptr && net->wants_step_plan()) {
+    if (network::Backend* net = ex_.endpoint_.network(); net != nullptr && p_.step_schedule && net->wants_step_plan()) {
       net->set_step_plan(id_, step_plan());
     }
     progress_.pump_all();

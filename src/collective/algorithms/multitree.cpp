@@ -30,6 +30,7 @@ Program build(const BuildRequest& req) {
   const bool lockstep = req.params.at("lockstep") != 0;
   const std::uint32_t T = plan.steps;
   Program p = make_program("multitree", req.collective, n, req.size, req.chunks);
+  p.step_schedule = true;  // an edge's message depends only on edges of earlier steps
   // Per step s (1 .. 2T): the transfers of every tree and chunk.
   std::vector<std::vector<Transfer>> rs(T + 1), ag(T + 1);
   for (std::uint32_t c = 0; c < req.chunks; ++c) {
