@@ -93,6 +93,7 @@ reproduce: build
 	  echo "collsim: $$f"; \
 	  ./$(BUILD)/collsim run $$f --format csv --output results/fig10-$$(basename $$f .yaml).csv || exit 1; \
 	done
+	$(PYTHON) tools/multitree_tables.py --binary ./$(BUILD)/collsim --results results --doc docs/multitree.md
 	@for f in examples/switch-fc/*.yaml; do \
 	  echo "collsim: $$f"; \
 	  ./$(BUILD)/collsim run $$f --format csv --output results/$$(basename $$f .yaml).csv || exit 1; \

@@ -34,6 +34,7 @@ class BusEndpoint : public Endpoint,
  public:
   void send(const Message& m, network::DeliveryHandler& h, std::uint64_t tag) override;
   EndpointStats stats() const override { return stats_; }
+  network::Backend* network() override { return &backend_; }
   void stage_in(topology::NodeId npu, core::Bytes b, StagingHandler& h, std::uint64_t tag) override;
   void stage_out(topology::NodeId npu, core::Bytes b, StagingHandler& h,
                  std::uint64_t tag) override;

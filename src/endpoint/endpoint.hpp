@@ -104,6 +104,9 @@ class Endpoint {
   /// True if a message's timing here never depends on other messages (no shared buses, engines
   /// or memory): NPUs with the same traffic then behave alike (scheduler/group_symmetry.hpp).
   virtual bool messages_independent() const { return false; }
+  /// The network it sends over, for network::Backend::pin_routes (a program's reserved paths);
+  /// nullptr if it has none.
+  virtual network::Backend* network() { return nullptr; }
 };
 
 /// No cost at either end: the network's callbacks are the executor's (today's behaviour, and
@@ -113,7 +116,9 @@ class Endpoint {
 /// port buffers), and with `ideal_chunk` it takes payloads in chunks no larger (ACE's chunking,
 /// "a NIC with unlimited resources"). With `ideal_dma` a chunk is copied into the NIC before its
 /// first stage at the NPU-NIC bandwidth, one copy at a time per NPU, with no LogGP cost (the
-/// payload leaves the NPU no faster than its links take it, Table 7), and out at no cost.
+/// payload leaves the NPU no faster than its links take it, Table 7), and out at no cost. With
+/// `aggregation_pe` a received reduction is handed over after the MultiTree authors' aggregation
+/// cost, behind the NPU's earlier aggregations.
 class Ideal final : public Endpoint, private core::EventHandler, private network::DeliveryHandler {
  public:
   /// `topo` is needed only with link_fifo.
@@ -121,7 +126,10 @@ class Ideal final : public Endpoint, private core::EventHandler, private network
         const topology::Topology* topo = nullptr);
   std::string_view name() const override { return "ideal"; }
   void send(const Message& m, network::DeliveryHandler& h, std::uint64_t tag) override;
-  bool messages_independent() const override { return !p_.link_fifo && !p_.ideal_dma; }
+  bool messages_independent() const override {
+    return !p_.link_fifo && !p_.ideal_dma && p_.aggregation_pe == 0;
+  }
+  network::Backend* network() override { return &backend_; }
   core::Bytes chunk_limit() const override { return p_.ideal_chunk; }
   bool stages_memory() const override { return p_.ideal_dma; }
   void stage_in(topology::NodeId npu, core::Bytes b, StagingHandler& h,
@@ -130,11 +138,13 @@ class Ideal final : public Endpoint, private core::EventHandler, private network
                  std::uint64_t tag) override;
 
  private:
-  void on_event(std::uint64_t slot) override;
+  void on_event(std::uint64_t event) override;
   void on_injected(std::uint64_t slot) override;
   void on_delivered(std::uint64_t slot) override;
   void enqueue(std::uint32_t slot);
   void transmit(std::uint32_t slot);
+  void hand_over(std::uint32_t slot);
+  bool aggregates(const Message& m) const { return p_.aggregation_pe != 0 && m.reduce; }
   static constexpr std::uint32_t kNone = UINT32_MAX;
   struct Pending {
     Message m;
@@ -162,6 +172,7 @@ class Ideal final : public Endpoint, private core::EventHandler, private network
   std::vector<topology::LinkId> route_;
   std::vector<core::Time> dma_free_;  // ideal_dma: when each NPU's copy-in ends
   core::SlotPool<Staged> staged_;
+  std::vector<core::Time> aggregator_free_;  // per NPU: when its aggregation unit is idle
 };
 
 /// Wire bytes of a payload at a link efficiency: ceil(payload / efficiency).

@@ -37,42 +37,52 @@ void Ideal::stage_out(topology::NodeId, core::Bytes, StagingHandler& h, std::uin
   sim_.schedule_in(core::Time{}, *this, slot | kStagingBit);
 }
 
+// Events: (slot << 1) | 0 goes on after the source delay; (slot << 1) | 1 hands a delivered
+// reduction over once its aggregation is done; kStagingBit | slot ends a copy (ideal_dma).
 void Ideal::send(const Message& m, network::DeliveryHandler& h, std::uint64_t tag) {
   const core::Time delay = source_delay(p_);
-  if (delay == core::Time{} && !p_.link_fifo) {
+  if (delay == core::Time{} && !p_.link_fifo && !aggregates(m)) {
     backend_.send(m.src, m.dst, wire_bytes(m.bytes, p_.link_efficiency), h, tag, m.attrs);
     return;
   }
   const std::uint32_t slot = pending_.acquire();
   pending_[slot] = Pending{m, &h, tag};
   if (delay > core::Time{}) {
-    sim_.schedule_in(delay, *this, slot);
+    sim_.schedule_in(delay, *this, std::uint64_t{slot} << 1);
     return;
   }
   enqueue(slot);
 }
 
-// The overhead is paid, or a copy is done.
-void Ideal::on_event(std::uint64_t tag) {
-  if (tag & kStagingBit) {
-    const auto slot = static_cast<std::uint32_t>(tag & ~kStagingBit);
+void Ideal::on_event(std::uint64_t event) {
+  if (event & kStagingBit) {
+    const auto slot = static_cast<std::uint32_t>(event & ~kStagingBit);
     const Staged s = staged_[slot];
     staged_.release(slot);
     s.h->on_staged(s.tag);
     return;
   }
-  enqueue(static_cast<std::uint32_t>(tag));
+  const auto slot = static_cast<std::uint32_t>(event >> 1);
+  if ((event & 1) == 0) {
+    enqueue(slot);
+  } else {
+    hand_over(slot);
+  }
 }
 
 void Ideal::enqueue(std::uint32_t slot) {
+  Pending& p = pending_[slot];
   if (!p_.link_fifo) {
-    const Pending p = pending_[slot];
+    if (aggregates(p.m)) {
+      transmit(slot);  // delivered through this endpoint, which adds the aggregation
+      return;
+    }
+    const Pending q = p;
     pending_.release(slot);
-    backend_.send(p.m.src, p.m.dst, wire_bytes(p.m.bytes, p_.link_efficiency), *p.h, p.tag,
-                  p.m.attrs);
+    backend_.send(q.m.src, q.m.dst, wire_bytes(q.m.bytes, p_.link_efficiency), *q.h, q.tag,
+                  q.m.attrs);
     return;
   }
-  Pending& p = pending_[slot];
   route_.clear();
   topo_->route(p.m.src, p.m.dst, route_, p.m.attrs.path);
   p.link = route_.front();
@@ -92,28 +102,50 @@ void Ideal::transmit(std::uint32_t slot) {
                 p.m.attrs);
 }
 
-// The link is free: the next message in its queue goes.
+// The message left its source: with link_fifo the next message of its link goes.
 void Ideal::on_injected(std::uint64_t tag) {
   const auto slot = static_cast<std::uint32_t>(tag);
   Pending& p = pending_[slot];
   p.injected = true;
-  LinkQueue& q = links_[p.link];
   network::DeliveryHandler* h = p.h;
   const std::uint64_t t = p.tag;
+  const std::uint32_t link = p.link;
   if (p.delivered) pending_.release(slot);
-  if (q.head != kNone) {
-    const std::uint32_t next = q.head;
-    q.head = pending_[next].next;
-    if (q.head == kNone) q.tail = kNone;
-    transmit(next);
-  } else {
-    q.busy = false;
+  if (p_.link_fifo) {
+    LinkQueue& q = links_[link];
+    if (q.head != kNone) {
+      const std::uint32_t next = q.head;
+      q.head = pending_[next].next;
+      if (q.head == kNone) q.tail = kNone;
+      transmit(next);
+    } else {
+      q.busy = false;
+    }
   }
   h->on_injected(t);
 }
 
+// The MultiTree authors' cycle model: ceil(ceil(D / vaults) / pe) x vaults cycles for D
+// parameters, after the NPU's earlier aggregations.
 void Ideal::on_delivered(std::uint64_t tag) {
   const auto slot = static_cast<std::uint32_t>(tag);
+  const Pending& p = pending_[slot];
+  if (!aggregates(p.m)) return hand_over(slot);
+  const std::uint64_t params =
+      (p.m.bytes.count + p_.aggregation_param_bytes.count - 1) / p_.aggregation_param_bytes.count;
+  const std::uint64_t vaults = p_.aggregation_vaults;
+  const std::uint64_t cycles =
+      ((params + vaults - 1) / vaults + p_.aggregation_pe - 1) / p_.aggregation_pe * vaults;
+  const core::Time cost = core::Time::from_ps(static_cast<std::int64_t>(
+      std::llround(static_cast<double>(cycles) * 1e12 / p_.aggregation_clock_hz)));
+  if (aggregator_free_.size() <= p.m.dst) aggregator_free_.resize(p.m.dst + 1);
+  core::Time& free = aggregator_free_[p.m.dst];
+  free = std::max(free, sim_.now()) + cost;
+  sim_.schedule_at(free, *this, (std::uint64_t{slot} << 1) | 1);
+}
+
+// The message is usable at its destination: the executor hears of it.
+void Ideal::hand_over(std::uint32_t slot) {
   Pending& p = pending_[slot];
   p.delivered = true;
   network::DeliveryHandler* h = p.h;
@@ -133,7 +165,9 @@ EndpointInfo ideal_info() {
             return std::make_unique<Ideal>(sim, b, p, &t);
           },
           nullptr,
-          [](const EndpointParams& p) { return !p.link_fifo && !p.ideal_dma; }};
+          [](const EndpointParams& p) {
+            return !p.link_fifo && !p.ideal_dma && p.aggregation_pe == 0;
+          }};
 }
 
 }  // namespace collsim::endpoint

@@ -54,6 +54,21 @@ std::string_view trim(std::string_view t) {
   return t;
 }
 
+constexpr std::string_view kIdeal = "ideal";
+
+// 0 turns the aggregation cost off, so this count may be 0.
+EndpointParam aggregation_pe() {
+  EndpointParam e =
+      param("aggregation_pe", K::Count,
+            "aggregation of each received reduction message on the receiving NPU, one at a time: "
+            "ceil(ceil(D / aggregation_vaults) / aggregation_pe) x aggregation_vaults cycles for D "
+            "parameters; aggregation_pe = max(PE_h, PE_w) of its systolic arrays; 0: no cost",
+            "the MultiTree (ISCA'21) authors' simulator's aggregation cycles (32x32 arrays: 32)",
+            kIdeal, &P::aggregation_pe);
+  e.spec.min = 0;
+  return e;
+}
+
 }  // namespace
 
 const std::vector<EndpointParam>& endpoint_params() {
@@ -127,6 +142,15 @@ const std::vector<EndpointParam>& endpoint_params() {
       param("ace_chunk", K::Bytes,
             "largest chunk ACE takes in (a payload is split into such chunks)",
             "ACE Table 4: 64 KB on average", kAce, &P::ace_chunk),
+      aggregation_pe(),
+      param("aggregation_vaults", K::Count,
+            "vault NPUs of an accelerator sharing an aggregation (the cycle formula's 16)",
+            "MultiTree (ISCA'21) Sec. V-A: HMC-based accelerator, 16 vaults", kIdeal,
+            &P::aggregation_vaults),
+      param("aggregation_clock", K::Frequency, "clock of the aggregation cycles",
+            "MultiTree (ISCA'21) Table III: 1 GHz", kIdeal, &P::aggregation_clock_hz),
+      param("aggregation_param_bytes", K::Bytes, "bytes per aggregated parameter",
+            "MultiTree (ISCA'21) Sec. V-A: FP32 gradients", kIdeal, &P::aggregation_param_bytes),
   };
   return all;
 }

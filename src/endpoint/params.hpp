@@ -60,6 +60,14 @@ struct EndpointParams {
   core::Bytes ace_bus_width{64};          ///< SRAM-ALU bus per ALU, bytes per cycle
   double ace_clock_hz = 1e9;              ///< not given by the paper: ASTRA-sim's 1 GHz tick
   core::Bytes ace_chunk{64u << 10};       ///< Table 4: chunk 64 KB on average
+
+  // Aggregation of a received reduction message on the receiving NPU (the ideal endpoint), the
+  // MultiTree authors' simulator's cycle model: ceil(ceil(D / vaults) / pe) x vaults cycles for D
+  // parameters, one message at a time per NPU. 0 = off (no cost, the default).
+  std::uint32_t aggregation_pe = 0;        ///< max(PE_h, PE_w): 32 for 32x32 systolic arrays
+  std::uint32_t aggregation_vaults = 16;   ///< vault NPUs per accelerator
+  double aggregation_clock_hz = 1e9;       ///< the NPU clock
+  core::Bytes aggregation_param_bytes{4};  ///< bytes per parameter (FP32)
 };
 
 /// One parameter of the schema: its core::ParamSpec (key, type, description, source; parsed,

@@ -15,7 +15,7 @@ void AnalyticalBackend::transmit(topology::NodeId src, topology::NodeId dst, cor
                                  const MessageAttributes& attrs, DeliveryHandler& handler,
                                  std::uint64_t tag) {
   route_.clear();
-  topo_.route(src, dst, route_, attrs.path);
+  route(topo_, src, dst, attrs.priority, attrs.path, route_);
   core::Time latency = topo_.ni_latency();  // the NIs' links to their routers (topology.hpp)
   double bottleneck = 0;
   for (topology::LinkId l : route_) {

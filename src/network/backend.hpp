@@ -16,6 +16,7 @@
 #include "core/registry.hpp"
 #include "core/units.hpp"
 #include "network/params.hpp"
+#include "topology/pinned_routes.hpp"
 #include "topology/topology.hpp"
 
 namespace collsim::network {
@@ -47,6 +48,13 @@ struct MessageAttributes {
   /// k local switches of a package: Topology::route); topology::kAnyPath lets the topology's rule
   /// choose. The executor sets it to the program stream that sent the message.
   std::uint8_t path = topology::kAnyPath;
+};
+
+/// A collective's schedule table as a strict-schedule NI sees it (MultiTree Sec. IV-A): how many
+/// messages each NPU sends in each time step.
+struct StepPlan {
+  std::vector<std::vector<std::uint32_t>> sends;  ///< [npu][step], steps from 1; [.][0] unused
+  std::uint64_t flow_bytes = 0;                   ///< the largest stepped message's bytes
 };
 
 /// Told when a directed link, or a resource a backend appends after the links, is busy.
@@ -94,6 +102,19 @@ class Backend {
     if (src == dst || src >= num_npus_ || dst >= num_npus_) refuse(src, dst);
     transmit(src, dst, bytes, attrs, handler, tag);
   }
+  /// Route messages whose (source, destination, priority) is in `routes` over its links instead
+  /// of the topology's route (a program's reserved paths: topology/pinned_routes.hpp); nullptr:
+  /// the topology's routes only (the default).
+  void pin_routes(std::shared_ptr<const topology::PinnedRoutes> routes) {
+    pinned_ = std::move(routes);
+  }
+  /// True if the backend runs a per-NPU step schedule (the packet backend's strict_schedule),
+  /// for which the executor hands it the StepPlan of each collective whose program is a step
+  /// schedule (collective::Program::step_schedule; others' steps stay priorities only).
+  virtual bool wants_step_plan() const { return false; }
+  /// The sends each NPU makes in each time step of collective `flow` (MessageAttributes::flow
+  /// and ::priority); called once when the collective starts, before its first send.
+  virtual void set_step_plan(std::uint32_t /*flow*/, StepPlan /*plan*/) {}
   /// Report link busy intervals to `observer` (nullptr: to nobody, the default).
   void set_link_observer(LinkObserver* observer) { link_observer_ = observer; }
   /// What each directed link has carried so far, indexed by LinkId (topology links first; a
@@ -117,8 +138,16 @@ class Backend {
                         const MessageAttributes& attrs, DeliveryHandler& handler,
                         std::uint64_t tag) = 0;
   LinkObserver* link_observer_ = nullptr;
+  /// Append the route of a message from `src` to `dst` with schedule priority `priority` and
+  /// path preference `path`: its pinned links if pin_routes() has them, else the topology's.
+  void route(const topology::Topology& topo, topology::NodeId src, topology::NodeId dst,
+             std::uint32_t priority, std::uint8_t path, std::vector<topology::LinkId>& out) const {
+    if (pinned_ && pinned_->append(src, dst, priority, out)) return;
+    topo.route(src, dst, out, path);
+  }
 
  private:
+  std::shared_ptr<const topology::PinnedRoutes> pinned_;
   [[noreturn]] void refuse(topology::NodeId src, topology::NodeId dst) const;
   std::uint32_t num_npus_;
 };
@@ -152,6 +181,14 @@ struct PacketOptions {
   /// earliest time step (MessageAttributes::priority; ties in send order); messages reach the
   /// destination's NIs round-robin; routers grant the earliest step first.
   bool schedule_ni = false;
+  /// With schedule_ni, the authors' --strict-schedule: an NPU takes messages of its current time
+  /// step only and moves to the next step once all of the step's messages are out of its NIs;
+  /// a step in which it sends nothing (NoOp) is skipped at once, unless estimate_lockstep.
+  bool strict_schedule = false;
+  /// With strict_schedule, the authors' --estimate-lockstep: a NoOp step lasts an estimated step
+  /// time (m = 256 B messages per flow; m cycles if m <= 58, else 17 m - 58 x 16, with
+  /// message-based flow control 16 m - 58 x 16), twice that right after a step with sends.
+  bool estimate_lockstep = false;
   /// Bandwidth of each NI's injection and ejection channel; unset: the NPU's fastest link. With
   /// NI queues, the bandwidth between the NPU and its NI queues instead (the NI's channels to and
   /// from the router then run at the NPU's fastest link).

@@ -75,7 +75,7 @@ void FlowBackend::transmit(topology::NodeId src, topology::NodeId dst, core::Byt
   fl.res.clear();
   fl.pos.clear();
   route_.clear();
-  topo_.route(src, dst, route_, attrs.path);
+  route(topo_, src, dst, attrs.priority, attrs.path, route_);
   fl.latency = topo_.ni_latency();  // the NIs' links to their routers (topology.hpp)
   for (topology::LinkId l : route_) {
     fl.res.push_back(l);

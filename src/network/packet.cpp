@@ -30,6 +30,10 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
   if (opt_.vcs == 0) fail("vcs", "must be >= 1");
   if (opt_.nis_per_npu == 0) fail("nis_per_npu", "must be >= 1");
   if (opt_.router_period.ps <= 0) fail("router_clock", "must be > 0");
+  if (opt_.strict_schedule && !opt_.schedule_ni) fail("strict_schedule", "needs schedule_ni");
+  if (opt_.estimate_lockstep && !opt_.strict_schedule) {
+    fail("estimate_lockstep", "needs strict_schedule");
+  }
   const std::uint64_t packet_flits = 1 + ceil_div(opt_.packet_payload_bytes, opt_.flit_bytes);
   wormhole_ = opt_.switching == Switching::Wormhole;
   // Worms hold their VCs: wormhole's packets, and message-based flow control's messages (a head
@@ -173,6 +177,11 @@ void PacketBackend::transmit(topology::NodeId src, topology::NodeId dst, core::B
   msg.dst = dst;
   msg.priority_key = attrs.priority == 0 ? UINT32_MAX : attrs.priority;
   msg.route_path = attrs.path;
+  msg.step = attrs.priority;
+  msg.step_state = UINT32_MAX;
+  for (std::uint32_t i = 0; i < steps_.size() && attrs.priority != 0; ++i) {
+    if (steps_[i].flow == attrs.flow) msg.step_state = i;
+  }
   msg.bytes_left = bytes.count;
   msg.packets_made = 0;
   msg.undelivered =
@@ -207,8 +216,9 @@ void PacketBackend::route_via(std::uint32_t m, std::uint32_t src_ni, std::uint32
   msg.path.clear();
   if (feed_base_ != kNoChannel) msg.path.push_back(feed_base_ + msg.src * nis + src_ni);
   msg.path.push_back(ni_channel(msg.src, src_ni, false));
-  topo_.route(msg.src, msg.dst, msg.path,
-              msg.route_path);  // channel ids of topology links are their link ids
+  // Channel ids of topology links are their link ids.
+  route(topo_, msg.src, msg.dst, msg.priority_key == UINT32_MAX ? 0 : msg.priority_key,
+        msg.route_path, msg.path);
   msg.path.push_back(ni_channel(msg.dst, dst_ni, true));
   if (drain_base_ != kNoChannel) msg.path.push_back(drain_base_ + msg.dst * nis + dst_ni);
 }
@@ -217,12 +227,75 @@ void PacketBackend::route_via(std::uint32_t m, std::uint32_t src_ni, std::uint32
 bool PacketBackend::pull_pending(std::uint32_t q) {
   const std::uint32_t nis = opt_.nis_per_npu;
   auto& wait = pending_[q / nis];
-  if (wait.empty()) return false;
-  const std::uint32_t m = wait.front();
-  wait.pop_front();
-  route_via(m, q % nis, next_dst_ni_[messages_[m].dst]++ % nis);
-  nis_[q].messages.push_back(m);
-  return true;
+  for (auto it = wait.begin(); it != wait.end(); ++it) {
+    if (!eligible(*it)) continue;  // strict_schedule: a later step's message waits
+    const std::uint32_t m = *it;
+    wait.erase(it);
+    route_via(m, q % nis, next_dst_ni_[messages_[m].dst]++ % nis);
+    nis_[q].messages.push_back(m);
+    return true;
+  }
+  return false;
+}
+
+bool PacketBackend::eligible(std::uint32_t m) const {
+  const Message& msg = messages_[m];
+  if (msg.step_state == UINT32_MAX) return true;
+  return steps_[msg.step_state].cur[msg.src] == msg.step;
+}
+
+bool PacketBackend::wants_step_plan() const { return opt_.schedule_ni && opt_.strict_schedule; }
+
+void PacketBackend::set_step_plan(std::uint32_t flow, StepPlan plan) {
+  if (!wants_step_plan()) return;
+  const std::uint32_t n = topo_.num_npus();
+  std::uint32_t st = 0;
+  while (st < steps_.size() && steps_[st].flow != flow) ++st;
+  if (st == steps_.size()) steps_.emplace_back();
+  StepState& s = steps_[st];
+  s.flow = flow;
+  s.plan = std::move(plan);
+  s.plan.sends.resize(n);
+  s.cur.assign(n, 0);
+  s.left.assign(n, 0);
+  // The authors' estimate of a step: m 256 B messages (sub-messages) per flow, 17 flits each
+  // (16 with message-based flow control, one head flit per flow), ~58 messages of buffering.
+  const std::uint64_t m = ceil_div(s.plan.flow_bytes, opt_.packet_payload_bytes);
+  const std::uint64_t per = opt_.message_based_flow_control ? 16 : 17;
+  const std::uint64_t cycles = m <= 58 ? m : per * m - 58 * 16;
+  s.estimate = opt_.router_period * static_cast<std::int64_t>(cycles);
+  for (topology::NodeId npu = 0; npu < n; ++npu) advance_step(st, npu, false);
+}
+
+void PacketBackend::advance_step(std::uint32_t st, topology::NodeId npu, bool after_sends) {
+  StepState& s = steps_[st];
+  const std::vector<std::uint32_t>& row = s.plan.sends[npu];
+  for (;;) {
+    std::uint32_t& cur = s.cur[npu];
+    if (cur == UINT32_MAX) return;
+    if (++cur >= row.size()) {
+      cur = UINT32_MAX;
+      return;
+    }
+    if (row[cur] > 0) {
+      s.left[npu] = row[cur];
+      fill_nis(npu);
+      return;
+    }
+    if (opt_.estimate_lockstep) {
+      const std::uint64_t event = std::uint64_t{st} * topo_.num_npus() + npu;
+      sim_.schedule_in(s.estimate * (after_sends ? 2 : 1), *this, ev(kStep, event));
+      return;
+    }
+  }
+}
+
+void PacketBackend::fill_nis(topology::NodeId npu) {
+  const std::uint32_t nis = opt_.nis_per_npu;
+  for (std::uint32_t i = 0; i < nis && !pending_[npu].empty(); ++i) {
+    const std::uint32_t q = npu * nis + i;
+    if (nis_[q].messages.empty() && ivcs_[ni_queue_base_ + q].packets.empty()) next_ni_packet(q);
+  }
 }
 
 // Cuts the NI's next packet from its front message (the NI queue holds a message's packets from
@@ -533,7 +606,19 @@ void PacketBackend::on_event(std::uint64_t event) {
     }
     case kInjected: {
       const Message& msg = messages_[arg];
+      const std::uint32_t st = msg.step_state, step = msg.step;
+      const topology::NodeId src = msg.src;
       msg.handler->on_injected(msg.tag);
+      // strict_schedule: the step is over at this NPU once all its messages are out.
+      if (st != UINT32_MAX && steps_[st].cur[src] == step && --steps_[st].left[src] == 0) {
+        advance_step(st, src, true);
+      }
+      break;
+    }
+    case kStep: {
+      const std::uint32_t n = topo_.num_npus();
+      advance_step(static_cast<std::uint32_t>(arg / n), static_cast<topology::NodeId>(arg % n),
+                   false);
       break;
     }
     case kDeliver: {
@@ -700,6 +785,32 @@ std::vector<BackendParam> packet_params() {
                  const ParamValue& v) { o.packet.schedule_ni = std::get<bool>(v); },
        .get = [](const BackendOptions& o) -> std::optional<ParamValue> {
          return o.packet.schedule_ni;
+       }},
+      {.spec = {.key = "strict_schedule",
+                .type = ParamType::Bool,
+                .description =
+                    "with schedule_ni: an NPU sends its time steps in order, the next one once "
+                    "all of the current step's messages are out of its NIs",
+                .source = "MultiTree Sec. IV-A; the authors' simulator's --strict-schedule"},
+       .label = "strict",
+       .models = kModels,
+       .set = [](BackendOptions& o,
+                 const ParamValue& v) { o.packet.strict_schedule = std::get<bool>(v); },
+       .get = [](const BackendOptions& o) -> std::optional<ParamValue> {
+         return o.packet.strict_schedule;
+       }},
+      {.spec = {.key = "estimate_lockstep",
+                .type = ParamType::Bool,
+                .description =
+                    "with strict_schedule: a time step in which an NPU sends nothing lasts an "
+                    "estimated step time (twice that right after a step with sends)",
+                .source = "MultiTree Sec. IV-A footnote 4; the authors' --estimate-lockstep"},
+       .label = "lockstep",
+       .models = kModels,
+       .set = [](BackendOptions& o,
+                 const ParamValue& v) { o.packet.estimate_lockstep = std::get<bool>(v); },
+       .get = [](const BackendOptions& o) -> std::optional<ParamValue> {
+         return o.packet.estimate_lockstep;
        }},
       {.spec = {.key = "ni_bandwidth",
                 .type = ParamType::Bandwidth,

@@ -84,6 +84,9 @@ class PacketBackend final : public Backend, private core::EventHandler {
   const std::vector<LinkStats>& link_stats() const override { return stats_; }
   std::vector<std::pair<std::string, double>> summary() const override;
   std::string describe_blocked() const override;
+  /// strict_schedule (with schedule_ni): the backend runs each collective's step plan.
+  bool wants_step_plan() const override;
+  void set_step_plan(std::uint32_t flow, StepPlan plan) override;
 
   /// Flits a message of `bytes` becomes (for tests and reports).
   std::uint64_t flits_for(std::uint64_t bytes) const;
@@ -96,7 +99,8 @@ class PacketBackend final : public Backend, private core::EventHandler {
     kInjected = 3,
     kDeliver = 4,
     kAllocPass = 5,
-    kPortFree = 6
+    kPortFree = 6,
+    kStep = 7  // strict_schedule: a NoOp step's estimated time is over
   };
   static std::uint64_t ev(Kind k, std::uint64_t a) { return (a << 3) | k; }
 
@@ -161,6 +165,8 @@ class PacketBackend final : public Backend, private core::EventHandler {
     topology::NodeId src = 0, dst = 0;
     std::uint32_t priority_key = 0;  // schedule_ni: the step, earliest first (0 = none: last)
     std::uint8_t route_path = topology::kAnyPath;  // MessageAttributes::path
+    std::uint32_t step = 0;                        // MessageAttributes::priority
+    std::uint32_t step_state = UINT32_MAX;         // strict_schedule: its steps_ entry, if any
     std::uint64_t tag = 0;
     std::vector<std::uint32_t> path;  // channels: injection, links..., ejection
     std::uint64_t bytes_left = 0;     // not yet cut into packets (they wait in the NI)
@@ -190,6 +196,11 @@ class PacketBackend final : public Backend, private core::EventHandler {
   std::uint32_t ni_channel(topology::NodeId npu, std::uint32_t ni, bool ejection) const;
   void route_via(std::uint32_t m, std::uint32_t src_ni, std::uint32_t dst_ni);
   bool pull_pending(std::uint32_t q);
+  // strict_schedule: NPU `npu` of steps_[st] moves past its current step (after_sends: the step
+  // had sends), skipping or waiting out NoOp steps.
+  void advance_step(std::uint32_t st, topology::NodeId npu, bool after_sends);
+  void fill_nis(topology::NodeId npu);
+  bool eligible(std::uint32_t m) const;
 
   core::Simulation& sim_;
   const topology::Topology& topo_;
@@ -211,6 +222,15 @@ class PacketBackend final : public Backend, private core::EventHandler {
   // round-robin destination NI of the next message to it.
   std::vector<std::deque<std::uint32_t>> pending_;
   std::vector<std::uint32_t> next_dst_ni_;
+  // strict_schedule: per collective, each NPU's current step and how many of its messages of
+  // that step are not yet out of the NIs (UINT32_MAX: past its last step).
+  struct StepState {
+    std::uint32_t flow = 0;
+    StepPlan plan;
+    std::vector<std::uint32_t> cur, left;
+    core::Time estimate;  // a NoOp step (estimate_lockstep)
+  };
+  std::vector<StepState> steps_;
   core::SlotPool<Packet> packets_;
   core::SlotPool<Message> messages_;
   std::vector<LinkStats> stats_;

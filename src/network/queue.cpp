@@ -33,7 +33,7 @@ void QueueBackend::transmit(topology::NodeId src, topology::NodeId dst, core::By
   s.bytes = bytes;
   s.hop = 0;
   s.route.clear();
-  topo_.route(src, dst, s.route, attrs.path);
+  route(topo_, src, dst, attrs.priority, attrs.path, s.route);
   enter_link(slot);
 }
 

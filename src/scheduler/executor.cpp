@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <vector>
 
@@ -32,6 +33,19 @@ class Executor::Run final : public collective::Progress::Hooks, public network::
 
   void begin() {
     if (ex_.observer_) ex_.observer_->on_collective_start(id_, p_, label_);
+    if (p_.routes) {
+      network::Backend* net = ex_.endpoint_.network();
+      if (net == nullptr) {
+        throw core::InputError(fmt::format(
+            "algorithm {}: its messages take reserved paths, which endpoint {} cannot pass to "
+            "the network",
+            p_.algorithm, ex_.endpoint_.name()));
+      }
+      net->pin_routes(p_.routes);
+    }
+    if (network::Backend* net = ex_.endpoint_.network(); net != nullptr && p_.step_schedule && net->wants_step_plan()) {
+      net->set_step_plan(id_, step_plan());
+    }
     progress_.pump_all();
     check_done();  // a program with nothing to do
   }
@@ -119,6 +133,25 @@ class Executor::Run final : public collective::Progress::Hooks, public network::
     m.attrs.path = path_of(f.src);
     m.reduce = op.reduce;
     return m;
+  }
+
+  // What each NPU sends in each time step (Op.step), for a strict-schedule NI.
+  network::StepPlan step_plan() const {
+    network::StepPlan plan;
+    std::uint32_t npus = 0;
+    for (Rank r = 0; r < p_.num_ranks; ++r) npus = std::max(npus, p_.npu(r) + 1);
+    plan.sends.assign(npus, {});
+    for (Lane l = 0; l < p_.num_lanes(); ++l) {
+      auto& row = plan.sends[p_.npu(p_.rank_of(l))];
+      for (std::uint32_t i = 0; i < p_.num_ops(l); ++i) {
+        const Op op = p_.op(l, i);
+        if (!op.is_send() || op.step == 0) continue;
+        if (row.size() <= op.step) row.resize(op.step + 1, 0);
+        ++row[op.step];
+        plan.flow_bytes = std::max(plan.flow_bytes, p_.bytes(op.first, op.count).count);
+      }
+    }
+    return plan;
   }
 
   // A multi-stream program's stream s asks for parallel path s (a local switch of a package:

@@ -5,8 +5,11 @@
 // switch i / P (switches 0 .. S/2-1 upper, the rest lower). Two NPUs on switches of the same
 // layer talk through a switch of the other layer (the lowest-numbered, by the general graph's
 // tie rule).
-//   bigraph:4x8   the paper's 32 NPUs (2 + 2 switches of 8)
-//   bigraph:4x16  64 NPUs
+// The paper's "32-node 4x8 and 64-node 4x16 BiGraph" are 8 and 16 switches of 4 NPUs (4 + 4 and
+// 8 + 8 switches, one NPU link's bandwidth between every upper and lower switch):
+//   bigraph:8x4   the paper's 32 NPUs
+//   bigraph:16x4  its 64 NPUs
+// bigraph:4x8 and 4x16 (2 + 2 switches of 8 or 16 NPUs) are valid forms of other BiGraphs.
 #include <fmt/format.h>
 
 #include <string>
@@ -77,15 +80,16 @@ Topology bigraph(std::uint32_t switches, std::uint32_t per_switch, core::Bandwid
 TopologyForm bigraph_form() {
   return {.name = "bigraph",
           .syntax = "bigraph:SxP",
-          .example = "bigraph:4x8",
+          .example = "bigraph:8x4",
           .description =
-              "EFLOPS BiGraph: S switches in two layers (every upper linked to every "
-              "lower), P NPUs on each",
-          .source = "MultiTree Sec. V-A (32-NPU 4x8 and 64-NPU 4x16 BiGraph)",
+              "EFLOPS BiGraph: S switches (the first number; S/2 upper, S/2 lower, every upper "
+              "linked to every lower) with P NPUs (the second number) on each, S x P NPUs",
+          .source = "MultiTree Sec. V-A (its 32- and 64-node BiGraphs: bigraph:8x4, bigraph:16x4)",
           .args = FormArgs::Shape,
           .build = [](const CompactArgs& a, core::Bandwidth bw, core::Time lat) {
             if (a.sizes.size() != 2) {
-              throw core::InputError("bigraph: write bigraph:SxP, e.g. bigraph:4x8");
+              throw core::InputError(
+                  "bigraph: write bigraph:SxP (S switches, P NPUs on each), e.g. bigraph:8x4");
             }
             return bigraph(a.sizes[0], a.sizes[1], bw, lat);
           }};

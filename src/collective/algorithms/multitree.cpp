@@ -8,6 +8,8 @@
 // soon as its data is ready. C chunks repeat the schedule on each chunk's pieces.
 #include <fmt/format.h>
 
+#include <memory>
+
 #include "collective/algorithm.hpp"
 #include "collective/algorithms/multitree_build.hpp"
 #include "core/error.hpp"
@@ -28,6 +30,7 @@ Program build(const BuildRequest& req) {
   const bool lockstep = req.params.at("lockstep") != 0;
   const std::uint32_t T = plan.steps;
   Program p = make_program("multitree", req.collective, n, req.size, req.chunks);
+  p.step_schedule = true;  // an edge's message depends only on edges of earlier steps
   // Per step s (1 .. 2T): the transfers of every tree and chunk.
   std::vector<std::vector<Transfer>> rs(T + 1), ag(T + 1);
   for (std::uint32_t c = 0; c < req.chunks; ++c) {
@@ -53,6 +56,28 @@ Program build(const BuildRequest& req) {
   };
   const bool do_rs = req.collective != Collective::AllGather;
   const bool do_ag = req.collective != Collective::ReduceScatter;
+  // Edges that reserved a path of their own (switched networks, reference mode): their messages
+  // take it, parent -> child in the all-gather and reversed in the reduce-scatter.
+  auto routes = std::make_shared<topology::PinnedRoutes>();
+  std::vector<topology::LinkId> back;
+  for (std::uint32_t r = 0; r < n; ++r) {
+    for (const TreeEdge& e : plan.trees[r]) {
+      if (e.path.empty()) continue;
+      if (do_ag) routes->add(e.parent, e.child, (do_rs ? T : 0) + e.step, e.path);
+      if (do_rs) {
+        back.clear();
+        for (auto it = e.path.rbegin(); it != e.path.rend(); ++it) {
+          const topology::Link& l = req.topology.links()[*it];
+          back.push_back(req.topology.link_between(l.dst, l.src));
+        }
+        routes->add(e.child, e.parent, T - e.step + 1, back);
+      }
+    }
+  }
+  if (routes->size() > 0) {
+    routes->seal();
+    p.routes = std::move(routes);
+  }
   if (do_rs) {
     for (std::uint32_t s = 1; s <= T; ++s) emit(rs[s], true, s);
   }

@@ -59,7 +59,10 @@ std::vector<std::vector<LinkId>> neighbour_links(const topology::Topology& topo)
 }
 
 // Reference-mode root priority: 0 on a torus; on a mesh the authors' distance to the farthest
-// corner, whose second term is |cx - cy| (their bug) rather than |y - cy|.
+// corner. Their KNCube numbers node p as (row p / k, column p % k) and calls the row "x"; their
+// distance's second term is |row(c) - col(c)| of the corner c (their bug) rather than
+// |col(p) - col(c)|. So NPU p's priority is the max over the corners (rc, cc) of
+// |row(p) - rc| + |rc - cc|, with row(p) = p / kx (collsim's y).
 std::vector<std::int64_t> priorities(const topology::Topology& topo) {
   const std::uint32_t n = topo.num_npus();
   std::vector<std::int64_t> pr(n, 0);
@@ -67,11 +70,11 @@ std::vector<std::int64_t> priorities(const topology::Topology& topo) {
   if (dims.size() != 2 || dims[0].spec.kind != topology::DimKind::Line) return pr;
   const std::int64_t kx = dims[0].spec.size, ky = dims[1].spec.size;
   for (NodeId p = 0; p < n; ++p) {
-    const std::int64_t x = p % kx;
+    const std::int64_t row = p / kx;
     std::int64_t best = 0;
-    for (std::int64_t cx : {std::int64_t{0}, kx - 1}) {
-      for (std::int64_t cy : {std::int64_t{0}, ky - 1}) {
-        best = std::max(best, std::abs(x - cx) + std::abs(cx - cy));
+    for (std::int64_t rc : {std::int64_t{0}, ky - 1}) {
+      for (std::int64_t cc : {std::int64_t{0}, kx - 1}) {
+        best = std::max(best, std::abs(row - rc) + std::abs(rc - cc));
       }
     }
     pr[p] = best;
@@ -95,6 +98,41 @@ std::vector<std::uint32_t> capacities(const topology::Topology& topo) {
         1u, static_cast<std::uint32_t>(topo.links()[l].bandwidth.bytes_per_s / slowest + 1e-9));
   }
   return c;
+}
+
+// A switched network whose NPUs each have exactly one link, to a switch (fat tree, BiGraph,
+// switch): each NPU's switch and links, each switch's NPUs (ascending id) and its links to other
+// switches (link order). Empty switch_of when the network is not of that shape.
+struct SwitchGraph {
+  std::vector<NodeId> switch_of;
+  std::vector<LinkId> up, down;
+  std::vector<std::vector<NodeId>> attached;
+  std::vector<std::vector<LinkId>> switch_links;
+};
+
+SwitchGraph switch_graph(const topology::Topology& topo) {
+  const std::uint32_t n = topo.num_npus();
+  SwitchGraph g;
+  g.switch_of.resize(n);
+  g.up.resize(n);
+  g.down.resize(n);
+  g.attached.assign(topo.num_nodes(), {});
+  g.switch_links.assign(topo.num_nodes(), {});
+  for (NodeId p = 0; p < n; ++p) {
+    const auto out = topo.out_links(p);
+    if (out.size() != 1 || topo.is_npu(topo.links()[out[0]].dst)) return {};
+    const NodeId s = topo.links()[out[0]].dst;
+    g.switch_of[p] = s;
+    g.up[p] = out[0];
+    g.down[p] = topo.link_between(s, p);
+    g.attached[s].push_back(p);
+  }
+  for (NodeId s = n; s < topo.num_nodes(); ++s) {
+    for (LinkId l : topo.out_links(s)) {
+      if (!topo.is_npu(topo.links()[l].dst)) g.switch_links[s].push_back(l);
+    }
+  }
+  return g;
 }
 
 }  // namespace
@@ -128,9 +166,14 @@ MultiTreePlan build_multitree(const topology::Topology& topo, MultiTreeMode mode
         "a few thousand NPUs",
         n, topo.name(), degree, work));
   }
+  // Reference mode on a network where every NPU has one link, to a switch: the authors' search
+  // (any free switch path, found depth-first). Otherwise switched networks use the routes.
+  const SwitchGraph sg =
+      mode == MultiTreeMode::Reference && switched ? switch_graph(topo) : SwitchGraph{};
+  const bool dfs = !sg.switch_of.empty();
   std::vector<std::vector<NodeId>> candidates;
   std::vector<std::vector<std::vector<LinkId>>> routes;
-  if (switched) {
+  if (switched && !dfs) {
     candidates.assign(n, {});
     routes.assign(n, std::vector<std::vector<LinkId>>(n));
     for (NodeId p = 0; p < n; ++p) {
@@ -160,6 +203,30 @@ MultiTreePlan build_multitree(const topology::Topology& topo, MultiTreeMode mode
   std::vector<std::uint32_t> free_link(links.size());
   std::vector<std::uint32_t> send(n), recv(n), before(n);
   std::uint32_t complete = n == 1 ? 1 : 0;
+  // The depth-first search's state: switches seen in this search, the switch links of the path.
+  std::vector<std::uint32_t> seen(topo.num_nodes(), 0);
+  std::uint32_t stamp = 0;
+  std::vector<LinkId> trail;
+  // From switch `s` over free switch links, depth-first, to a leaf switch offering a node not in
+  // tree r that may still receive: its first such node, or UINT32_MAX. Spine switches (no NPUs)
+  // are passed through; a leaf switch whose NPUs are all taken is a dead end (the authors'
+  // search). `trail` holds the switch links taken.
+  auto search = [&](auto&& self, NodeId s, NodeId r) -> NodeId {
+    for (LinkId l : sg.switch_links[s]) {
+      const NodeId s2 = links[l].dst;
+      if (free_link[l] == 0 || seen[s2] == stamp) continue;
+      seen[s2] = stamp;
+      trail.push_back(l);
+      for (NodeId c : sg.attached[s2]) {
+        if (!in_tree[r][c] && recv[c] > 0) return c;
+      }
+      // A leaf switch (one with NPUs) ends the search there; a spine is descended into.
+      const NodeId c = sg.attached[s2].empty() ? self(self, s2, r) : UINT32_MAX;
+      if (c != UINT32_MAX) return c;
+      trail.pop_back();
+    }
+    return UINT32_MAX;
+  };
   // Adds one node to tree `r` in step `t`; false when it cannot grow.
   auto grow = [&](NodeId r, std::uint32_t t) {
     if (members[r].size() == n) return false;
@@ -173,10 +240,37 @@ MultiTreePlan build_multitree(const topology::Topology& topo, MultiTreeMode mode
         --recv[c];
         in_tree[r][c] = 1;
         members[r].push_back(c);
-        plan.trees[r].push_back(TreeEdge{c, p, t});
+        plan.trees[r].push_back(TreeEdge{c, p, t, {}});
         if (members[r].size() == n) ++complete;
         return true;
       };
+      if (dfs) {
+        // The authors' order: a node on the parent's own switch, else the first node the
+        // depth-first search over free switch links reaches. The edge keeps its whole path.
+        const NodeId s0 = sg.switch_of[p];
+        NodeId c = UINT32_MAX;
+        trail.clear();
+        for (NodeId q : sg.attached[s0]) {
+          if (!in_tree[r][q] && recv[q] > 0) {
+            c = q;
+            break;
+          }
+        }
+        if (c == UINT32_MAX) {
+          ++stamp;
+          seen[s0] = stamp;
+          c = search(search, s0, r);
+        }
+        if (c == UINT32_MAX) continue;
+        std::vector<LinkId> path;
+        path.reserve(trail.size() + 2);
+        path.push_back(sg.up[p]);
+        path.insert(path.end(), trail.begin(), trail.end());
+        path.push_back(sg.down[c]);
+        attach(c, trail);
+        plan.trees[r].back().path = std::move(path);
+        return true;
+      }
       if (switched) {
         for (NodeId c : candidates[p]) {
           if (in_tree[r][c] || recv[c] == 0) continue;
@@ -199,8 +293,9 @@ MultiTreePlan build_multitree(const topology::Topology& topo, MultiTreeMode mode
   while (complete < n) {
     ++t;
     free_link = capacity;
-    std::fill(send.begin(), send.end(), kary - 1);
-    std::fill(recv.begin(), recv.end(), kary - 1);
+    // The authors' switched networks: an NPU sends and receives one tree edge per step.
+    std::fill(send.begin(), send.end(), dfs ? 1 : kary - 1);
+    std::fill(recv.begin(), recv.end(), dfs ? 1 : kary - 1);
     for (NodeId r = 0; r < n; ++r) before[r] = static_cast<std::uint32_t>(members[r].size());
     bool grew_in_step = false;
     for (;;) {
@@ -244,13 +339,24 @@ std::string check_multitree(const topology::Topology& topo, const MultiTreePlan&
       seen[e.child] = 1;
       // The edge holds the links of its route (one link between a direct network's neighbours).
       auto& u = used.at(e.step);
-      for (topology::LinkId link : topo.route(e.parent, e.child)) {
+      const std::vector<topology::LinkId> path =
+          e.path.empty() ? topo.route(e.parent, e.child) : e.path;
+      NodeId at = e.parent;
+      for (topology::LinkId link : path) {
+        if (topo.links()[link].src != at) {
+          return fmt::format("tree {}: the path of {} -> {} is not contiguous", r, e.parent,
+                             e.child);
+        }
+        at = topo.links()[link].dst;
         const auto uses = static_cast<std::uint32_t>(std::count(u.begin(), u.end(), link));
         if (uses >= capacity[link]) {
           return fmt::format("step {}: link {} -> {} carries two tree edges (at {} -> {})", e.step,
                              topo.links()[link].src, topo.links()[link].dst, e.parent, e.child);
         }
         u.push_back(link);
+      }
+      if (at != e.child) {
+        return fmt::format("tree {}: the path of {} -> {} ends at {}", r, e.parent, e.child, at);
       }
     }
     if (std::count(seen.begin(), seen.end(), 1) != static_cast<std::ptrdiff_t>(n)) {

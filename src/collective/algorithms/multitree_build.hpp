@@ -13,13 +13,18 @@
 //   reference  the authors' simulator (github.com/farabimahmud/accelerator, final version): the
 //              step ends at a round boundary iff the round's last root failed to grow; from the
 //              second round on, roots go in descending priority, ties by descending id (torus:
-//              priority 0, so N-1..0; mesh: the code's max distance to the four corners, which
-//              computes |x - cx| + |cx - cy|, reproduced as is).
-// Switch-based networks (fat tree, BiGraph, switch; Sec. III-C3): a parent's candidates are the
-// other NPUs nearest first (its own switch's, then farther ones), and a tree edge holds every link
-// of the network's route from parent to child for its step. collsim uses the route the network
-// will take (deterministic NCA on fat trees) instead of the authors' DFS over free switch links,
-// so that the links a tree edge reserves are the links its message crosses.
+//              priority 0, so N-1..0; mesh: the code's max distance to the four corners, with
+//              their KNCube's coordinates (row = id / k) and their bug: max over the corners
+//              (rc, cc) of |row - rc| + |rc - cc|, reproduced as is).
+// Switch-based networks (fat tree, BiGraph, switch; Sec. III-C3). reference: the authors' tree
+// builder, on networks whose NPUs each hang off one switch: an NPU sends and receives one tree
+// edge per step; a parent first takes a node on its own switch, else the first node that a
+// depth-first search over the step's free switch-to-switch links reaches (any free switch path,
+// not only the network's route: spine switches, which have no NPUs, are passed through, a leaf
+// switch offers its NPUs and ends the search); the edge reserves the links of that path and keeps
+// it (TreeEdge::path), and the program pins the edge's messages to it (Program::routes). paper: a
+// parent's candidates are the other NPUs nearest first, and a tree edge holds every link of the
+// network's deterministic route from parent to child for its step.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -34,6 +39,9 @@ struct TreeEdge {
   std::uint32_t child = 0;
   std::uint32_t parent = 0;
   std::uint32_t step = 0;  ///< the all-gather time step it was built in, 1-based
+  /// The links parent -> child the edge reserved (reference mode on switched networks); empty:
+  /// the topology's route.
+  std::vector<topology::LinkId> path;
 };
 
 struct MultiTreePlan {

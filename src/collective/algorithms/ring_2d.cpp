@@ -6,7 +6,11 @@
 // of S / (kx ky), each a hop's latency plus its block over the link bandwidth. With orders = 2
 // (the default) half the data goes X-first and the other half Y-first, concurrently on two
 // streams, so that X and Y links both carry traffic throughout ("2D-ring utilizes all the
-// links", MultiTree Sec. II).
+// links", MultiTree Sec. II). With directions = 2 each order's data is split again, half on rings
+// run one way and half on the same rings run the other way, on a stream of its own: with
+// orders = 2 four chain flows per NPU, bidirectional in both dimensions, the 2D-Ring of the
+// MultiTree authors' simulator (its ring2d schedule), which keeps all four links of a torus NPU
+// busy.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -60,32 +64,40 @@ Program build(const BuildRequest& req) {
   const auto& dims = req.topology.dimensions();
   const std::uint32_t kx = dims[0].spec.size, ky = dims[1].spec.size, n = kx * ky;
   const auto orders = static_cast<std::uint32_t>(req.params.at("orders"));
-  // orders = 2: every chunk is two, X-first on stream 0 and Y-first on stream 1.
-  Program p = make_program("ring-2d", req.collective, n, req.size, req.chunks * orders);
-  p.streams = orders;
-  p.ops.assign(std::size_t{n} * orders, {});
-  for (std::uint32_t c = 0; c < req.chunks * orders; ++c) {
-    const bool x_first = c % orders == 0;
+  const auto dirs = static_cast<std::uint32_t>(req.params.at("directions"));
+  const std::uint32_t flows = orders * dirs;
+  // Every chunk is `flows` sub-chunks, one per stream: stream s goes X-first if s / dirs == 0
+  // (else Y-first), and round its rings backwards if s % dirs == 1.
+  Program p = make_program("ring-2d", req.collective, n, req.size, req.chunks * flows);
+  p.streams = flows;
+  p.ops.assign(std::size_t{n} * flows, {});
+  for (std::uint32_t c = 0; c < req.chunks * flows; ++c) {
+    const std::uint32_t stream = c % flows;
+    const bool x_first = stream / dirs == 0;
+    const bool backwards = stream % dirs == 1;
     // The first phase's rings run along dimension a (size ka), the second's along b.
     const std::uint32_t ka = x_first ? kx : ky, kb = x_first ? ky : kx;
     const auto node = [&](std::uint32_t ia, std::uint32_t ib) {
       return x_first ? ib * kx + ia : ia * kx + ib;
     };
+    // Position i of a ring of k: coordinate i, or k - 1 - i on backward rings.
+    const auto at = [&](std::uint32_t i, std::uint32_t k) { return backwards ? k - 1 - i : i; };
     // First rings: block j is pieces [j kb, (j+1) kb) of the chunk.
     std::vector<RingPhase> first;
     for (std::uint32_t ib = 0; ib < kb; ++ib) {
       RingPhase r{{}, c * n, kb};
-      for (std::uint32_t ia = 0; ia < ka; ++ia) r.group.push_back(node(ia, ib));
+      for (std::uint32_t i = 0; i < ka; ++i) r.group.push_back(node(at(i, ka), ib));
       first.push_back(std::move(r));
     }
-    // Second rings: ring ia holds block (ia + 1) mod ka after the first reduce-scatter.
+    // Second rings: after the first reduce-scatter position i holds block (i + 1) mod ka, so
+    // the NPU at coordinate ia holds block (ia + 1) mod ka, or (ka - ia) mod ka backwards.
     std::vector<RingPhase> second;
     for (std::uint32_t ia = 0; ia < ka; ++ia) {
-      RingPhase r{{}, c * n + ((ia + 1) % ka) * kb, 1};
-      for (std::uint32_t ib = 0; ib < kb; ++ib) r.group.push_back(node(ia, ib));
+      const std::uint32_t held = backwards ? (ka - ia) % ka : (ia + 1) % ka;
+      RingPhase r{{}, c * n + held * kb, 1};
+      for (std::uint32_t i = 0; i < kb; ++i) r.group.push_back(node(ia, at(i, kb)));
       second.push_back(std::move(r));
     }
-    const std::uint32_t stream = c % orders;
     ring_steps(p, first, true, stream);
     ring_steps(p, second, true, stream);
     ring_steps(p, second, false, stream);
@@ -101,8 +113,9 @@ ProgramSize size(const BuildRequest& req) {
   const auto& dims = req.topology.dimensions();
   const std::uint64_t ring =
       dims.size() >= 2 ? std::uint64_t{dims[0].spec.size} + dims[1].spec.size : 2 * n;
-  const auto orders = static_cast<std::uint64_t>(req.params.at("orders"));
-  const std::uint64_t sends = orders * 2 * n * ring;
+  const auto flows = static_cast<std::uint64_t>(req.params.at("orders")) *
+                     static_cast<std::uint64_t>(req.params.at("directions"));
+  const std::uint64_t sends = flows * 2 * n * ring;
   return {sends, 2 * sends};
 }
 
@@ -115,10 +128,14 @@ AlgorithmInfo ring_2d_info() {
       "(2D torus or mesh)",
       "Ying et al. 2018; MultiTree (ISCA'21) Sec. V baseline",
       {Collective::AllReduce},
-      {count_param(
-          "orders", 2, 1, 2,
-          "2: half the data X-first and half Y-first at once, so both dimensions' links work (Ying "
-          "et al.); 1: X-first only")},
+      {count_param("orders", 2, 1, 2,
+                   "2: half the data X-first and half Y-first at once, so both dimensions' links "
+                   "work (Ying "
+                   "et al.); 1: X-first only"),
+       count_param("directions", 1, 1, 2,
+                   "2: half of each order's data on rings run the other way (with orders=2 four "
+                   "chain flows per NPU, bidirectional in both dimensions: the MultiTree "
+                   "authors' 2D-Ring); 1: one way")},
       &build,
       /*staged=*/false,
       /*in_all=*/nullptr,

@@ -34,6 +34,7 @@
 
 #include "collective/collective.hpp"
 #include "core/units.hpp"
+#include "topology/pinned_routes.hpp"
 
 namespace collsim::collective {
 
@@ -92,6 +93,13 @@ struct Program {
   std::vector<Rank> owner;                       ///< see piece_owner(); empty: identity
   std::vector<std::vector<Op>> ops;              ///< ops[lane], when stored
   std::shared_ptr<const OpGenerator> generator;  ///< when set, ops are generated instead
+  /// Routes the algorithm reserved for its messages, keyed by (source NPU, destination NPU,
+  /// Op.step) (topology/pinned_routes.hpp); null: every message takes the topology's route.
+  std::shared_ptr<const topology::PinnedRoutes> routes;
+  /// Op.step is a schedule table (MultiTree Sec. IV-A): every message of step s depends only on
+  /// messages of earlier steps, so an NI may run each NPU's steps strictly in order
+  /// (network::Backend::set_step_plan). Other algorithms' steps are priorities only.
+  bool step_schedule = false;
 
   std::uint32_t num_lanes() const { return num_ranks * streams; }
   Rank rank_of(Lane l) const { return streams == 1 ? l : l / streams; }
