@@ -14,7 +14,8 @@ DEB_PACKAGES := cmake make g++ libcli11-dev nlohmann-json3-dev libyaml-cpp-dev l
                 libgtest-dev libgmock-dev libbenchmark-dev libabsl-dev protobuf-compiler libprotobuf-dev \
                 pybind11-dev python3-dev python3-pytest python3-pandas python3-matplotlib
 
-.PHONY: deps configure build run test golden sanitize clang bench format clean reproduce figures fuzz
+.PHONY: deps configure build run test golden sanitize clang bench format clean reproduce figures fuzz \
+        reproduce-themis reproduce-wrht reproduce-multitree reproduce-switch-fc reproduce-ace
 
 # Figures (docs/img) are drawn by tools/plot.py with Debian's matplotlib and pandas.
 PYTHON ?= /usr/bin/python3
@@ -78,38 +79,59 @@ clang: deps
 
 # Paper reproductions at full size (minutes; not part of `make test`): CSV in results/, and the
 # tables of docs/themis.md and docs/wrht.md rewritten from them (tools/*_tables.py).
+# One paper: `make reproduce PAPER=themis` (themis, multitree, switch-fc, ace, wrht); each target
+# says its expected duration first (measured on 2 cores; the machine's load stretches them).
+PAPERS := themis wrht switch-fc ace multitree
+PAPER  ?= all
 reproduce: build
+	@case " $(PAPERS) all " in *" $(PAPER) "*) ;; \
+	  *) echo "collsim: PAPER=$(PAPER): one of $(PAPERS) (or all)" >&2; exit 2;; esac
+	@if [ "$(PAPER)" = all ]; then \
+	  for p in $(PAPERS); do $(MAKE) reproduce-$$p || exit 1; done; \
+	else $(MAKE) reproduce-$(PAPER); fi
+
+# Runs each scenario of a folder into results/PREFIX-NAME.csv (PREFIX may be empty).
+define run_scenarios
+	@mkdir -p results
+	@for f in $(1); do \
+	  echo "collsim: $$f"; \
+	  ./$(BUILD)/collsim run $$f --format csv --output results/$(2)$$(basename $$f .yaml).csv $(3) \
+	    || exit 1; \
+	done
+endef
+
+reproduce-themis:
+	@echo "collsim: Themis: about 35 min (Figs. 8-12; the Fig. 12 training runs most of it)"
 	@mkdir -p results
 	@for f in examples/themis/*.yaml; do \
 	  echo "collsim: $$f"; \
 	  ./$(BUILD)/collsim run $$f --format csv --output results/$$(basename $$f .yaml).csv \
 	    --activity results/$$(basename $$f .yaml)-activity.csv || exit 1; \
 	done
-	@for f in examples/wrht/*.yaml examples/multitree/*.yaml; do \
-	  echo "collsim: $$f"; \
-	  ./$(BUILD)/collsim run $$f --format csv --output results/$$(basename $$f .yaml).csv || exit 1; \
-	done
-	@for f in examples/multitree/fig10/*.yaml; do \
-	  echo "collsim: $$f"; \
-	  ./$(BUILD)/collsim run $$f --format csv --output results/fig10-$$(basename $$f .yaml).csv || exit 1; \
-	done
-	$(PYTHON) tools/multitree_tables.py --binary ./$(BUILD)/collsim --results results --doc docs/multitree.md
-	@for f in examples/switch-fc/*.yaml; do \
-	  echo "collsim: $$f"; \
-	  ./$(BUILD)/collsim run $$f --format csv --output results/$$(basename $$f .yaml).csv || exit 1; \
-	done
-	@$(PYTHON) tools/switch_fc_tables.py --collsim ./$(BUILD)/collsim --doc docs/switch-fc.md
-	@for f in examples/ace/*.yaml; do \
-	  echo "collsim: $$f"; \
-	  ./$(BUILD)/collsim run $$f --format csv --output results/ace-$$(basename $$f .yaml).csv || exit 1; \
-	done
-	@$(PYTHON) tools/ace_tables.py results docs/ace.md
-	@for f in examples/training/multitree-fig11.yaml examples/training/themis-fig12.yaml; do \
-	  echo "collsim: $$f"; \
-	  ./$(BUILD)/collsim run $$f --format csv --output results/$$(basename $$f .yaml).csv || exit 1; \
-	done
+	$(call run_scenarios,examples/training/themis-fig12.yaml,,)
 	$(PYTHON) tools/themis_tables.py results docs/themis.md
+
+reproduce-wrht:
+	@echo "collsim: WRHT: about 5-25 min (Fig. 2; the striped Rings at 1024 nodes most of it)"
+	$(call run_scenarios,examples/wrht/*.yaml,,)
 	$(PYTHON) tools/wrht_tables.py results docs/wrht.md
+
+reproduce-multitree:
+	@echo "collsim: MultiTree: about 1-1.5 h (the packet-level Fig. 9 and Fig. 10 sweeps)"
+	$(call run_scenarios,examples/multitree/*.yaml,,)
+	$(call run_scenarios,examples/multitree/fig10/*.yaml,fig10-,)
+	$(call run_scenarios,examples/training/multitree-fig11.yaml,,)
+	$(PYTHON) tools/multitree_tables.py --binary ./$(BUILD)/collsim --results results --doc docs/multitree.md
+
+reproduce-switch-fc:
+	@echo "collsim: switch-fc: a few minutes (Figs. 9-11)"
+	$(call run_scenarios,examples/switch-fc/*.yaml,,)
+	@$(PYTHON) tools/switch_fc_tables.py --collsim ./$(BUILD)/collsim --doc docs/switch-fc.md
+
+reproduce-ace:
+	@echo "collsim: ACE: about 3-5 min (Figs. 9-17)"
+	$(call run_scenarios,examples/ace/*.yaml,ace-,)
+	@$(PYTHON) tools/ace_tables.py results docs/ace.md
 
 # Plots in docs/img from the CSVs of `make reproduce` (installs matplotlib and pandas if missing).
 figures:
