@@ -163,7 +163,14 @@ std::string render_training_json(const std::vector<jobs::TrainingRow>& rows) {
                     {"bytes", t.bytes},
                     {"layers", layers}});
   }
-  return runs.dump(2) + "\n";
+  // One envelope as `collective --format json`: the units, then the runs.
+  nlohmann::ordered_json doc;
+  doc["units"] = {{"*_ns", "nanoseconds (totals over the run's iterations; iteration_ns: one "
+                           "iteration)"},
+                  {"bytes", "bytes"},
+                  {"messages", "messages"}};
+  doc["runs"] = std::move(runs);
+  return doc.dump(2) + "\n";
 }
 
 }  // namespace collsim::report

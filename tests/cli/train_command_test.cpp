@@ -42,6 +42,9 @@ TEST(TrainCli, ToyWorkloadIterationIsTheHandDerivedTimeline) {
       "train -w examples/training/toy.yaml -t fc:4 -a direct -b analytical "
       "--format json -q");
   EXPECT_NE(json.out.find("\"total_ns\": 1026868.0"), std::string::npos) << json.out;
+  // One envelope, as `collective --format json`: units first, then the runs.
+  EXPECT_EQ(json.out.rfind("{\n  \"units\": {", 0), 0u) << json.out;
+  EXPECT_NE(json.out.find("\"runs\": ["), std::string::npos);
 }
 
 TEST(TrainCli, BadInputIsExitTwoNamingTheFieldAndWritesNothing) {
