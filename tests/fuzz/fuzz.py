@@ -15,7 +15,8 @@ sanitizer report; an --output / --trace / --activity / --lightpaths file that he
 it after exit 2; every case within --timeout seconds and under `ulimit -v` (--memory-mib). A case
 whose --max-messages (default 5e8: minutes of simulation, by design) is above what its timeout
 stands for (timeout x 1e6 messages) and that times out is run again with that lower limit: refused
-or finished in time, it is slow within its limit, not runaway.
+or finished in time, it is slow within its limit, not runaway. A sweep run with --quiet that times
+out is run again with --progress instead, so that its finished runs show (a slow sweep).
 
 Findings in classes another change owns may be allowed by name (ALLOWED below, each naming its
 owner): they are counted and listed, not failed. The exit status is 1 if any other finding.
@@ -520,6 +521,19 @@ def run_case(job):
                 rc2, _, err2, timed_out2 = launch(argv)
                 if not timed_out2 and classify(case, rc2, "", err2, False) == "ok":
                     r["class"] = "slow-within-limit"
+        # --quiet hides the progress lines that tell a slow sweep from a runaway run: run it
+        # again without it (and with --progress) to see its runs finish.
+        quiet = [a for a in case["argv"] if a in ("--quiet", "-q")]
+        takes_progress = any(o["name"] == "--progress"
+                             for o in d["options"].get(case["argv"][0], []))
+        if r["class"] == "timeout" and quiet and takes_progress:
+            argv = [a for a in case["argv"] if a not in quiet]
+            if "--progress" not in argv:
+                argv.append("--progress")
+            rc2, out2, err2, timed_out2 = launch(argv)
+            c2 = classify(case, rc2, out2, err2, timed_out2)
+            if c2 in ("slow-sweep", "ok"):
+                r["class"] = "slow-sweep"
         r["allowed"] = None
         if r["class"] not in NOT_FINDINGS:
             for name, pred in ALLOWED.items():
