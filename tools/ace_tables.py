@@ -14,6 +14,8 @@ import os
 import sys
 from collections import defaultdict
 
+import doc_tables
+
 BEGIN = "<!-- ace-tables:begin -->"
 END = "<!-- ace-tables:end -->"
 
@@ -164,14 +166,7 @@ def main():
         "Figs. 14, 16 and 17: ResNet-50 and GNMT on the SCALE-Sim systolic model (ms per "
         "iteration, speedups over baseline)", read(os.path.join(res, "ace-fig14-16.csv")), paper)
     out.append(END)
-    text = open(doc).read()
-    if BEGIN not in text or END not in text:
-        sys.exit(f"{doc}: markers {BEGIN} / {END} missing")
-    head, rest = text.split(BEGIN, 1)
-    tail = rest.split(END, 1)[1]
-    with open(doc, "w") as f:
-        f.write(head + "\n".join(out) + tail)
-
+    doc_tables.rewrite(doc, {"ace": out[1:-1]}, lambda _: (BEGIN, END), "ace_tables.py")
 
 if __name__ == "__main__":
     main()

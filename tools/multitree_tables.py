@@ -12,9 +12,10 @@ import argparse
 import csv
 import json
 import os
-import re
 import subprocess
 import sys
+
+import doc_tables
 
 
 def ratio(collsim, paper):
@@ -89,13 +90,21 @@ def bw(rows, topo, algo, size, backend=None):
     return None
 
 
-def table_fig9_flow(results):
+def fig9_rows(results):
+    """The rows of the three Fig. 9 CSVs, or None when one is missing."""
     rows = []
     for name in ("fig9-grids", "fig9-switched", "fig9-bigraph"):
         got = read_csv(os.path.join(results, name + ".csv"))
         if got is None:
             return None
         rows += got
+    return rows
+
+
+def table_fig9_flow(results):
+    rows = fig9_rows(results)
+    if rows is None:
+        return None
     header = "| network | size | " + " | ".join(label for _, label in FIG9_ALGOS) + " |"
     out = [header, "|" + "---|" * (len(FIG9_ALGOS) + 2)]
     topos = list(dict.fromkeys(r["topology"] for r in rows))
@@ -110,12 +119,9 @@ def table_fig9_flow(results):
 
 
 def table_fig9_claims(results):
-    rows = []
-    for name in ("fig9-grids", "fig9-switched", "fig9-bigraph"):
-        got = read_csv(os.path.join(results, name + ".csv"))
-        if got is None:
-            return None
-        rows += got
+    rows = fig9_rows(results)
+    if rows is None:
+        return None
     big = 64 << 20
     out = ["| claim (Fig. 9, 64 MiB) | paper | collsim | ratio |", "|---|---|---|---|"]
     for topo in ("fattree:4x2", "fattree:8x2", "bigraph:8x4", "bigraph:16x4"):
@@ -236,35 +242,21 @@ def table_fig11(results):
     return "\n".join(out)
 
 
-def replace(doc, name, table):
-    pat = re.compile(r"(<!-- BEGIN generated:%s -->\n)(.*?)(<!-- END generated:%s -->)" %
-                     (re.escape(name), re.escape(name)), re.S)
-    if not pat.search(doc):
-        sys.exit(f"multitree_tables: no generated:{name} block in the page")
-    if table is None:
-        print(f"multitree_tables: {name}: CSVs missing, left as is", file=sys.stderr)
-        return doc
-    return pat.sub(lambda m: m.group(1) + table + "\n" + m.group(3), doc)
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", required=True)
     ap.add_argument("--results", default="results")
     ap.add_argument("--doc", default="docs/multitree.md")
     a = ap.parse_args()
-    with open(a.doc) as f:
-        doc = f.read()
-    doc = replace(doc, "steps", table_steps(a.binary))
-    doc = replace(doc, "fig9-flow", table_fig9_flow(a.results))
-    doc = replace(doc, "fig9-claims", table_fig9_claims(a.results))
-    doc = replace(doc, "fig9-packet", table_fig9_packet(a.results))
     fig10, fig10_claims = table_fig10(a.results)
-    doc = replace(doc, "fig10", fig10)
-    doc = replace(doc, "fig10-claims", fig10_claims)
-    doc = replace(doc, "fig11", table_fig11(a.results))
-    with open(a.doc, "w") as f:
-        f.write(doc)
+    doc_tables.rewrite(a.doc, {"steps": table_steps(a.binary),
+                               "fig9-flow": table_fig9_flow(a.results),
+                               "fig9-claims": table_fig9_claims(a.results),
+                               "fig9-packet": table_fig9_packet(a.results),
+                               "fig10": fig10, "fig10-claims": fig10_claims,
+                               "fig11": table_fig11(a.results)},
+                       lambda name: (f"<!-- BEGIN generated:{name} -->",
+                                     f"<!-- END generated:{name} -->"), "multitree_tables")
 
 
 if __name__ == "__main__":

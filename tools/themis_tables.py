@@ -13,8 +13,9 @@ paper.
 """
 import csv
 import os
-import re
 import sys
+
+import doc_tables
 
 PAPER = {"fifo": 1.58, "scf": 1.72, "u_base": 56.31, "u_fifo": 87.67, "u_scf": 95.14}
 
@@ -108,24 +109,14 @@ def sensitivity_table(results):
     return lines
 
 
-def replace(doc, name, lines):
-    begin, end = f"<!-- BEGIN themis_tables {name} -->", f"<!-- END themis_tables {name} -->"
-    i, j = doc.find(begin), doc.find(end)
-    if i < 0 or j < i:
-        sys.exit(f"themis_tables: no block {name} in the doc")
-    return doc[:i + len(begin)] + "\n" + "\n".join(lines) + "\n" + doc[j:]
-
-
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     results, path = sys.argv[1], sys.argv[2]
-    with open(path) as f:
-        doc = f.read()
-    doc = replace(doc, "summary", summary_table(results))
-    doc = replace(doc, "sensitivity", sensitivity_table(results))
-    with open(path, "w") as f:
-        f.write(doc)
+    doc_tables.rewrite(path, {"summary": summary_table(results),
+                              "sensitivity": sensitivity_table(results)},
+                       lambda name: (f"<!-- BEGIN themis_tables {name} -->",
+                                     f"<!-- END themis_tables {name} -->"), "themis_tables")
 
 
 if __name__ == "__main__":

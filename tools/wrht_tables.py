@@ -14,6 +14,8 @@ import os
 import re
 import sys
 
+import doc_tables
+
 MODELS = [(27190800, "GoogLeNet"), (100000000, "ResNet-50"), (249200000, "AlexNet"),
           (552000000, "VGG16")]
 NODES = [16, 32, 64, 128, 256, 512, 1024]
@@ -223,28 +225,17 @@ def wavelengths_table(results):
     return lines
 
 
-def replace(doc, name, lines):
-    begin, end = f"<!-- BEGIN wrht_tables {name} -->", f"<!-- END wrht_tables {name} -->"
-    i, j = doc.find(begin), doc.find(end)
-    if i < 0 or j < i:
-        sys.exit(f"wrht_tables: no block {name} in the doc")
-    return doc[:i + len(begin)] + "\n" + "\n".join(lines) + "\n" + doc[j:]
-
-
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     results, path = sys.argv[1], sys.argv[2]
     opt, e200, e10 = load(results)
-    with open(path) as f:
-        doc = f.read()
-    doc = replace(doc, "fig2", fig2_table(opt, e200, e10))
-    doc = replace(doc, "summary", summary_table(opt, e200, e10))
-    doc = replace(doc, "setup", setup_table(results, e200, e10))
-    doc = replace(doc, "wavelengths", wavelengths_table(results))
-    with open(path, "w") as f:
-        f.write(doc)
-
+    doc_tables.rewrite(path, {"fig2": fig2_table(opt, e200, e10),
+                              "summary": summary_table(opt, e200, e10),
+                              "setup": setup_table(results, e200, e10),
+                              "wavelengths": wavelengths_table(results)},
+                       lambda name: (f"<!-- BEGIN wrht_tables {name} -->",
+                                     f"<!-- END wrht_tables {name} -->"), "wrht_tables")
 
 if __name__ == "__main__":
     main()

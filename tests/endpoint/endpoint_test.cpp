@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <utility>
 
 #include "cli_run.hpp"
 #include "compute/systolic.hpp"
@@ -123,20 +124,28 @@ TEST(Endpoints, OneBusMessageOnIdleBusesCostsTheSumOfItsLogGPTerms) {
   EXPECT_GT(two, one_message("baseline", true, 4096));
 }
 
-// 64 KB each way between two NPUs under baseline; when the message 0 -> 1 is delivered.
-Time exchange(bool half, bool both_ways) {
+// Messages 0 -> 1 (and, with SECOND's bytes non-zero, SECOND) on fc:2, 100 GB/s and 100 ns per
+// link, analytical backend, through endpoint NAME with P; when each was delivered.
+std::pair<Time, Time> two_messages(const std::string& name, const endpoint::EndpointParams& p,
+                                   std::uint64_t first_bytes, endpoint::Message second) {
   const auto t = topology::from_compact("fc:2", core::Bandwidth{100e9}, Time::from_ns(100));
   core::Simulation sim;
   network::AnalyticalBackend net(sim, t);
-  endpoint::EndpointParams p;
-  p.npu_nic_half_duplex = half;
-  auto ep = endpoint::find_endpoint("baseline", "t").make(sim, net, t, p);
+  auto ep = endpoint::find_endpoint(name, "t").make(sim, net, t, p);
   Probe a, b;
   a.sim = b.sim = &sim;
-  ep->send(endpoint::Message{0, 1, core::Bytes{65536}, {}, false}, a, 0);
-  if (both_ways) ep->send(endpoint::Message{1, 0, core::Bytes{65536}, {}, false}, b, 1);
+  ep->send(endpoint::Message{0, 1, core::Bytes{first_bytes}, {}, false}, a, 0);
+  if (second.bytes.count > 0) ep->send(second, b, 1);
   sim.run();
-  return a.delivered;
+  return {a.delivered, b.delivered};
+}
+
+// 64 KB each way between two NPUs under baseline; when the message 0 -> 1 is delivered.
+Time exchange(bool half, bool both_ways) {
+  endpoint::EndpointParams p;
+  p.npu_nic_half_duplex = half;
+  const endpoint::Message back{1, 0, core::Bytes{both_ways ? 65536u : 0u}, {}, false};
+  return two_messages("baseline", p, 65536, back).first;
 }
 
 TEST(Endpoints, HalfDuplexNicBusSerializesBothDirections) {
@@ -150,20 +159,13 @@ TEST(Endpoints, HalfDuplexNicBusSerializesBothDirections) {
 TEST(Endpoints, LinkFifoInjectsOneMessageAtATimePerLink) {
   // Two 1000 B messages 0 -> 1 on a 100 GB/s link with 100 ns latency (the analytical backend
   // does not share links): with link_fifo the second enters when the first has left (10 ns).
-  const auto t = topology::from_compact("fc:2", core::Bandwidth{100e9}, Time::from_ns(100));
   for (const bool fifo : {false, true}) {
-    core::Simulation sim;
-    network::AnalyticalBackend net(sim, t);
     endpoint::EndpointParams p;
     p.link_fifo = fifo;
-    auto ep = endpoint::find_endpoint("ideal", "t").make(sim, net, t, p);
-    Probe a, b;
-    a.sim = b.sim = &sim;
-    ep->send(endpoint::Message{0, 1, core::Bytes{1000}, {}, false}, a, 0);
-    ep->send(endpoint::Message{0, 1, core::Bytes{1000}, {}, false}, b, 1);
-    sim.run();
-    EXPECT_EQ(a.delivered, Time::from_ns(110));
-    EXPECT_EQ(b.delivered, Time::from_ns(fifo ? 120 : 110)) << fifo;
+    const auto [a, b] =
+        two_messages("ideal", p, 1000, endpoint::Message{0, 1, core::Bytes{1000}, {}, false});
+    EXPECT_EQ(a, Time::from_ns(110));
+    EXPECT_EQ(b, Time::from_ns(fifo ? 120 : 110)) << fifo;
   }
 }
 

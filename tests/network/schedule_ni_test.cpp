@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "core/engine.hpp"
@@ -48,6 +49,17 @@ MessageAttributes step(std::uint32_t s) {
   return a;
 }
 
+// Gives NPU 0 the plan SENDS (its messages per step, from step 1) of BYTES each, and sends one
+// message of BYTES at step S with tag TAG.
+void plan_and_send(PacketBackend& net, testing::Recorder& rec, std::vector<std::uint32_t> sends,
+                   std::uint64_t bytes, std::uint64_t tag, std::uint32_t s) {
+  StepPlan plan;
+  plan.sends = {std::move(sends), {}};
+  plan.flow_bytes = bytes;
+  net.set_step_plan(0, plan);
+  net.send(0, 1, core::Bytes{bytes}, rec, tag, step(s));
+}
+
 // NPU 0 sends its step-2 message before its step-1 message is ready. Without strict order its
 // one NI takes the step-2 message at once; with it, step 2 waits until step 1's message is out.
 TEST(ScheduleNi, StrictScheduleSendsStepsInOrder) {
@@ -56,11 +68,7 @@ TEST(ScheduleNi, StrictScheduleSendsStepsInOrder) {
     core::Simulation sim;
     PacketBackend net(sim, topo, one_ni(strict, false));
     testing::Recorder rec(sim);
-    StepPlan plan;
-    plan.sends = {{0, 1, 1}, {}};
-    plan.flow_bytes = 2560;
-    net.set_step_plan(0, plan);
-    net.send(0, 1, core::Bytes{2560}, rec, 2, step(2));
+    plan_and_send(net, rec, {0, 1, 1}, 2560, 2, 2);
     Later later;
     later.net = &net;
     later.rec = &rec;
@@ -86,11 +94,7 @@ TEST(ScheduleNi, EstimatedLockstepWaitsOutNoOpSteps) {
     core::Simulation sim;
     PacketBackend net(sim, topo, one_ni(true, estimate));
     testing::Recorder rec(sim);
-    StepPlan plan;
-    plan.sends = {{0, 0, 1}, {}};
-    plan.flow_bytes = 25600;
-    net.set_step_plan(0, plan);
-    net.send(0, 1, core::Bytes{25600}, rec, 0, step(2));
+    plan_and_send(net, rec, {0, 0, 1}, 25600, 0, 2);
     sim.run();
     EXPECT_EQ(rec.injected.at(0), core::Time::from_ns((estimate ? 772 : 0) + 1700).ps) << estimate;
   }

@@ -27,6 +27,14 @@ topology::DimSpec ring(std::uint32_t n, double gbps, std::int64_t ns) {
   return d;
 }
 
+// The alltoall platforms' outer dimension: 4 fully connected switches, 25 GB/s 200 ns per link.
+topology::DimSpec four_switches() {
+  topology::DimSpec s = ring(4, 25, 200);
+  s.kind = topology::DimKind::Switch;
+  s.links_per_npu = 4;
+  return s;
+}
+
 // Table 5 / Table 7: L x V x H torus, 200 GB/s 90 ns in the package, 25 GB/s 200 ns across.
 topology::Topology torus(std::uint32_t l, std::uint32_t v, std::uint32_t h) {
   return topology::hierarchical({ring(l, 200, 90), ring(v, 25, 200), ring(h, 25, 200)});
@@ -64,13 +72,7 @@ TEST(AceValidation, Fig9AllReduceOnTheTorus) {
 
 TEST(AceValidation, Fig12AllReduceOnAlltoallPackagesIsWhereAceGainsMost) {
   // L x P = 4 x 4: a ring in the package, 4 fully connected switches between packages.
-  topology::DimSpec sw;
-  sw.kind = topology::DimKind::Switch;
-  sw.size = 4;
-  sw.bandwidth = core::Bandwidth{25e9};
-  sw.latency = core::Time::from_ns(200);
-  sw.links_per_npu = 4;
-  const auto t = topology::hierarchical({ring(4, 200, 90), sw});
+  const auto t = topology::hierarchical({ring(4, 200, 90), four_switches()});
   const auto ar =
       times(t, Collective::AllReduce, 1 << 20, "hierarchical:active_chunks=4:dim1=direct");
   // collsim: 2.5x (36.7 vs 14.7 us); paper 1.55x on average over its sizes (the band holds
@@ -154,13 +156,7 @@ TEST(AceValidation, EndpointsOrderIdealAceBaselinePlusBaselineKnownDeviationIdea
     bool sw = false;
     for (std::uint32_t d = 0; d < outer; ++d) {
       if (d == 0 && pick(3) == 0) {
-        topology::DimSpec s;
-        s.kind = topology::DimKind::Switch;
-        s.size = 4;
-        s.bandwidth = core::Bandwidth{25e9};
-        s.latency = core::Time::from_ns(200);
-        s.links_per_npu = 4;
-        dims.push_back(s);
+        dims.push_back(four_switches());
         sw = true;
         break;
       }
