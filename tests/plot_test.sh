@@ -31,4 +31,19 @@ cmp -s "$work/d.png" "$work/e.png" || { echo "collsim plot differs from plot.py 
 rc=$?
 [ "$rc" = 2 ] || { echo "missing CSV: exit $rc, want 2"; exit 1; }
 grep -q "missing.csv: no such file" "$work/err2" || { echo "error does not name the file"; exit 1; }
+# `collsim plot --trace`: a run's timeline, offline; the same bytes twice; a run the trace does
+# not have is exit 2 with the runs named, and no PNG.
+"$collsim" collective -t torus:2x2 -a ring,direct -s 64KiB --trace "$work/t.json" -q >/dev/null || exit 1
+"$collsim" plot --trace "$work/t.json" -o "$work/t1.png" --run 2 || exit 1
+"$collsim" plot --trace "$work/t.json" -o "$work/t2.png" --run 2 || exit 1
+[ -s "$work/t1.png" ] || { echo "no timeline PNG"; exit 1; }
+cmp -s "$work/t1.png" "$work/t2.png" || { echo "timeline PNG bytes differ between two runs"; exit 1; }
+"$collsim" plot --trace "$work/t.json" -o "$work/t3.png" --run 3 2>"$work/err3"
+rc=$?
+[ "$rc" = 2 ] || { echo "--run 3 of 2 runs: exit $rc, want 2"; exit 1; }
+grep -q "the trace has runs 1-2" "$work/err3" || { echo "error does not name the runs"; cat "$work/err3"; exit 1; }
+[ ! -e "$work/t3.png" ] || { echo "a timeline was written despite the error"; exit 1; }
+"$collsim" plot "$work/r.csv" --trace "$work/t.json" -o "$work/t4.png" 2>"$work/err4"
+rc=$?
+[ "$rc" = 2 ] || { echo "CSV and --trace: exit $rc, want 2"; exit 1; }
 echo ok

@@ -22,6 +22,12 @@ import pandas as pd
 
 __all__ = ["CollsimError", "cli", "run", "collective", "train", "astra"]
 
+# Installed by `pip install .`, the model zoo is in the package; the extension runs inside the
+# interpreter, so it cannot find it from its own path as the command-line program does.
+_MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "share", "collsim", "models")
+if os.path.isdir(_MODELS):
+    os.environ.setdefault("COLLSIM_MODELS", _MODELS)
+
 
 class CollsimError(Exception):
     """A collsim command failed; `status` is its exit status (2: bad input, 3: the simulation

@@ -12,6 +12,9 @@ Kinds:
   lines     lines with markers: --y against --x, one line per --hue value
   activity  Themis Fig. 9: the --activity CSV of `collsim run/collective`, one panel per
             algorithm, one step line per dimension (share of each window it ran a chunk-stage)
+  timeline  a run of a `--trace FILE.json` (give the JSON for CSV; --run K, default 1): a lane per
+            NPU and collective (sends, receives), training track or dimension, and the dimensions'
+            busy share below (collsim/timeline.py; `collsim plot --trace FILE.json -o FIG.png`)
 
 Results CSV (`--format csv`): one row per run; derived columns time_ms, time_us, size_MB,
 bw_utilization_pct, label (the algorithm in the Themis paper's names), series (backend and
@@ -35,12 +38,10 @@ import tempfile
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from ._errors import UserError  # shared with timeline.py
+
 DPI = 100
 METADATA = {"Software": None}  # no matplotlib version or date: same bytes every time
-
-
-class UserError(Exception):
-    """Bad input: reported in one line, exit status 2."""
 
 
 def short_label(algorithm):
@@ -314,7 +315,7 @@ def standard(df, out, *, title=None):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("kind", choices=["auto", "bars", "stacked", "lines", "activity"])
+    ap.add_argument("kind", choices=["auto", "bars", "stacked", "lines", "activity", "timeline"])
     ap.add_argument("csv", help="CSV file(s), comma-separated")
     ap.add_argument("out", help="PNG to write")
     ap.add_argument("--x", default="size_MB")
@@ -327,12 +328,17 @@ def main(argv=None):
     ap.add_argument("--ylabel")
     ap.add_argument("--logx", action="store_true")
     ap.add_argument("--logy", action="store_true")
+    ap.add_argument("--run", type=int, default=1, help="timeline: the run of the trace to draw")
     a = ap.parse_args(argv)
     plt.switch_backend("Agg")  # files only, the same bytes everywhere
     try:
         folder = os.path.dirname(a.out) or "."
         if not os.path.isdir(folder):
             raise UserError(f"{a.out}: no folder {folder}/ to write the figure in")
+        if a.kind == "timeline":
+            from .timeline import timeline
+            timeline(a.csv, a.out, run=a.run, title=a.title)
+            return 0
         df = select(read_results(a.csv.split(",")), a.filter)
         if a.kind == "auto":
             standard(df, a.out, title=a.title)

@@ -208,8 +208,15 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   auto* plot = app.add_subcommand(
       "plot",
       "draw the standard figure of a results CSV (collective: algbw against size per algorithm; "
-      "training: compute and exposed communication per run) with matplotlib");
-  plot->add_option("csv", po.csv, "results CSV(s) from --format csv, comma-separated")->required();
+      "training: compute and exposed communication per run), or with --trace a run's timeline, "
+      "offline, with matplotlib");
+  plot->add_option("csv", po.csv, "results CSV(s) from --format csv, comma-separated");
+  plot->add_option("--trace", po.trace,
+                   "instead of a CSV: a --trace FILE.json; draws one run's timeline (a lane per "
+                   "NPU and collective: sends above, receives below; the dimensions' busy share "
+                   "under them), for when Perfetto is not at hand");
+  plot->add_option("--run", po.run, "with --trace: the run to draw (runs are numbered from 1)")
+      ->capture_default_str();
   plot->add_option("--output,-o", po.output, "the PNG to write")->required();
   plot->add_option("--title", po.title, "the figure's title");
 

@@ -109,11 +109,15 @@ int run_astra(const AstraOptions& opt, const OutputOptions& out_opt, std::ostrea
 
 struct PlotOptions {
   std::string csv;     ///< results CSV(s) of collsim, comma-separated
+  std::string trace;   ///< or a `--trace` JSON: the timeline of one of its runs
+  int run = 1;         ///< with trace: the run drawn (1-based)
   std::string output;  ///< the PNG to write
   std::string title;
 };
 /// `collsim plot RESULTS.csv -o FIG.png`: the standard figure of the CSV (python/collsim/plot.py
-/// `auto`). Returns the plotting process's exit status (2: bad input, named on standard error).
+/// `auto`); with `trace`, run `run`'s timeline (python/collsim/timeline.py). Throws
+/// core::InputError for neither or both inputs or a missing file; otherwise returns the plotting
+/// process's exit status (2: bad input, named on standard error).
 int plot_results(const PlotOptions& opt, std::ostream& err);
 
 /// `collsim help NAME`: what `collsim list` says about NAME (a topology, dimension kind,

@@ -1,5 +1,6 @@
-// `collsim plot RESULTS.csv -o FIG.png`: the standard figure of a results CSV, drawn by the
-// Python plotting module every figure in docs/ uses (python/collsim/plot.py, matplotlib).
+// `collsim plot RESULTS.csv -o FIG.png`: the standard figure of a results CSV, and `collsim plot
+// --trace FILE.json -o FIG.png`: a run's timeline, drawn by the Python plotting module every
+// figure in docs/ uses (python/collsim/plot.py, timeline.py; matplotlib).
 #include <fmt/format.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -22,10 +23,18 @@ namespace collsim::cli {
 int plot_results(const PlotOptions& opt, std::ostream& err) {
   if (opt.output.empty()) throw core::InputError("-o: the PNG to write is missing");
   report::check_output_path(opt.output, "--output");
+  if (opt.csv.empty() == opt.trace.empty()) {
+    throw core::InputError(
+        "plot: give a results CSV, or --trace FILE.json for a timeline, not both or neither");
+  }
+  if (opt.run != 1 && opt.trace.empty()) throw core::InputError("--run: only with --trace");
+  if (opt.run < 1) throw core::InputError("--run: runs are numbered from 1");
+  const std::string& input = opt.trace.empty() ? opt.csv : opt.trace;
   std::error_code ec;
-  for (std::size_t start = 0; start <= opt.csv.size();) {
-    const auto comma = std::min(opt.csv.find(',', start), opt.csv.size());
-    const std::string f = opt.csv.substr(start, comma - start);
+  for (std::size_t start = 0; start <= input.size();) {
+    const auto comma = opt.trace.empty() ? std::min(input.find(',', start), input.size())
+                                         : input.size();
+    const std::string f = input.substr(start, comma - start);
     if (!std::filesystem::is_regular_file(f, ec)) {
       throw core::InputError(fmt::format("plot: {}: no such file", f));
     }
@@ -36,12 +45,19 @@ int plot_results(const PlotOptions& opt, std::ostream& err) {
   const std::string python =
       std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
   std::string path = COLLSIM_PYTHON_SOURCE_DIR;
+  // Installed by `pip install .`, this program is collsim/bin/collsim inside the package.
+  if (const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+      !ec && std::filesystem::is_regular_file(exe.parent_path().parent_path() / "plot.py", ec)) {
+    path = exe.parent_path().parent_path().parent_path().string() + ":" + path;
+  }
   if (const char* old = std::getenv("PYTHONPATH"); old && *old) path += std::string(":") + old;
   std::vector<std::string> env_strings{"PYTHONPATH=" + path};
   for (char** e = environ; *e; ++e) {
     if (std::string(*e).rfind("PYTHONPATH=", 0) != 0) env_strings.emplace_back(*e);
   }
-  std::vector<std::string> args{python, "-m", "collsim.plot", "auto", opt.csv, opt.output};
+  std::vector<std::string> args{python, "-m", "collsim.plot",
+                                opt.trace.empty() ? "auto" : "timeline", input, opt.output};
+  if (!opt.trace.empty()) args.insert(args.end(), {"--run", std::to_string(opt.run)});
   if (!opt.title.empty()) args.insert(args.end(), {"--title", opt.title});
   std::vector<char*> argv, envp;
   for (auto& a : args) argv.push_back(a.data());

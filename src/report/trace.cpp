@@ -207,9 +207,15 @@ void TraceWriter::on_collective_start(scheduler::CollectiveId id, const collecti
 void TraceWriter::on_send(const scheduler::MessageInfo& m) { sent_at_[m.id] = run_->sim.now(); }
 
 void TraceWriter::on_injected(const scheduler::MessageInfo& m) {
-  slice(npu_pid(m.src_npu), m.collective + 1, fmt::format("send to NPU {}", m.dst_npu),
-        sent_at_.at(m.id), run_->sim.now(),
+  const core::Time sent = sent_at_.at(m.id);
+  slice(npu_pid(m.src_npu), m.collective + 1, fmt::format("send to NPU {}", m.dst_npu), sent,
+        run_->sim.now(),
         fmt::format(R"("bytes":{},"message":{},"step":{})", m.bytes.count, m.id, m.attrs.priority));
+  // A flow arrow from the send slice to the receive slice (Perfetto and chrome://tracing draw
+  // it); the ids are per run, so the run's number keeps runs' arrows apart.
+  event(fmt::format(
+      R"({{"ph":"s","cat":"message","name":"message","id":"{}.{}","pid":{},"tid":{},"ts":{}}})",
+      runs_, m.id, npu_pid(m.src_npu), m.collective + 1, us(sent)));
 }
 
 void TraceWriter::on_delivered(const scheduler::MessageInfo& m) {
@@ -218,6 +224,9 @@ void TraceWriter::on_delivered(const scheduler::MessageInfo& m) {
         fmt::format("{} from NPU {}", m.reduce ? "reduce" : "recv", m.src_npu), it->second,
         run_->sim.now(),
         fmt::format(R"("bytes":{},"message":{},"step":{})", m.bytes.count, m.id, m.attrs.priority));
+  event(fmt::format(R"({{"ph":"f","bp":"e","cat":"message","name":"message","id":"{}.{}",)"
+                    R"("pid":{},"tid":{},"ts":{}}})",
+                    runs_, m.id, npu_pid(m.dst_npu), m.collective + 1, us(run_->sim.now())));
   sent_at_.erase(it);
 }
 

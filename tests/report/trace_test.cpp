@@ -57,6 +57,7 @@ TEST(Trace, SlicesAndCountersMatchTheRun) {
   ASSERT_TRUE(doc.contains("traceEvents"));
   std::map<std::uint64_t, std::string> processes;
   std::uint64_t sends = 0, recvs = 0, collectives = 0;
+  std::map<std::string, int> flows;  // flow id -> +1 for its start, +10 for its end
   std::set<std::string> counters;
   for (const auto& e : doc["traceEvents"]) {
     const std::string ph = e["ph"];
@@ -73,6 +74,11 @@ TEST(Trace, SlicesAndCountersMatchTheRun) {
         // The collective's slice spans its time: ps -> us.
         EXPECT_NEAR(e["dur"].get<double>(), rows[0].time.ps / 1e6, 1e-6);
       }
+    }
+    if (ph == "s") flows[e["id"]] += 1;
+    if (ph == "f") {
+      flows[e["id"]] += 10;
+      EXPECT_EQ(e["bp"], "e");
     }
     if (ph == "C") {
       counters.insert(e["name"]);
@@ -92,6 +98,9 @@ TEST(Trace, SlicesAndCountersMatchTheRun) {
   EXPECT_EQ(sends, rows[0].messages);
   EXPECT_EQ(recvs, rows[0].messages);
   EXPECT_EQ(collectives, 1u);
+  // One arrow per message, from its send to its receive.
+  EXPECT_EQ(flows.size(), rows[0].messages);
+  for (const auto& f : flows) EXPECT_EQ(f.second, 11) << f.first;
   EXPECT_TRUE(counters.count("dim0 busy share"));
   EXPECT_TRUE(counters.count("dim1 busy share"));
 }
