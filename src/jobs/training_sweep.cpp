@@ -81,6 +81,7 @@ TrainingSweep run_training_sweep(const std::vector<TrainingWork>& work,
         row.workload = sweep.workloads[i].name;
         row.platform = w.platform;
         row.npus = w.topology->num_npus();
+        for (const topology::Dimension& d : w.topology->dimensions()) row.dims.push_back(d.spec);
         row.backend = network::backend_label(*w.backend, w.backend_options);
         row.endpoint = endpoint_label(w.endpoint, w.endpoint_params);
         row.algorithm = a.label;

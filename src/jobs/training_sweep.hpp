@@ -57,6 +57,7 @@ struct TrainingRow {
   std::string workload;
   std::string platform;
   std::uint32_t npus = 0;
+  std::vector<topology::DimSpec> dims;  ///< the platform's dimensions (kind, size, links)
   std::string backend;
   std::string endpoint = "ideal";  ///< endpoint model label (endpoint/params.hpp)
   std::string algorithm;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "report/writers.hpp"
+
 namespace collsim::report {
 namespace {
 
@@ -59,8 +61,8 @@ std::string render_training_table(const std::vector<jobs::TrainingRow>& rows, bo
     const auto& t = r.result;
     const core::Time iter{t.total.ps / r.iterations};
     out += fmt::format(
-        "{} on {} ({} NPUs), {} backend{}, {}, overlap {}, order {}, {} iteration{}\n", r.workload,
-        r.platform, r.npus, r.backend, r.endpoint == "ideal" ? "" : ", " + r.endpoint + " endpoint",
+        "{} on {} ({} NPUs{}), {} backend{}, {}, overlap {}, order {}, {} iteration{}\n",
+        r.workload, r.platform, r.npus, link_summary(r.dims), r.backend, r.endpoint == "ideal" ? "" : ", " + r.endpoint + " endpoint",
         r.algorithm, r.overlap, r.order, r.iterations, r.iterations == 1 ? "" : "s");
     std::string ep;
     for (const auto& [key, value] : t.endpoint_metrics) {

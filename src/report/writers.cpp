@@ -65,8 +65,9 @@ std::string concurrent_block(const std::vector<jobs::ResultRow>& rows, std::size
     group_w = std::max(group_w, rows[i].group.size());
   }
   std::string out =
-      fmt::format("{} ({}, {} NPUs) {}: {} collectives at once on the {} backend\n", h.platform,
-                  h.topology, h.npus, h.concurrent, last - first + 1, h.backend);
+      fmt::format("{} ({}, {} NPUs{}) {}: {} collectives at once on the {} backend\n",
+                  h.platform, h.topology, h.npus, link_summary(h.dims), h.concurrent,
+                  last - first + 1, h.backend);
   out += fmt::format("  {:<{}}  {:<{}}  {:>11}  {:>11}  {:>11}  {:>8}  {:>10}  {:>9}\n",
                      "collective", what_w, "group", group_w, "size", "time", "alone", "slowdown",
                      "busbw GB/s", "max link");
@@ -154,8 +155,9 @@ std::string render_table(const std::vector<jobs::ResultRow>& rows) {
     }
     if (new_block) {
       if (i) out += '\n';
-      out += fmt::format("{} ({}, {} NPUs) {} on the {} backend{}, {} chunk{}{}\n", r.platform,
-                         r.topology, r.npus, collective::to_string(r.collective), r.backend,
+      out += fmt::format("{} ({}, {} NPUs{}) {} on the {} backend{}, {} chunk{}{}\n", r.platform,
+                         r.topology, r.npus, link_summary(r.dims),
+                         collective::to_string(r.collective), r.backend,
                          r.endpoint == "ideal" ? "" : " with the " + r.endpoint + " endpoint",
                          r.chunks, r.chunks == 1 ? "" : "s", group_note(r));
       out +=
@@ -197,6 +199,19 @@ std::string csv_field(std::string_view text) {
     out += c;
   }
   return out + '"';
+}
+
+std::string link_summary(const std::vector<topology::DimSpec>& dims) {
+  if (dims.empty()) return "";
+  const auto one = [](const topology::DimSpec& d) {
+    return fmt::format("{} {}", core::to_string(d.bandwidth), core::to_string(d.latency));
+  };
+  bool same = true;
+  for (const topology::DimSpec& d : dims) same = same && one(d) == one(dims.front());
+  if (same) return ", " + one(dims.front()) + " links";
+  std::string out = ", links ";
+  for (std::size_t i = 0; i < dims.size(); ++i) out += (i ? " / " : "") + one(dims[i]);
+  return out;
 }
 
 std::string describe_dims(const std::vector<topology::DimSpec>& dims) {

@@ -27,6 +27,9 @@ std::string csv_header();
 std::string csv_row(const jobs::ResultRow& row);
 /// "ring 4 x 16 GB/s 150 ns 2 links; fc 8 x ..." : a platform's dimensions as they ran.
 std::string describe_dims(const std::vector<topology::DimSpec>& dims);
+/// The links of a table block's header: ", 16 GB/s 150 ns links" when every dimension has the
+/// same, else ", links 200 GB/s 90 ns / 25 GB/s 200 ns" (per dimension); "" without dimensions.
+std::string link_summary(const std::vector<topology::DimSpec>& dims);
 std::string render_json(const std::vector<jobs::ResultRow>& rows);
 
 /// Themis Fig. 9 as CSV: for every row of a hierarchical collective, each dimension's activity
