@@ -44,6 +44,57 @@ DPI = 100
 METADATA = {"Software": None}  # no matplotlib version or date: same bytes every time
 
 
+# Axis and legend words for collsim's columns (a column not here is shown by its name).
+COLUMN_LABELS = {
+    "size_bytes": "size", "size_MB": "size", "time_ns": "time (ns)", "time_us": "time (µs)",
+    "time_ms": "time (ms)", "algbw_GBps": "algbw (GB/s)", "busbw_GBps": "busbw (GB/s)",
+    "bw_utilization_pct": "average BW utilization (%)", "npus": "NPUs", "chunks": "chunks",
+    "wavelengths": "wavelengths", "compute_ms": "compute", "exposed_ms": "exposed communication",
+    "iteration_ms": "iteration (ms)", "platform": "platform", "workload": "workload",
+    "algorithm": "algorithm", "label": "algorithm", "series": "backend and algorithm",
+    "endpoint": "endpoint", "collective": "collective", "run": "run", "backend": "backend",
+}
+
+
+def column_label(col):
+    return COLUMN_LABELS.get(col, col)
+
+
+def size_text(nbytes):
+    """Bytes as users write them: 64 KiB, 1 MiB, 64 MB, 102,228,128 B."""
+    b = int(round(float(nbytes)))
+    # The largest unit that divides it: 64 MB, not 62500 KiB.
+    for unit, scale in (("GiB", 1 << 30), ("GB", 10**9), ("MiB", 1 << 20), ("MB", 10**6),
+                        ("KiB", 1 << 10), ("KB", 10**3)):
+        if b >= scale and b % scale == 0:
+            return f"{b // scale} {unit}"
+    return f"{b:,} B"
+
+
+def value_text(df, col, v):
+    """A value of COL as a tick, facet title or legend shows it: sizes in bytes' units (the
+    size_bytes of the row with that size_MB), other values as they are."""
+    if col == "size_bytes":
+        return size_text(v)
+    if col == "size_MB" and "size_bytes" in df:
+        match = df.loc[df[col] == v, "size_bytes"]
+        return size_text(match.iloc[0] if len(match) else float(v) * 1e6)
+    return str(v)
+
+
+def legend_names(values):
+    """Legend entries in words: 'name:k=v:...' values lose the parameters they all share, so
+    'baseline:link_efficiency=94%:ideal_dma=true' and 'ace:link_efficiency=94%:...' read
+    'baseline' and 'ace'."""
+    split = [str(v).split(":") for v in values]
+    common = set(split[0][1:]).intersection(*(set(p[1:]) for p in split)) if split else set()
+    out = {}
+    for v, parts in zip(values, split):
+        rest = [p for p in parts[1:] if p not in common]
+        out[v] = parts[0] + (f" ({', '.join(rest)})" if rest else "")
+    return out
+
+
 def short_label(algorithm):
     """The Themis paper's name of a hierarchical algorithm choice (others unchanged)."""
     a = str(algorithm)
@@ -142,7 +193,10 @@ def ordered(values):
 
 
 def panels(df, facet, sharex=True):
-    groups = [(None, df)] if not facet else [(v, df[df[facet] == v]) for v in ordered(df[facet])]
+    """One panel per FACET value (titled 'size: 1 MiB'), or one panel."""
+    groups = [(None, df)] if not facet else [
+        (f"{column_label(facet)}: {value_text(df, facet, v)}", df[df[facet] == v])
+        for v in ordered(df[facet])]
     fig, axes = plt.subplots(len(groups), 1, figsize=(8, 2.8 * len(groups)), squeeze=False,
                              sharex=sharex)
     return fig, [(name, part, ax) for (name, part), ax in zip(groups, axes[:, 0])]
@@ -154,11 +208,32 @@ def xticks(ax, positions, labels):
     ax.set_xticks(positions, labels, rotation=20 if long else 0, ha="right" if long else "center")
 
 
-def save(fig, out, title):
+def overlay_paper(fig, parts, paper=None, paper_lines=()):
+    """The paper's values on a figure: PAPER_LINES, (label, y) pairs drawn as dashed horizontal
+    lines in every panel (e.g. an average the paper gives for the quantity on the y axis).
+    Returns PAPER, a note of the values the paper states (most of the papers give averages, not
+    per-point values), for save() to put in a box under the panels."""
+    for label, y in paper_lines:
+        for _, _, ax in parts:
+            ax.axhline(y, linestyle="--", color="black", linewidth=0.8)
+            ax.annotate(f"paper: {label}", (1.0, y), xycoords=("axes fraction", "data"),
+                        xytext=(-2, 2), textcoords="offset points", ha="right", va="bottom",
+                        fontsize=7)
+    return paper
+
+
+def save(fig, out, title, note=None):
+    """Writes FIG to OUT with TITLE above the panels and NOTE (the paper's values) in a box
+    below them."""
     if title:
         fig.suptitle(title)
-    # Leave the title its own band above the panels.
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / fig.get_size_inches()[1]) if title else None)
+    height = fig.get_size_inches()[1]
+    if note:
+        fig.text(0.01, 0.005, f"paper: {note}", fontsize=8, va="bottom", ha="left", wrap=True,
+                 bbox={"boxstyle": "round", "facecolor": "lightyellow", "alpha": 0.9})
+    # Leave the title its own band above the panels, and the note its own below.
+    fig.tight_layout(rect=(0, 0.5 / height if note else 0, 1,
+                           1 - 0.35 / height if title else 1))
     # Through a temporary file beside `out`, renamed at the end: an error leaves no half-written
     # PNG and an existing one as it was.
     folder, name = os.path.split(os.path.abspath(out))
@@ -183,31 +258,35 @@ def _umask():
     return mask
 
 
-def bars(df, x, y, hue, out, *, facet=None, title=None, ylabel=None, logy=False):
+def bars(df, x, y, hue, out, *, facet=None, title=None, ylabel=None, logy=False, paper=None,
+         paper_lines=()):
     """Grouped bars of y: one group per x value, one bar per hue value, one panel per facet."""
     need(df, x, y, hue, facet)
     fig, parts = panels(df, facet, sharex=False)
     hues = ordered(df[hue])
+    names = legend_names(hues)
     width = 0.8 / len(hues)
     for name, part, ax in parts:
         xs = ordered(part[x])
         for k, h in enumerate(hues):
             sel = part[part[hue] == h].set_index(x)[y]
             ax.bar([i + k * width for i in range(len(xs))], [sel.get(v, float("nan")) for v in xs],
-                   width, label=str(h))
-        xticks(ax, [i + width * (len(hues) - 1) / 2 for i in range(len(xs))], [str(v) for v in xs])
-        ax.set_ylabel(ylabel or y)
-        ax.set_xlabel(x)
+                   width, label=names[h])
+        xticks(ax, [i + width * (len(hues) - 1) / 2 for i in range(len(xs))],
+               [value_text(df, x, v) for v in xs])
+        ax.set_ylabel(ylabel or column_label(y))
+        ax.set_xlabel(column_label(x))
         if logy:
             ax.set_yscale("log")
         if name is not None:
             ax.set_title(str(name), fontsize=10)
         ax.grid(axis="y", alpha=0.3)
-    parts[0][2].legend(fontsize=8)
-    save(fig, out, title)
+    parts[0][2].legend(fontsize=8, title=column_label(hue), title_fontsize=8)
+    save(fig, out, title, note=overlay_paper(fig, parts, paper, paper_lines))
 
 
-def stacked(df, x, ys, hue, out, *, facet=None, title=None, ylabel=None):
+def stacked(df, x, ys, hue, out, *, facet=None, title=None, ylabel=None, paper=None,
+            paper_lines=()):
     """Grouped bars of the columns `ys` stacked (compute + exposed communication, MultiTree
     Fig. 11 and Themis Fig. 12): one group per x value, one bar per hue value (told apart by
     hatching), one colour per stacked column."""
@@ -230,42 +309,52 @@ def stacked(df, x, ys, hue, out, *, facet=None, title=None, ylabel=None):
                 ax.bar(pos, vals, width, bottom=bottom, color=colors[j % len(colors)],
                        hatch=hatches[k % len(hatches)], edgecolor="black", linewidth=0.4)
                 bottom = [b + v for b, v in zip(bottom, vals)]
-        xticks(ax, [i + width * (len(hues) - 1) / 2 for i in range(len(xs))], [str(v) for v in xs])
-        ax.set_ylabel(ylabel or " + ".join(ys))
+        xticks(ax, [i + width * (len(hues) - 1) / 2 for i in range(len(xs))],
+               [value_text(df, x, v) for v in xs])
+        ax.set_ylabel(ylabel or " + ".join(column_label(y) for y in ys))
         if name is not None:
             ax.set_title(str(name), fontsize=10)
         ax.grid(axis="y", alpha=0.3)
-    handles = [Patch(facecolor=colors[j % len(colors)], edgecolor="black", label=y)
+    handles = [Patch(facecolor=colors[j % len(colors)], edgecolor="black", label=column_label(y))
                for j, y in enumerate(ys)]
+    names = legend_names(hues)
     handles += [Patch(facecolor="white", edgecolor="black", hatch=hatches[k % len(hatches)],
-                      label=str(h)) for k, h in enumerate(hues)]
+                      label=names[h]) for k, h in enumerate(hues)]
     parts[0][2].legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
-    save(fig, out, title)
+    save(fig, out, title, note=overlay_paper(fig, parts, paper, paper_lines))
 
 
-def lines(df, x, y, hue, out, *, facet=None, title=None, ylabel=None, logx=False, logy=False):
+def lines(df, x, y, hue, out, *, facet=None, title=None, ylabel=None, logx=False, logy=False,
+          paper=None, paper_lines=()):
     """y against x with markers, one line per hue value, one panel per facet."""
     need(df, x, y, hue, facet)
     fig, parts = panels(df, facet, sharex=True)
     # One color per hue value across all panels, and every panel's lines in its own legend.
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     color_of = {h: colors[i % len(colors)] for i, h in enumerate(ordered(df[hue]))}
+    names = legend_names(ordered(df[hue]))
     for name, part, ax in parts:
         for h in ordered(part[hue]):
             sel = part[part[hue] == h]
-            ax.plot(sel[x], sel[y], marker="o", label=str(h), color=color_of[h])
-        ax.set_ylabel(ylabel or y)
+            ax.plot(sel[x], sel[y], marker="o", label=names[h], color=color_of[h])
+        ax.set_ylabel(ylabel or column_label(y))
         if logx:
             ax.set_xscale("log", base=2)
+        if x in ("size_bytes", "size_MB"):  # ticks at the sizes run, in bytes' units
+            ticks = sorted(set(part[x]))
+            step = max(1, len(ticks) // 8)
+            ax.set_xticks(ticks[::step], [value_text(df, x, v) for v in ticks[::step]],
+                          fontsize=8)
+            ax.minorticks_off()
         if logy:
             ax.set_yscale("log")
         if name is not None:
             ax.set_title(str(name), fontsize=10)
         ax.grid(alpha=0.3)
-    parts[-1][2].set_xlabel(x)
+    parts[-1][2].set_xlabel(column_label(x))
     for _, _, ax in parts:
-        ax.legend(fontsize=7)
-    save(fig, out, title)
+        ax.legend(fontsize=7, title=column_label(hue), title_fontsize=7)
+    save(fig, out, title, note=overlay_paper(fig, parts, paper, paper_lines))
 
 
 def activity(df, out, *, facet="label", title=None):
@@ -312,6 +401,18 @@ def standard(df, out, *, title=None):
           ylabel="algbw (GB/s)", logx=True)
 
 
+def lines_of(specs):
+    """--paper-line LABEL=Y values as (label, y) pairs."""
+    out = []
+    for spec in specs:
+        label, _, y = spec.rpartition("=")
+        try:
+            out.append((label, float(y)))
+        except ValueError:
+            raise UserError(f"--paper-line {spec}: want LABEL=Y with a number Y")
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -329,6 +430,9 @@ def main(argv=None):
     ap.add_argument("--logx", action="store_true")
     ap.add_argument("--logy", action="store_true")
     ap.add_argument("--run", type=int, default=1, help="timeline: the run of the trace to draw")
+    ap.add_argument("--paper", help="a note of the paper's values, shown in a box on the figure")
+    ap.add_argument("--paper-line", action="append", default=[], metavar="LABEL=Y",
+                    help="a value the paper gives for the y axis: a dashed line in every panel")
     a = ap.parse_args(argv)
     plt.switch_backend("Agg")  # files only, the same bytes everywhere
     try:
@@ -344,13 +448,13 @@ def main(argv=None):
             standard(df, a.out, title=a.title)
         elif a.kind == "stacked":
             stacked(df, a.x, a.y.split(","), a.hue, a.out, facet=a.facet, title=a.title,
-                    ylabel=a.ylabel)
+                    ylabel=a.ylabel, paper=a.paper, paper_lines=lines_of(a.paper_line))
         elif a.kind == "bars":
             bars(df, a.x, a.y, a.hue, a.out, facet=a.facet, title=a.title, ylabel=a.ylabel,
-                 logy=a.logy)
+                 logy=a.logy, paper=a.paper, paper_lines=lines_of(a.paper_line))
         elif a.kind == "lines":
             lines(df, a.x, a.y, a.hue, a.out, facet=a.facet, title=a.title, ylabel=a.ylabel,
-                  logx=a.logx, logy=a.logy)
+                  logx=a.logx, logy=a.logy, paper=a.paper, paper_lines=lines_of(a.paper_line))
         else:
             activity(df, a.out, facet=a.facet or "label", title=a.title)
     except UserError as e:
