@@ -3,7 +3,9 @@
 //   send:    memory -> NPU (memory bus, read), NPU -> NIC (NPU-NIC bus), then the network;
 //   arrive:  NIC -> NPU (NPU-NIC bus), NPU -> memory (memory bus, write); a message that is
 //            reduced is then read back with the local data (2 x its bytes on the memory bus),
-//            added on the NPU's share of compute, and the sum written (memory bus).
+//            added on the NPU's share of compute, and the sum written (memory bus). With
+//            reduce_reads_operands=false the read-back is left out, as ASTRA-sim 1.0's LogGP
+//            memory bus does (a processed request crosses it before and after the reduction).
 // The buses are LogGP resources (loggp_bus.hpp) at their full bandwidth: concurrent messages
 // queue on them. What the collective takes from training (Sec. 5: ~5% of compute, ~20% of
 // memory bandwidth) is what training loses: baseline's training share is (95%, 80%); baseline++
@@ -46,7 +48,11 @@ class NpuDriven final : public BusEndpoint {
         return wait(slot, Resource::Memory, f.m.dst, b);  // the arrival written to memory
       case 2:
         if (!f.m.reduce) break;
-        return wait(slot, Resource::Memory, f.m.dst, b + b);  // both operands read back
+        if (p_.reduce_reads_operands) {
+          return wait(slot, Resource::Memory, f.m.dst, b + b);  // both operands read back
+        }
+        ++f.step;  // ASTRA-sim 1.0: no read-back before the add
+        [[fallthrough]];
       case 3:
         return wait(slot, Resource::Reduce, f.m.dst, b);
       case 4:

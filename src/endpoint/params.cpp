@@ -115,6 +115,13 @@ const std::vector<EndpointParam>& endpoint_params() {
             "one NPU-NIC bus shared by both directions (else one LogGP resource per direction)",
             "ASTRA-sim 1.0's NPU-NIC model: the receiving side is busy while the other sends",
             kBusDma, &P::npu_nic_half_duplex),
+      param("reduce_reads_operands", K::Bool,
+            "a reduced message's operands are read back from memory for the add (4 passes of "
+            "its bytes on the memory bus at arrival); false: the arrival written before the add "
+            "and the sum after (2 passes)",
+            "ACE Fig. 7b; false: ASTRA-sim 1.0's LogGP memory bus (a processed request crosses "
+            "it before and after the local reduction)",
+            kNpu, &P::reduce_reads_operands),
       param("baseline_compute_share", K::Share,
             "NPU compute a baseline collective reserves (training keeps the rest; local reductions "
             "run on it)",

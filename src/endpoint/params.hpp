@@ -45,6 +45,10 @@ struct EndpointParams {
   /// messages of this size, each paying LogGP's o (Table 7: 4 KB; 0: the whole message as one).
   core::Bytes bus_message{4096};
   bool npu_nic_half_duplex = false;  ///< one NPU-NIC bus for both directions (else one each)
+  /// baseline, baseline++: a reduced message's operands are read back from memory for the add
+  /// (Fig. 7b: its bytes cross the memory bus 4 times on arrival); false: ASTRA-sim 1.0's
+  /// memory model, the arrival written before the add and the sum after (2 times).
+  bool reduce_reads_operands = true;
 
   // What a collective takes from training (Sec. 5, "Target Systems").
   double baseline_compute_share = 0.05;  ///< NPU compute a baseline collective uses (~5%)

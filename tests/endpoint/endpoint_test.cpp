@@ -104,6 +104,12 @@ TEST(Endpoints, BaselineChargesEveryBusHopOfFig7b) {
   EXPECT_EQ(one_message("baseline", false, 1000), net + mem1k + nic1k + nic1k + mem1k);
   // baseline++ moves messages like baseline; it differs in what training keeps.
   EXPECT_EQ(one_message("baseline++", true, 1000), one_message("baseline", true, 1000));
+  // ASTRA-sim 1.0's memory model: no read-back of the operands, the rest as Fig. 7b.
+  endpoint::EndpointParams astra;
+  astra.reduce_reads_operands = false;
+  EXPECT_EQ(one_message("baseline", true, 1000, astra),
+            net + mem1k + nic1k + nic1k + mem1k + alu + mem1k);
+  EXPECT_EQ(one_message("baseline", false, 1000, astra), one_message("baseline", false, 1000));
 }
 
 TEST(Endpoints, OneBusMessageOnIdleBusesCostsTheSumOfItsLogGPTerms) {
