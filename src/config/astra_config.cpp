@@ -337,7 +337,7 @@ std::map<collective::Collective, collective::AlgorithmChoice> AstraSystem::algor
 
 namespace {
 
-AstraSystem system_file(const std::string& path, std::size_t dims) {
+AstraSystem system_file(const std::string& path, std::size_t dims, bool compat) {
   nlohmann::json j;
   const std::string content = slurp(path);
   if (path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0) {
@@ -371,12 +371,27 @@ AstraSystem system_file(const std::string& path, std::size_t dims) {
     return j.at(k).get<double>();
   };
   std::string schedule = "baseline", intra = "fifo";
+  std::string optimization = "localBWAware", inter = "ascending";
+  double local_mem = 0;  // local-mem-bw, GB/s
+  // Keys or values collsim does not simulate: all named in one message at the end.
+  std::vector<std::string> refused;
+  const auto note = [&](const std::string& k, const std::string& what) {
+    s.notes.push_back(fmt::format("{}: {}", k, what));
+  };
   std::map<collective::Collective, std::vector<std::string>> impl;  // collsim names per dimension
   std::int64_t active = 1;
   bool roofline = false;
+  std::vector<std::string> shared_bus_keys;
   for (const auto& [k, v] : j.items()) {
     if (k == "scheduling-policy") {
       const std::string p = text(k);
+      if (p == "EXPLICIT") {
+        refused.push_back(fmt::format(
+            "{} EXPLICIT (each collective's comm_priority orders the queues; collsim orders "
+            "waiting collectives FIFO or LIFO only)",
+            k));
+        continue;
+      }
       if (p != "LIFO" && p != "FIFO") {
         throw core::InputError(fmt::format("{}: \"{}\" is not LIFO or FIFO", key(k), p));
       }
@@ -440,10 +455,14 @@ AstraSystem system_file(const std::string& path, std::size_t dims) {
     } else if (k == "collective-optimization") {
       const std::string o = text(k);
       if (o == "localBWAware") {
-        s.used.push_back(
-            fmt::format("{} {} -> reduce-scatter then all-gather across dimensions", k, o));
+        optimization = o;
+        s.used.push_back(fmt::format(
+            "{} {} -> {}", k, o,
+            compat ? "reduce-scatter over the dimensions but the last, an all-reduce on the "
+                     "last, all-gather back (ASTRA-sim's walk)"
+                   : "reduce-scatter then all-gather across dimensions"));
       } else if (o == "baseline") {
-        schedule = "per-dim-all-reduce";
+        optimization = o;
         s.used.push_back(fmt::format("{} {} -> an all-reduce per dimension", k, o));
       } else {
         throw core::InputError(
@@ -452,24 +471,36 @@ AstraSystem system_file(const std::string& path, std::size_t dims) {
     } else if (k == "inter-dimension-scheduling") {
       const std::string o = text(k);
       if (o == "offlineGreedy" || o == "themis") {
-        schedule = "themis";
+        inter = "themis";
+      } else if (o == "roundRobin" || o == "offlineGreedyFlex" || o == "onlineGreedy") {
+        refused.push_back(fmt::format(
+            "{} {} (collsim runs ascending / baseline and themis / offlineGreedy)", k, o));
+        continue;
       } else if (o != "ascending" && o != "baseline") {
         throw core::InputError(fmt::format(
             "{}: \"{}\" is not one of ascending, baseline, offlineGreedy, themis", key(k), o));
       }
-      s.used.push_back(fmt::format("{} {} -> schedule={}", k, o, schedule));
+      s.used.push_back(fmt::format("{} {} -> {}", k, o,
+                                   inter == "themis" ? "schedule=themis" : "dimensions in order"));
     } else if (k == "intra-dimension-scheduling") {
       const std::string o = text(k);
       if (o == "SCF" || o == "smallestFirst") {
-        intra = "scf";
+        intra = compat ? "scf-astra" : "scf";
+      } else if (o == "RG" || o == "lessRemainingPhaseFirst") {
+        refused.push_back(fmt::format("{} {} (collsim orders a dimension's queue FIFO or SCF)",
+                                      k, o));
+        continue;
       } else if (o != "FIFO") {
         throw core::InputError(
             fmt::format("{}: \"{}\" is not one of FIFO, SCF, smallestFirst", key(k), o));
       }
       s.used.push_back(fmt::format("{} {} -> intra={}", k, o, intra));
     } else if (k == "local-mem-bw") {
-      s.compute.memory_bytes_per_s = positive(k) * 1e9;
-      s.used.push_back(fmt::format("{} {} -> roofline memory bandwidth (GB/s)", k, positive(k)));
+      local_mem = positive(k);
+      s.compute.memory_bytes_per_s = local_mem * 1e9;
+      s.used.push_back(fmt::format(
+          "{} {} -> roofline memory bandwidth (GB/s){}", k, local_mem,
+          compat ? "; each reduction step of a chunk waits 3 x bytes / local-mem-bw" : ""));
     } else if (k == "peak-perf") {
       s.compute.peak_flops = positive(k) * 1e12;
       s.used.push_back(fmt::format("{} {} -> roofline peak (TFLOP/s)", k, positive(k)));
@@ -479,9 +510,41 @@ AstraSystem system_file(const std::string& path, std::size_t dims) {
                                    roofline ? "from num_ops and tensor_size" : "take duration"));
     } else if (k == "boost-mode") {
       if (integer(k, 0) != 0) {
-        throw core::InputError(fmt::format("{}: 1 (boost mode) is not simulated; use 0", key(k)));
+        refused.push_back(fmt::format(
+            "{} 1 (boost mode simulates one NPU per group and copies its times; use 0)", k));
+        continue;
       }
       s.used.push_back(fmt::format("{} 0 -> off", k));
+    } else if (k == "track-local-mem" || k == "trace-enabled") {
+      integer(k, 0);
+      note(k, "accepted, no effect: output-only (ASTRA-sim's logs and traces)");
+    } else if (k == "local-mem-trace-filename") {
+      text(k);
+      note(k, "accepted, no effect: output-only (ASTRA-sim's local-memory trace file)");
+    } else if (k == "replay-only") {
+      if (integer(k, 0) != 0) {
+        refused.push_back(fmt::format("{} 1 (ASTRA-sim's replay of recorded durations)", k));
+        continue;
+      }
+      note(k, "0 accepted, no effect: off");
+    } else if (k == "model-shared-bus") {
+      if (integer(k, 0) != 0) {
+        refused.push_back(fmt::format(
+            "{} 1 (ASTRA-sim's LogGP NPU-memory bus; collsim's baseline endpoint models one: "
+            "docs/ace.md)",
+            k));
+        continue;
+      }
+      note(k, "0 accepted: off, as ASTRA-sim's default (L, o, g and G then have no effect)");
+    } else if (k == "L" || k == "o" || k == "g" || k == "G") {
+      if (!v.is_number() || v.get<double>() < 0) {
+        throw core::InputError(fmt::format("{}: must be a number >= 0", key(k)));
+      }
+      shared_bus_keys.push_back(k);
+    } else if (k == "local-reduction-delay") {
+      integer(k, 0);
+      note(k, "accepted, no effect: ASTRA-sim 2.x reads it but none of its native collectives "
+              "uses it");
     } else {
       // The keys above, for a typo's "did you mean".
       static const std::vector<std::string_view> kKeys = {
@@ -491,14 +554,46 @@ AstraSystem system_file(const std::string& path, std::size_t dims) {
           "collective-optimization", "intra-dimension-scheduling", "inter-dimension-scheduling",
           "local-mem-bw", "peak-perf", "roofline-enabled", "boost-mode"};
       const std::string hint = core::closest(k, kKeys);
-      if (!hint.empty()) {
-        throw core::InputError(fmt::format("{}: not a system key; did you mean {}?", key(k), hint));
-      }
-      throw core::InputError(fmt::format(
-          "{}: not a system key collsim simulates (docs/astra.md lists them); remove it or ask "
-          "for it",
-          key(k)));
+      refused.push_back(hint.empty() ? fmt::format("{} (not a system key collsim reads)", k)
+                                     : fmt::format("{} (not a system key; did you mean {}?)",
+                                                   k, hint));
     }
+  }
+  for (const std::string& k : shared_bus_keys) {
+    if (!j.contains("model-shared-bus") || j["model-shared-bus"] == 0) {
+      note(k, "accepted, no effect: ASTRA-sim's LogGP bus parameter, unused while "
+              "model-shared-bus is 0");
+    }
+  }
+  if (!refused.empty()) {
+    throw core::InputError(fmt::format(
+        "{}: {} not simulated (docs/astra.md lists what is): {}", path,
+        refused.size() == 1 ? "this key is" : "these keys are", fmt::join(refused, "; ")));
+  }
+  // The inter-dimension walk of an all-reduce.
+  if (optimization == "baseline") {
+    if (inter == "themis" && dims > 1) {
+      throw core::InputError(fmt::format(
+          "{}: collective-optimization baseline with inter-dimension-scheduling {}: ASTRA-sim "
+          "runs an all-reduce per dimension in Themis's greedy order; collsim's "
+          "per-dim-all-reduce takes the dimensions in ascending order only (use localBWAware, or "
+          "ascending)",
+          path, j.value("inter-dimension-scheduling", std::string("themis"))));
+    }
+    schedule = "per-dim-all-reduce";
+  } else if (inter == "themis") {
+    schedule = "themis";
+  } else if (compat) {
+    schedule = "astra-localbw";
+  }
+  if (compat && local_mem > 0) {
+    if (local_mem != std::floor(local_mem) || local_mem > UINT32_MAX) {
+      throw core::InputError(fmt::format(
+          "{}: the compatibility mode's local-memory model takes whole GB/s, got {} "
+          "(--no-astra-compat: the roofline only)",
+          key("local-mem-bw"), local_mem));
+    }
+    s.local_mem_gbps = static_cast<std::uint32_t>(local_mem);
   }
   s.compute.roofline = roofline;
   if (roofline && (s.compute.peak_flops <= 0)) {
@@ -507,12 +602,20 @@ AstraSystem system_file(const std::string& path, std::size_t dims) {
   if (impl.empty()) {
     throw core::InputError(fmt::format("{}: no *-implementation key", path));
   }
-  if (dims == 1 && (schedule == "themis" || intra != "fifo" || active != 1)) {
-    s.used.push_back("(one dimension: the scheduling keys have nothing to choose)");
+  if (dims == 1 && !compat && (schedule == "themis" || intra != "fifo" || active != 1)) {
+    s.used.push_back(
+        "(one dimension: the scheduling keys have nothing to choose; the compatibility mode runs "
+        "the chunks through the dimension's queue)");
   }
   for (const auto& [c, names] : impl) {
     std::string choice;
-    if (dims == 1) {
+    if (dims == 1 && compat && names[0] != "double-binary-tree") {
+      // ASTRA-sim's one-dimension collective: its chunks go through the dimension's queue,
+      // active-chunks-per-dimension at a time (one all-reduce stage per chunk).
+      choice = fmt::format("hierarchical:flat=run:schedule={}:intra={}:active_chunks={}:dim0={}",
+                           schedule == "themis" ? "baseline" : "per-dim-all-reduce",
+                           intra, active, names[0]);
+    } else if (dims == 1) {
       choice = names[0];
     } else {
       choice = fmt::format("hierarchical:schedule={}:intra={}:active_chunks={}", schedule, intra,
@@ -536,8 +639,8 @@ AstraSystem system_file(const std::string& path, std::size_t dims) {
 
 }  // namespace
 
-AstraSystem read_astra_system(const std::string& path, std::size_t dims) {
-  return at_boundary(path, [&] { return system_file(path, dims); });
+AstraSystem read_astra_system(const std::string& path, std::size_t dims, bool compat) {
+  return at_boundary(path, [&] { return system_file(path, dims, compat); });
 }
 
 }  // namespace collsim::config

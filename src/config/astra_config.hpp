@@ -73,9 +73,17 @@ struct AstraSystem {
   core::Time endpoint_delay;
   workload::chakra::ToWorkloadOptions compute;  ///< roofline of Chakra compute nodes
   std::vector<std::string> used;                ///< "key -> what collsim does with it", in order
+  /// Keys accepted without effect, one line each ("key: accepted, no effect: output-only").
+  std::vector<std::string> notes;
+  /// `local-mem-bw` for the compatibility mode's local-memory model (endpoint
+  /// local_mem_gbps); 0 without the mode or the key.
+  std::uint32_t local_mem_gbps = 0;
 };
 
-/// Read a system JSON for a platform of `dims` dimensions.
-AstraSystem read_astra_system(const std::string& path, std::size_t dims);
+/// Read a system JSON for a platform of `dims` dimensions. `compat` (ASTRA-sim compatibility
+/// mode, docs/astra.md): the choices follow ASTRA-sim 2.x's Sys::generate_collective (one
+/// dimension through its queue, the localBWAware walk with an all-reduce on the last
+/// dimension, SCF by ASTRA-sim's insertion rule) and local-mem-bw sets local_mem_gbps.
+AstraSystem read_astra_system(const std::string& path, std::size_t dims, bool compat = false);
 
 }  // namespace collsim::config
