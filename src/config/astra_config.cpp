@@ -111,13 +111,19 @@ AstraNetwork json_network(const std::string& path, double giga) {
       "topology-name", "topologies-per-dim", "dimension-type", "dimensions-count", "units-count",
       "links-count",   "link-latency",       "link-bandwidth", "nic-latency",      "router-latency",
       "hbm-latency",   "hbm-bandwidth",      "hbm-scale"};
+  std::vector<std::string> unknown;
   for (const auto& item : j.items()) {
     const std::string& k = item.key();  // not a structured binding: clang-14 cannot capture it
     if (std::find_if(std::begin(known), std::end(known), [&](const char* x) { return k == x; }) ==
         std::end(known)) {
-      throw core::InputError(
-          fmt::format("{}: not an analytical-network key collsim reads", key(k)));
+      unknown.push_back(k);
     }
+  }
+  if (!unknown.empty()) {  // every unknown key in one message
+    throw core::InputError(fmt::format("{}: {}: not {} collsim reads", path,
+                                       fmt::join(unknown, ", "),
+                                       unknown.size() == 1 ? "an analytical-network key"
+                                                           : "analytical-network keys"));
   }
   if (j.contains("topology-name") && !j["topology-name"].is_string()) {
     throw core::InputError(fmt::format("{}: must be a string (\"Hierarchical\"), got {}",
@@ -203,14 +209,18 @@ AstraNetwork yaml_network(const std::string& path, bool si_gigabytes) {
     throw core::InputError(fmt::format("{}:{}: not valid YAML: {}", path, e.mark.line + 1, e.msg));
   }
   if (!root.IsMap()) throw core::InputError(fmt::format("{}: must be a map of keys", path));
+  std::vector<std::string> unknown;
   for (const auto& kv : root) {
     const std::string k = kv.first.as<std::string>();
     if (k != "topology" && k != "npus_count" && k != "bandwidth" && k != "latency") {
-      throw core::InputError(fmt::format(
-          "{}: {}: not an analytical-network key collsim reads (topology, npus_count, bandwidth, "
-          "latency)",
-          path, k));
+      unknown.push_back(k);
     }
+  }
+  if (!unknown.empty()) {  // every unknown key in one message
+    throw core::InputError(fmt::format(
+        "{}: {}: not {} collsim reads (topology, npus_count, bandwidth, latency)", path,
+        fmt::join(unknown, ", "),
+        unknown.size() == 1 ? "an analytical-network key" : "analytical-network keys"));
   }
   const auto kinds = per_dim(root, "topology", path), sizes = per_dim(root, "npus_count", path),
              bws = per_dim(root, "bandwidth", path), lats = per_dim(root, "latency", path);
@@ -387,8 +397,8 @@ AstraSystem system_file(const std::string& path, std::size_t dims, bool compat) 
       const std::string p = text(k);
       if (p == "EXPLICIT") {
         refused.push_back(fmt::format(
-            "{} EXPLICIT (each collective's comm_priority orders the queues; collsim orders "
-            "waiting collectives FIFO or LIFO only)",
+            "{}: EXPLICIT is not simulated (each collective's comm_priority orders the queues; "
+            "collsim orders waiting collectives FIFO or LIFO only)",
             k));
         continue;
       }
@@ -474,7 +484,9 @@ AstraSystem system_file(const std::string& path, std::size_t dims, bool compat) 
         inter = "themis";
       } else if (o == "roundRobin" || o == "offlineGreedyFlex" || o == "onlineGreedy") {
         refused.push_back(fmt::format(
-            "{} {} (collsim runs ascending / baseline and themis / offlineGreedy)", k, o));
+            "{}: {} is not simulated (collsim runs ascending / baseline and themis / "
+            "offlineGreedy)",
+            k, o));
         continue;
       } else if (o != "ascending" && o != "baseline") {
         throw core::InputError(fmt::format(
@@ -487,8 +499,8 @@ AstraSystem system_file(const std::string& path, std::size_t dims, bool compat) 
       if (o == "SCF" || o == "smallestFirst") {
         intra = compat ? "scf-astra" : "scf";
       } else if (o == "RG" || o == "lessRemainingPhaseFirst") {
-        refused.push_back(fmt::format("{} {} (collsim orders a dimension's queue FIFO or SCF)",
-                                      k, o));
+        refused.push_back(fmt::format(
+            "{}: {} is not simulated (collsim orders a dimension's queue FIFO or SCF)", k, o));
         continue;
       } else if (o != "FIFO") {
         throw core::InputError(
@@ -511,7 +523,7 @@ AstraSystem system_file(const std::string& path, std::size_t dims, bool compat) 
     } else if (k == "boost-mode") {
       if (integer(k, 0) != 0) {
         refused.push_back(fmt::format(
-            "{} 1 (boost mode simulates one NPU per group and copies its times; use 0)", k));
+            "{}: 1 (boost mode) is not simulated; use 0", k));
         continue;
       }
       s.used.push_back(fmt::format("{} 0 -> off", k));
@@ -523,15 +535,16 @@ AstraSystem system_file(const std::string& path, std::size_t dims, bool compat) 
       note(k, "accepted, no effect: output-only (ASTRA-sim's local-memory trace file)");
     } else if (k == "replay-only") {
       if (integer(k, 0) != 0) {
-        refused.push_back(fmt::format("{} 1 (ASTRA-sim's replay of recorded durations)", k));
+        refused.push_back(
+            fmt::format("{}: 1 (ASTRA-sim's replay of recorded durations) is not simulated", k));
         continue;
       }
       note(k, "0 accepted, no effect: off");
     } else if (k == "model-shared-bus") {
       if (integer(k, 0) != 0) {
         refused.push_back(fmt::format(
-            "{} 1 (ASTRA-sim's LogGP NPU-memory bus; collsim's baseline endpoint models one: "
-            "docs/ace.md)",
+            "{}: 1 (ASTRA-sim's LogGP NPU-memory bus) is not simulated here; collsim's baseline "
+            "endpoint models one (docs/ace.md)",
             k));
         continue;
       }
@@ -541,6 +554,11 @@ AstraSystem system_file(const std::string& path, std::size_t dims, bool compat) 
         throw core::InputError(fmt::format("{}: must be a number >= 0", key(k)));
       }
       shared_bus_keys.push_back(k);
+    } else if (k.size() > 22 && k.compare(k.size() - 22, 22, "-implementation-custom") == 0) {
+      refused.push_back(fmt::format(
+          "{}: ASTRA-sim's custom collectives (a Chakra graph per collective) are not simulated "
+          "as implementations; run the custom trace itself as the workload (it is replayed)",
+          k));
     } else if (k == "local-reduction-delay") {
       integer(k, 0);
       note(k, "accepted, no effect: ASTRA-sim 2.x reads it but none of its native collectives "
@@ -554,9 +572,9 @@ AstraSystem system_file(const std::string& path, std::size_t dims, bool compat) 
           "collective-optimization", "intra-dimension-scheduling", "inter-dimension-scheduling",
           "local-mem-bw", "peak-perf", "roofline-enabled", "boost-mode"};
       const std::string hint = core::closest(k, kKeys);
-      refused.push_back(hint.empty() ? fmt::format("{} (not a system key collsim reads)", k)
-                                     : fmt::format("{} (not a system key; did you mean {}?)",
-                                                   k, hint));
+      refused.push_back(hint.empty()
+                            ? fmt::format("{}: not a system key collsim simulates", k)
+                            : fmt::format("{}: not a system key; did you mean {}?", k, hint));
     }
   }
   for (const std::string& k : shared_bus_keys) {
@@ -566,9 +584,8 @@ AstraSystem system_file(const std::string& path, std::size_t dims, bool compat) 
     }
   }
   if (!refused.empty()) {
-    throw core::InputError(fmt::format(
-        "{}: {} not simulated (docs/astra.md lists what is): {}", path,
-        refused.size() == 1 ? "this key is" : "these keys are", fmt::join(refused, "; ")));
+    // Every refused key in one message (docs/astra.md lists what is read).
+    throw core::InputError(fmt::format("{}: {}", path, fmt::join(refused, "; ")));
   }
   // The inter-dimension walk of an all-reduce.
   if (optimization == "baseline") {
