@@ -138,7 +138,18 @@ int run_replay(const AstraOptions& opt, const OutputOptions& out_opt, std::ostre
       if (std::find(used.begin(), used.end(), c) == used.end()) used.push_back(c);
     }
   }
+  std::vector<std::string> group_notes;
   if (!used.empty()) ro.algorithms = sys.algorithms_for(used);
+  if (!opt.comm_group.empty() && !sys.flat.empty()) {
+    // A hierarchical collective spans the platform; a group's runs the flat implementation.
+    for (auto& [c, a] : ro.algorithms) {
+      if (const auto f = sys.flat.find(c); f != sys.flat.end()) a = f->second;
+    }
+    group_notes.push_back(
+        "--comm-group-configuration: on one dimension the collectives run the flat "
+        "*-implementation (a group is not a dimension), so active-chunks-per-dimension does not "
+        "bound their chunks");
+  }
   ro.chunks = sys.chunks;
   ro.serial = !opt.concurrent;
   ro.data_deps_only = opt.data_deps_only;
@@ -202,7 +213,9 @@ int run_replay(const AstraOptions& opt, const OutputOptions& out_opt, std::ostre
   } else {
     report::write_file_atomically(out_opt.output, text);
   }
-  print_notes(err, out_opt, notes, sys.notes);
+  std::vector<std::string> all = notes;
+  all.insert(all.end(), group_notes.begin(), group_notes.end());
+  print_notes(err, out_opt, all, sys.notes);
   return 0;
 }
 

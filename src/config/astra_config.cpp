@@ -632,6 +632,7 @@ AstraSystem system_file(const std::string& path, std::size_t dims, bool compat) 
       choice = fmt::format("hierarchical:flat=run:schedule={}:intra={}:active_chunks={}:dim0={}",
                            schedule == "themis" ? "baseline" : "per-dim-all-reduce",
                            intra, active, names[0]);
+      s.flat.emplace(c, collective::parse_algorithm(names[0], key("implementation")));
     } else if (dims == 1) {
       choice = names[0];
     } else {

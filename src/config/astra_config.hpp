@@ -78,6 +78,9 @@ struct AstraSystem {
   /// `local-mem-bw` for the compatibility mode's local-memory model (endpoint
   /// local_mem_gbps); 0 without the mode or the key.
   std::uint32_t local_mem_gbps = 0;
+  /// With the compatibility mode on a one-dimension platform: each collective's flat algorithm
+  /// (what collectives on communicator groups run, as `algorithms` holds the hierarchical one).
+  std::map<collective::Collective, collective::AlgorithmChoice> flat;
 };
 
 /// Read a system JSON for a platform of `dims` dimensions. `compat` (ASTRA-sim compatibility
