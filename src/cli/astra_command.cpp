@@ -223,14 +223,16 @@ int run_replay(const AstraOptions& opt, const OutputOptions& out_opt, std::ostre
 
 int run_astra(const AstraOptions& opt, const OutputOptions& out_opt, std::ostream& out,
               std::ostream& err) {
-  const config::AstraNetwork net = config::read_astra_network(opt.network, opt.si_gigabytes);
+  config::AstraNetwork net = config::read_astra_network(opt.network, opt.si_gigabytes);
   config::AstraSystem sys = config::read_astra_system(opt.system, net.dims.size(), opt.compat);
-  const std::vector<std::string> notes =
-      flag_notes(opt, !workload::chakra::is_trace(opt.workload));
-  if (opt.injection_scale != 1) {
-    sys.endpoint_delay = core::Time::from_ps(static_cast<std::int64_t>(
-        std::llround(static_cast<double>(sys.endpoint_delay.ps) * opt.injection_scale)));
-  }
+  std::vector<std::string> notes = flag_notes(opt, !workload::chakra::is_trace(opt.workload));
+  const auto scale_delay = [&opt](config::AstraSystem& s) {
+    if (opt.injection_scale != 1) {
+      s.endpoint_delay = core::Time::from_ps(static_cast<std::int64_t>(
+          std::llround(static_cast<double>(s.endpoint_delay.ps) * opt.injection_scale)));
+    }
+  };
+  scale_delay(sys);
   // A Chakra trace the training path cannot take (or --replay) is replayed rank by rank.
   if (workload::chakra::is_trace(opt.workload)) {
     std::vector<workload::chakra::RankTrace> traces;
@@ -259,8 +261,26 @@ int run_astra(const AstraOptions& opt, const OutputOptions& out_opt, std::ostrea
   // The workload's collectives choose among the system's implementations.
   workload::LoadOptions lo;
   lo.chakra = sys.compute;
-  const workload::Workload wl =
+  workload::Workload wl =
       workload::load_workload(opt.workload, net.topology, lo, "--workload-configuration");
+  if (opt.compat && net.dims.size() > 1) {
+    // ASTRA-sim's Sys::break_dimension: a model-parallel group that ends inside a dimension
+    // splits it in two, and the system's lists repeat that dimension's implementation.
+    const std::size_t dims = net.dims.size();
+    const int split = config::split_for_group(net, wl.model_parallel_npus,
+                                              "--workload-configuration " + opt.workload);
+    if (split >= 0) {
+      const auto d = static_cast<std::size_t>(split);
+      notes.push_back(fmt::format(
+          "the model-parallel group of {} NPUs splits dimension {} ({} NPUs) into {} x {}, as "
+          "ASTRA-sim's Sys::break_dimension does; its implementation is repeated",
+          wl.model_parallel_npus, split, net.dims[d].size * net.dims[d + 1].size,
+          net.dims[d].size, net.dims[d + 1].size));
+      sys = config::read_astra_system(opt.system, dims, opt.compat, split);
+      scale_delay(sys);
+      wl = workload::load_workload(opt.workload, net.topology, lo, "--workload-configuration");
+    }
+  }
   std::vector<collective::Collective> used;
   for (const workload::Layer& l : wl.layers) {
     for (const workload::Comm& c : l.comm) {

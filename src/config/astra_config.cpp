@@ -347,7 +347,7 @@ std::map<collective::Collective, collective::AlgorithmChoice> AstraSystem::algor
 
 namespace {
 
-AstraSystem system_file(const std::string& path, std::size_t dims, bool compat) {
+AstraSystem system_file(const std::string& path, std::size_t dims, bool compat, int split) {
   nlohmann::json j;
   const std::string content = slurp(path);
   if (path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0) {
@@ -459,6 +459,9 @@ AstraSystem system_file(const std::string& path, std::size_t dims, bool compat) 
           a = std::string(1, static_cast<char>(std::tolower(a[3]))) + a.substr(4);
         }
         names.push_back(algorithm_name(a, fmt::format("{}[{}]", key(k), d)));
+      }
+      if (split >= 0 && static_cast<std::size_t>(split) < names.size()) {
+        names.insert(names.begin() + split, names[static_cast<std::size_t>(split)]);
       }
       impl[c] = names;
       s.used.push_back(fmt::format("{} -> {} per dimension", k, fmt::join(names, ", ")));
@@ -624,6 +627,7 @@ AstraSystem system_file(const std::string& path, std::size_t dims, bool compat) 
         "(one dimension: the scheduling keys have nothing to choose; the compatibility mode runs "
         "the chunks through the dimension's queue)");
   }
+  if (split >= 0) ++dims;  // the lists now have the split dimension twice
   for (const auto& [c, names] : impl) {
     std::string choice;
     if (dims == 1 && compat && names[0] != "double-binary-tree") {
@@ -657,8 +661,51 @@ AstraSystem system_file(const std::string& path, std::size_t dims, bool compat) 
 
 }  // namespace
 
-AstraSystem read_astra_system(const std::string& path, std::size_t dims, bool compat) {
-  return at_boundary(path, [&] { return system_file(path, dims, compat); });
+AstraSystem read_astra_system(const std::string& path, std::size_t dims, bool compat,
+                              int split) {
+  return at_boundary(path, [&] { return system_file(path, dims, compat, split); });
+}
+
+}  // namespace collsim::config
+
+namespace collsim::config {
+
+int split_for_group(AstraNetwork& net, std::uint32_t group, const std::string& where) {
+  const std::uint32_t n = net.topology.num_npus();
+  if (group <= 1 || group >= n) return -1;
+  std::uint32_t inside = 1;  // NPUs of the dimensions inside the one being looked at
+  for (std::size_t d = 0; d < net.dims.size(); ++d) {
+    const std::uint32_t size = net.dims[d].size;
+    if (inside * size == group) return -1;  // a product of the innermost dimensions
+    if (inside * size > group) {
+      const std::uint32_t first = group / inside;
+      if (group % inside != 0 || size % first != 0) {
+        throw core::InputError(fmt::format(
+            "{}: a model-parallel group of {} NPUs ends inside dimension {} ({} NPUs, {} inside "
+            "it), which cannot be split into {} x {} (ASTRA-sim's Sys::break_dimension)",
+            where, group, d, size, inside, group / std::max(inside, 1u),
+            size / std::max(first, 1u)));
+      }
+      const topology::DimKind kind = net.dims[d].kind;
+      if (kind != topology::DimKind::Switch && kind != topology::DimKind::FullyConnected) {
+        throw core::InputError(fmt::format(
+            "{}: a model-parallel group of {} NPUs ends inside dimension {} ({}, {} NPUs): "
+            "splitting a ring into {} x {} (ASTRA-sim's Sys::break_dimension) gives sub-rings "
+            "that are not rings of the network; collsim splits switch and fully connected "
+            "dimensions only",
+            where, group, d, topology::to_string(kind), size, first, size / first));
+      }
+      topology::DimSpec a = net.dims[d], b = net.dims[d];
+      a.size = first;
+      b.size = size / first;
+      net.dims[d] = a;
+      net.dims.insert(net.dims.begin() + static_cast<std::ptrdiff_t>(d) + 1, b);
+      net.topology = topology::hierarchical(net.dims);
+      return static_cast<int>(d);
+    }
+    inside *= size;
+  }
+  return -1;
 }
 
 }  // namespace collsim::config

@@ -188,6 +188,37 @@ TEST(AstraCompat, CollectiveOptimizationBaselineUnderThemisIsRefusedWithAReason)
   fs::remove_all(d);
 }
 
+// ASTRA-sim's Sys::break_dimension: a 16-NPU model-parallel group on an 8 x 4 switch platform
+// splits dimension 1 into 2 x 2. The group's 1 MiB all-reduce then walks ASTRA-sim's
+// localBWAware order: a ring reduce-scatter on the 8-switch (7 steps of 128 KiB, each two hops
+// of 500 ns + 2,441.4 ns), an all-reduce on the new 2-NPU dimension (2 steps of 64 KiB: 1,000 +
+// 1,220.7 ns) and the all-gather back: 2 x 24,089.8 + 4,441.4 = 52,621 cycles. collsim's own
+// reading refuses the group; a ring dimension is not split (its sub-rings are not rings of the
+// network).
+TEST(AstraCompat, ModelParallelGroupSplitsADimensionAsBreakDimension) {
+  const fs::path d = trace_dir("astra_split");
+  std::ofstream(d / "net.yml") << "topology: [ Switch, Switch ]\nnpus_count: [ 8, 4 ]\n"
+                                  "bandwidth: [ 50, 50 ]\nlatency: [ 500, 500 ]\n";
+  std::ofstream(d / "ring.yml") << "topology: [ Switch, Ring ]\nnpus_count: [ 8, 4 ]\n"
+                                   "bandwidth: [ 50, 50 ]\nlatency: [ 500, 500 ]\n";
+  std::ofstream(d / "sys.json") << R"({"all-reduce-implementation": ["ring", "ring"]})";
+  std::ofstream(d / "w.txt") << "HYBRID_TRANSFORMER model_parallel_NPU_group: 16\n1\n"
+                                "l -1 0 ALLREDUCE 1048576 0 NONE 0 0 NONE 0 0\n";
+  const std::string args = run_args(d / "w.txt", d / "sys.json", d / "net.yml");
+  const auto r = test::collsim(args + " --no-layers");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(first_cycles(r.out), 52621) << r.out;
+  EXPECT_NE(r.err.find("splits dimension 1 (4 NPUs) into 2 x 2"), std::string::npos) << r.err;
+  const auto native = test::collsim(args + " --no-astra-compat");
+  EXPECT_EQ(native.status, 2);
+  EXPECT_NE(native.err.find("no prefix of its dimensions has 16 NPUs"), std::string::npos)
+      << native.err;
+  const auto ring = test::collsim(run_args(d / "w.txt", d / "sys.json", d / "ring.yml"));
+  EXPECT_EQ(ring.status, 2);
+  EXPECT_NE(ring.err.find("splitting a ring into 2 x 2"), std::string::npos) << ring.err;
+  fs::remove_all(d);
+}
+
 // Every file of ASTRA-sim 2.x's shipped examples and tests and of its Chakra microbenchmarks
 // runs through `collsim astra` in its natural pairing, or is refused with an error naming the
 // file or key; the HGX-H100 files must run.
