@@ -356,6 +356,12 @@ AstraSystem system_file(const std::string& path, std::size_t dims, bool compat, 
     } catch (const nlohmann::json::exception& e) {  // parse_error, out_of_range 406
       throw core::InputError(fmt::format("{}: not valid JSON: {}", path, e.what()));
     }
+  } else if (content.find_first_not_of(" \t\r\n") != std::string::npos &&
+             content[content.find_first_not_of(" \t\r\n")] == '<') {
+    throw core::InputError(fmt::format(
+        "{}: an XML file, not a system file (ASTRA-sim's custom-collective definitions are not "
+        "read; run the custom collective's Chakra trace as the workload)",
+        path));
   } else {
     j = text_system(content, path);  // ASTRA-sim 1.0's format
   }
