@@ -265,11 +265,39 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                   "replay: a rank runs any number of collectives and sends at once (default: "
                   "one at a time, as ASTRA-sim)");
   astra->add_flag("--si-gigabytes", ao.si_gigabytes,
-                  "read the network's GB/s as 1e9 bytes/s (default: 2^30, as ASTRA-sim does)");
+                  "read the network's bandwidth \"GB/s\" as 1e9 bytes/s (default: 2^30 bytes/s, "
+                  "GiB/s, as ASTRA-sim's analytical network converts it; 100 GB/s is then 7.4% "
+                  "more bytes per second than 1e11); local-mem-bw and remote-mem-bw are always "
+                  "1e9, as in ASTRA-sim");
   astra
       ->add_option("--backend,-b", ao.backend,
-                   "network backend: analytical (ASTRA-sim's congestion-unaware model, "
-                   "default), queue (its congestion-aware one), flow, packet")
+                   "network backends, comma-separated (one run each): analytical (ASTRA-sim's "
+                   "congestion-unaware model, default), queue (its congestion-aware one), flow, "
+                   "packet")
+      ->capture_default_str();
+  astra->add_flag("!--no-astra-compat", ao.compat,
+                  "turn ASTRA-sim compatibility mode off (default on: ASTRA-sim 2.x's local "
+                  "memory cost per reduction step, active-chunks-per-dimension on one-dimension "
+                  "networks, its localBWAware walk and SCF rule; docs/astra.md)");
+  astra->add_flag("--astra-stats", ao.astra_stats,
+                  "also print ASTRA-sim's `sys[i], Wall time: N` and `sys[i], Comm time: N` "
+                  "lines after each finish line");
+  astra->add_option("--logging-configuration", ao.logging_configuration,
+                    "ASTRA-sim's logging file: accepted, no effect (output-only)");
+  astra->add_option("--logging-folder", ao.logging_folder,
+                    "ASTRA-sim's log folder: accepted, no effect (output-only)");
+  astra->add_option("--comm-scale", ao.comm_scale,
+                    "ASTRA-sim's communication scale: no effect on Chakra traces (ASTRA-sim 2.x's "
+                    "workload layer does not read it); 1 only for 1.0 text workloads")
+      ->capture_default_str();
+  astra->add_option("--injection-scale", ao.injection_scale,
+                    "ASTRA-sim's injection scale: multiplies endpoint-delay, as its Sys does")
+      ->capture_default_str();
+  astra->add_option("--num-queues-per-dim", ao.num_queues_per_dim,
+                    "ASTRA-sim's queues per dimension: 1 (its default) only")
+      ->capture_default_str();
+  astra->add_option("--rendezvous-protocol", ao.rendezvous,
+                    "ASTRA-sim's rendezvous protocol: false (its default) only")
       ->capture_default_str();
   astra->add_option("--max-time", ao.max_time,
                     "stop a run that has not finished after this much simulated time");

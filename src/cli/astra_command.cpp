@@ -38,18 +38,86 @@ std::ostream* sys_stream(const OutputOptions& o, std::ostream& out, std::ostream
   return o.quiet ? nullptr : &err;
 }
 
-void print_sys_line(std::ostream* to, std::size_t rank, core::Time finish, core::Time exposed) {
+void print_sys_line(std::ostream* to, std::size_t rank, core::Time finish, core::Time exposed,
+                    bool stats = false) {
   if (!to) return;
   std::ostream& out = *to;
   const auto cycles = [](core::Time t) { return std::llround(static_cast<double>(t.ps) / 1e3); };
   out << fmt::format("sys[{}] finished, {} cycles, exposed communication {} cycles.\n", rank,
                      cycles(finish), cycles(exposed));
+  if (stats) {
+    out << fmt::format("sys[{}], Wall time: {}\nsys[{}], Comm time: {}\n", rank, cycles(finish),
+                       rank, cycles(exposed));
+  }
+}
+
+// What collsim made of ASTRA-sim's command-line flags (accepted, noted or refused) and of the
+// compatibility mode; throws core::InputError for a value collsim does not simulate.
+std::vector<std::string> flag_notes(const AstraOptions& opt, bool text_workload) {
+  std::vector<std::string> notes;
+  if (!opt.logging_configuration.empty()) {
+    notes.push_back("--logging-configuration: accepted, no effect: output-only");
+  }
+  if (!opt.logging_folder.empty()) {
+    notes.push_back("--logging-folder: accepted, no effect: output-only");
+  }
+  if (!(opt.comm_scale > 0) || !std::isfinite(opt.comm_scale)) {
+    throw core::InputError(fmt::format("--comm-scale: must be > 0, got {}", opt.comm_scale));
+  }
+  if (opt.comm_scale != 1) {
+    if (text_workload) {
+      throw core::InputError(fmt::format(
+          "--comm-scale: {} scales an ASTRA-sim 1.0 text workload's collective sizes, which "
+          "collsim does not do; scale the sizes in the workload file",
+          opt.comm_scale));
+    }
+    notes.push_back(fmt::format(
+        "--comm-scale {}: accepted, no effect on a Chakra trace (ASTRA-sim 2.x's workload layer "
+        "takes comm_size as it is)",
+        opt.comm_scale));
+  }
+  if (!(opt.injection_scale > 0) || !std::isfinite(opt.injection_scale)) {
+    throw core::InputError(
+        fmt::format("--injection-scale: must be > 0, got {}", opt.injection_scale));
+  }
+  if (opt.injection_scale != 1) {
+    notes.push_back(fmt::format("--injection-scale {}: endpoint-delay multiplied by it",
+                                opt.injection_scale));
+  }
+  if (opt.num_queues_per_dim != 1) {
+    throw core::InputError(fmt::format(
+        "--num-queues-per-dim: {} is not simulated (collsim runs ASTRA-sim's default of one "
+        "queue per dimension, active-chunks-per-dimension chunks at a time)",
+        opt.num_queues_per_dim));
+  }
+  if (opt.rendezvous) {
+    throw core::InputError(
+        "--rendezvous-protocol: true is not simulated (ASTRA-sim's 8 KiB handshake before each "
+        "message); use false, its default");
+  }
+  notes.push_back(opt.compat
+                      ? "ASTRA-sim compatibility mode on (--no-astra-compat turns it off): "
+                        "local-memory cost per reduction step, chunks through the dimension "
+                        "queues on every platform, ASTRA-sim's localBWAware walk"
+                      : "ASTRA-sim compatibility mode off (--no-astra-compat): collsim's own "
+                        "reading of the inputs");
+  return notes;
+}
+
+void print_notes(std::ostream& err, const OutputOptions& o, const std::vector<std::string>& a,
+                 const std::vector<std::string>& b) {
+  if (o.quiet || (a.empty() && b.empty())) return;
+  err << "collsim: notes on the inputs:\n";
+  for (const auto* list : {&a, &b}) {
+    for (const std::string& n : *list) err << "  " << n << "\n";
+  }
 }
 
 // A Chakra trace replayed rank by rank (jobs/trace_replay.hpp).
 int run_replay(const AstraOptions& opt, const OutputOptions& out_opt, std::ostream& out,
                std::ostream& err, const config::AstraNetwork& net, const config::AstraSystem& sys,
-               const std::vector<workload::chakra::RankTrace>& traces, const std::string& reason) {
+               const std::vector<workload::chakra::RankTrace>& traces, const std::string& reason,
+               const std::vector<std::string>& notes) {
   if (!out_opt.activity.empty() || !out_opt.lightpaths.empty()) {
     throw core::InputError(fmt::format(
         "{}: a replayed trace has no activity series or lightpath log; use --trace for its "
@@ -70,7 +138,18 @@ int run_replay(const AstraOptions& opt, const OutputOptions& out_opt, std::ostre
       if (std::find(used.begin(), used.end(), c) == used.end()) used.push_back(c);
     }
   }
+  std::vector<std::string> group_notes;
   if (!used.empty()) ro.algorithms = sys.algorithms_for(used);
+  if (!opt.comm_group.empty() && !sys.flat.empty()) {
+    // A hierarchical collective spans the platform; a group's runs the flat implementation.
+    for (auto& [c, a] : ro.algorithms) {
+      if (const auto f = sys.flat.find(c); f != sys.flat.end()) a = f->second;
+    }
+    group_notes.push_back(
+        "--comm-group-configuration: on one dimension the collectives run the flat "
+        "*-implementation (a group is not a dimension), so active-chunks-per-dimension does not "
+        "bound their chunks");
+  }
   ro.chunks = sys.chunks;
   ro.serial = !opt.concurrent;
   ro.data_deps_only = opt.data_deps_only;
@@ -83,10 +162,15 @@ int run_replay(const AstraOptions& opt, const OutputOptions& out_opt, std::ostre
   }
   ro.endpoint_params.endpoint_delay = sys.endpoint_delay;
   ro.endpoint_params.message_overhead = net.message_delay;
+  ro.endpoint_params.local_mem_gbps = sys.local_mem_gbps;
   if (!opt.max_time.empty()) {
     ro.max_time = core::parse_time(opt.max_time, "--max-time", core::Zero::Reject);
   }
   ro.timeline = !out_opt.trace.empty();
+  if (opt.backend.find(',') != std::string::npos) {
+    throw core::InputError(fmt::format(
+        "--backend: a replayed trace runs one backend at a time, got \"{}\"", opt.backend));
+  }
   const network::BackendInfo& backend = network::find_backend(opt.backend, "--backend");
   if (!out_opt.quiet) {
     err << gigabytes_note(opt.si_gigabytes);
@@ -117,7 +201,8 @@ int run_replay(const AstraOptions& opt, const OutputOptions& out_opt, std::ostre
   rep.result = jobs::replay(net.topology, backend, traces, ro);
   for (std::size_t k = 0; k < rep.result.ranks.size(); ++k) {
     const auto& x = rep.result.ranks[k];
-    print_sys_line(sys_stream(out_opt, out, err), k, x.finish, x.finish - x.compute);
+    print_sys_line(sys_stream(out_opt, out, err), k, x.finish, x.finish - x.compute,
+                   opt.astra_stats);
   }
   if (!out_opt.trace.empty()) {
     report::write_file_atomically(out_opt.trace, report::render_replay_trace(rep), "--trace");
@@ -128,6 +213,9 @@ int run_replay(const AstraOptions& opt, const OutputOptions& out_opt, std::ostre
   } else {
     report::write_file_atomically(out_opt.output, text);
   }
+  std::vector<std::string> all = notes;
+  all.insert(all.end(), group_notes.begin(), group_notes.end());
+  print_notes(err, out_opt, all, sys.notes);
   return 0;
 }
 
@@ -135,8 +223,16 @@ int run_replay(const AstraOptions& opt, const OutputOptions& out_opt, std::ostre
 
 int run_astra(const AstraOptions& opt, const OutputOptions& out_opt, std::ostream& out,
               std::ostream& err) {
-  const config::AstraNetwork net = config::read_astra_network(opt.network, opt.si_gigabytes);
-  const config::AstraSystem sys = config::read_astra_system(opt.system, net.dims.size());
+  config::AstraNetwork net = config::read_astra_network(opt.network, opt.si_gigabytes);
+  config::AstraSystem sys = config::read_astra_system(opt.system, net.dims.size(), opt.compat);
+  std::vector<std::string> notes = flag_notes(opt, !workload::chakra::is_trace(opt.workload));
+  const auto scale_delay = [&opt](config::AstraSystem& s) {
+    if (opt.injection_scale != 1) {
+      s.endpoint_delay = core::Time::from_ps(static_cast<std::int64_t>(
+          std::llround(static_cast<double>(s.endpoint_delay.ps) * opt.injection_scale)));
+    }
+  };
+  scale_delay(sys);
   // A Chakra trace the training path cannot take (or --replay) is replayed rank by rank.
   if (workload::chakra::is_trace(opt.workload)) {
     std::vector<workload::chakra::RankTrace> traces;
@@ -147,7 +243,9 @@ int run_astra(const AstraOptions& opt, const OutputOptions& out_opt, std::ostrea
                                : opt.concurrent     ? "--concurrent-comm"
                                : opt.data_deps_only ? "--data-deps-only"
                                                     : jobs::replay_reason(traces);
-    if (!reason.empty()) return run_replay(opt, out_opt, out, err, net, sys, traces, reason);
+    if (!reason.empty()) {
+      return run_replay(opt, out_opt, out, err, net, sys, traces, reason, notes);
+    }
   } else if (opt.replay || opt.concurrent || opt.data_deps_only) {
     throw core::InputError(
         fmt::format("{}: replays Chakra traces; {} is an ASTRA-sim 1.0 text workload",
@@ -163,8 +261,26 @@ int run_astra(const AstraOptions& opt, const OutputOptions& out_opt, std::ostrea
   // The workload's collectives choose among the system's implementations.
   workload::LoadOptions lo;
   lo.chakra = sys.compute;
-  const workload::Workload wl =
+  workload::Workload wl =
       workload::load_workload(opt.workload, net.topology, lo, "--workload-configuration");
+  if (opt.compat && net.dims.size() > 1) {
+    // ASTRA-sim's Sys::break_dimension: a model-parallel group that ends inside a dimension
+    // splits it in two, and the system's lists repeat that dimension's implementation.
+    const std::size_t dims = net.dims.size();
+    const int split = config::split_for_group(net, wl.model_parallel_npus,
+                                              "--workload-configuration " + opt.workload);
+    if (split >= 0) {
+      const auto d = static_cast<std::size_t>(split);
+      notes.push_back(fmt::format(
+          "the model-parallel group of {} NPUs splits dimension {} ({} NPUs) into {} x {}, as "
+          "ASTRA-sim's Sys::break_dimension does; its implementation is repeated",
+          wl.model_parallel_npus, split, net.dims[d].size * net.dims[d + 1].size,
+          net.dims[d].size, net.dims[d + 1].size));
+      sys = config::read_astra_system(opt.system, dims, opt.compat, split);
+      scale_delay(sys);
+      wl = workload::load_workload(opt.workload, net.topology, lo, "--workload-configuration");
+    }
+  }
   std::vector<collective::Collective> used;
   for (const workload::Layer& l : wl.layers) {
     for (const workload::Comm& c : l.comm) {
@@ -190,9 +306,9 @@ int run_astra(const AstraOptions& opt, const OutputOptions& out_opt, std::ostrea
   TrainingWork w;
   w.platform = std::filesystem::path(opt.network).stem().string();
   w.topology = &net.topology;
-  w.backend = &network::find_backend(opt.backend, "--backend");
   w.endpoint_params.endpoint_delay = sys.endpoint_delay;
   w.endpoint_params.message_overhead = net.message_delay;
+  w.endpoint_params.local_mem_gbps = sys.local_mem_gbps;
   w.spec.workload = opt.workload;
   w.spec.algorithms = {algorithm};
   w.spec.per_collective = chosen;
@@ -207,11 +323,20 @@ int run_astra(const AstraOptions& opt, const OutputOptions& out_opt, std::ostrea
   // ASTRA-sim's lines: every NPU runs the same graph, so every sys[i] reports the same times
   // (cycles of 1 GHz, ASTRA-sim's clock).
   std::ostream* to = sys_stream(out_opt, out, err);
-  const auto lines = [to, npus](const jobs::TrainingRow& r) {
+  const bool stats = opt.astra_stats;
+  const auto lines = [to, npus, stats](const jobs::TrainingRow& r) {
     for (std::uint32_t i = 0; i < npus; ++i)
-      print_sys_line(to, i, r.result.total, r.result.exposed);
+      print_sys_line(to, i, r.result.total, r.result.exposed, stats);
   };
-  return run_training_work({w}, out_opt, out, err, lines);
+  // One run per backend of --backend, as `collective -b`.
+  std::vector<TrainingWork> work;
+  for (const network::BackendInfo* b : parse_backends(opt.backend)) {
+    work.push_back(w);
+    work.back().backend = b;
+  }
+  const int status = run_training_work(work, out_opt, out, err, lines);
+  print_notes(err, out_opt, notes, sys.notes);
+  return status;
 }
 
 }  // namespace collsim::cli

@@ -99,8 +99,18 @@ struct AstraOptions {
   bool concurrent = false;      ///< replay: no limit on a rank's collectives and sends in flight
   bool data_deps_only = false;  ///< replay: ignore ctrl_deps
   bool si_gigabytes = false;    ///< network "GB/s" as 1e9 bytes/s instead of ASTRA-sim's 2^30
-  std::string backend = "analytical";
+  std::string backend = "analytical";  ///< comma-separated: one run per backend
   std::string max_time;
+  /// ASTRA-sim compatibility mode (docs/astra.md), on unless --no-astra-compat.
+  bool compat = true;
+  bool astra_stats = false;  ///< also ASTRA-sim's `sys[i], Wall time` / `Comm time` lines
+  // ASTRA-sim's own command-line flags, accepted so that its wrapper scripts run (each noted).
+  std::string logging_configuration;
+  std::string logging_folder;
+  double comm_scale = 1;       ///< 1.0 text workloads: scales collective sizes (refused != 1)
+  double injection_scale = 1;  ///< multiplies endpoint-delay, as ASTRA-sim's Sys does
+  int num_queues_per_dim = 1;
+  bool rendezvous = false;
 };
 /// `collsim astra`: ASTRA-sim 2.x's three input files, read unchanged (config/astra_config.hpp);
 /// prints ASTRA-sim's per-rank lines, then collsim's training report.

@@ -111,13 +111,19 @@ AstraNetwork json_network(const std::string& path, double giga) {
       "topology-name", "topologies-per-dim", "dimension-type", "dimensions-count", "units-count",
       "links-count",   "link-latency",       "link-bandwidth", "nic-latency",      "router-latency",
       "hbm-latency",   "hbm-bandwidth",      "hbm-scale"};
+  std::vector<std::string> unknown;
   for (const auto& item : j.items()) {
     const std::string& k = item.key();  // not a structured binding: clang-14 cannot capture it
     if (std::find_if(std::begin(known), std::end(known), [&](const char* x) { return k == x; }) ==
         std::end(known)) {
-      throw core::InputError(
-          fmt::format("{}: not an analytical-network key collsim reads", key(k)));
+      unknown.push_back(k);
     }
+  }
+  if (!unknown.empty()) {  // every unknown key in one message
+    throw core::InputError(fmt::format("{}: {}: not {} collsim reads", path,
+                                       fmt::join(unknown, ", "),
+                                       unknown.size() == 1 ? "an analytical-network key"
+                                                           : "analytical-network keys"));
   }
   if (j.contains("topology-name") && !j["topology-name"].is_string()) {
     throw core::InputError(fmt::format("{}: must be a string (\"Hierarchical\"), got {}",
@@ -203,14 +209,18 @@ AstraNetwork yaml_network(const std::string& path, bool si_gigabytes) {
     throw core::InputError(fmt::format("{}:{}: not valid YAML: {}", path, e.mark.line + 1, e.msg));
   }
   if (!root.IsMap()) throw core::InputError(fmt::format("{}: must be a map of keys", path));
+  std::vector<std::string> unknown;
   for (const auto& kv : root) {
     const std::string k = kv.first.as<std::string>();
     if (k != "topology" && k != "npus_count" && k != "bandwidth" && k != "latency") {
-      throw core::InputError(fmt::format(
-          "{}: {}: not an analytical-network key collsim reads (topology, npus_count, bandwidth, "
-          "latency)",
-          path, k));
+      unknown.push_back(k);
     }
+  }
+  if (!unknown.empty()) {  // every unknown key in one message
+    throw core::InputError(fmt::format(
+        "{}: {}: not {} collsim reads (topology, npus_count, bandwidth, latency)", path,
+        fmt::join(unknown, ", "),
+        unknown.size() == 1 ? "an analytical-network key" : "analytical-network keys"));
   }
   const auto kinds = per_dim(root, "topology", path), sizes = per_dim(root, "npus_count", path),
              bws = per_dim(root, "bandwidth", path), lats = per_dim(root, "latency", path);
@@ -337,7 +347,7 @@ std::map<collective::Collective, collective::AlgorithmChoice> AstraSystem::algor
 
 namespace {
 
-AstraSystem system_file(const std::string& path, std::size_t dims) {
+AstraSystem system_file(const std::string& path, std::size_t dims, bool compat, int split) {
   nlohmann::json j;
   const std::string content = slurp(path);
   if (path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0) {
@@ -346,6 +356,12 @@ AstraSystem system_file(const std::string& path, std::size_t dims) {
     } catch (const nlohmann::json::exception& e) {  // parse_error, out_of_range 406
       throw core::InputError(fmt::format("{}: not valid JSON: {}", path, e.what()));
     }
+  } else if (content.find_first_not_of(" \t\r\n") != std::string::npos &&
+             content[content.find_first_not_of(" \t\r\n")] == '<') {
+    throw core::InputError(fmt::format(
+        "{}: an XML file, not a system file (ASTRA-sim's custom-collective definitions are not "
+        "read; run the custom collective's Chakra trace as the workload)",
+        path));
   } else {
     j = text_system(content, path);  // ASTRA-sim 1.0's format
   }
@@ -371,12 +387,27 @@ AstraSystem system_file(const std::string& path, std::size_t dims) {
     return j.at(k).get<double>();
   };
   std::string schedule = "baseline", intra = "fifo";
+  std::string optimization = "localBWAware", inter = "ascending";
+  double local_mem = 0;  // local-mem-bw, GB/s
+  // Keys or values collsim does not simulate: all named in one message at the end.
+  std::vector<std::string> refused;
+  const auto note = [&](const std::string& k, const std::string& what) {
+    s.notes.push_back(fmt::format("{}: {}", k, what));
+  };
   std::map<collective::Collective, std::vector<std::string>> impl;  // collsim names per dimension
   std::int64_t active = 1;
   bool roofline = false;
+  std::vector<std::string> shared_bus_keys;
   for (const auto& [k, v] : j.items()) {
     if (k == "scheduling-policy") {
       const std::string p = text(k);
+      if (p == "EXPLICIT") {
+        refused.push_back(fmt::format(
+            "{}: EXPLICIT is not simulated (each collective's comm_priority orders the queues; "
+            "collsim orders waiting collectives FIFO or LIFO only)",
+            k));
+        continue;
+      }
       if (p != "LIFO" && p != "FIFO") {
         throw core::InputError(fmt::format("{}: \"{}\" is not LIFO or FIFO", key(k), p));
       }
@@ -435,15 +466,22 @@ AstraSystem system_file(const std::string& path, std::size_t dims) {
         }
         names.push_back(algorithm_name(a, fmt::format("{}[{}]", key(k), d)));
       }
+      if (split >= 0 && static_cast<std::size_t>(split) < names.size()) {
+        names.insert(names.begin() + split, names[static_cast<std::size_t>(split)]);
+      }
       impl[c] = names;
       s.used.push_back(fmt::format("{} -> {} per dimension", k, fmt::join(names, ", ")));
     } else if (k == "collective-optimization") {
       const std::string o = text(k);
       if (o == "localBWAware") {
-        s.used.push_back(
-            fmt::format("{} {} -> reduce-scatter then all-gather across dimensions", k, o));
+        optimization = o;
+        s.used.push_back(fmt::format(
+            "{} {} -> {}", k, o,
+            compat ? "reduce-scatter over the dimensions but the last, an all-reduce on the "
+                     "last, all-gather back (ASTRA-sim's walk)"
+                   : "reduce-scatter then all-gather across dimensions"));
       } else if (o == "baseline") {
-        schedule = "per-dim-all-reduce";
+        optimization = o;
         s.used.push_back(fmt::format("{} {} -> an all-reduce per dimension", k, o));
       } else {
         throw core::InputError(
@@ -452,24 +490,38 @@ AstraSystem system_file(const std::string& path, std::size_t dims) {
     } else if (k == "inter-dimension-scheduling") {
       const std::string o = text(k);
       if (o == "offlineGreedy" || o == "themis") {
-        schedule = "themis";
+        inter = "themis";
+      } else if (o == "roundRobin" || o == "offlineGreedyFlex" || o == "onlineGreedy") {
+        refused.push_back(fmt::format(
+            "{}: {} is not simulated (collsim runs ascending / baseline and themis / "
+            "offlineGreedy)",
+            k, o));
+        continue;
       } else if (o != "ascending" && o != "baseline") {
         throw core::InputError(fmt::format(
             "{}: \"{}\" is not one of ascending, baseline, offlineGreedy, themis", key(k), o));
       }
-      s.used.push_back(fmt::format("{} {} -> schedule={}", k, o, schedule));
+      s.used.push_back(fmt::format("{} {} -> {}", k, o,
+                                   inter == "themis" ? "schedule=themis" : "dimensions in order"));
     } else if (k == "intra-dimension-scheduling") {
       const std::string o = text(k);
       if (o == "SCF" || o == "smallestFirst") {
-        intra = "scf";
+        intra = compat ? "scf-astra" : "scf";
+      } else if (o == "RG" || o == "lessRemainingPhaseFirst") {
+        refused.push_back(fmt::format(
+            "{}: {} is not simulated (collsim orders a dimension's queue FIFO or SCF)", k, o));
+        continue;
       } else if (o != "FIFO") {
         throw core::InputError(
             fmt::format("{}: \"{}\" is not one of FIFO, SCF, smallestFirst", key(k), o));
       }
       s.used.push_back(fmt::format("{} {} -> intra={}", k, o, intra));
     } else if (k == "local-mem-bw") {
-      s.compute.memory_bytes_per_s = positive(k) * 1e9;
-      s.used.push_back(fmt::format("{} {} -> roofline memory bandwidth (GB/s)", k, positive(k)));
+      local_mem = positive(k);
+      s.compute.memory_bytes_per_s = local_mem * 1e9;
+      s.used.push_back(fmt::format(
+          "{} {} -> roofline memory bandwidth (GB/s){}", k, local_mem,
+          compat ? "; each reduction step of a chunk waits 3 x bytes / local-mem-bw" : ""));
     } else if (k == "peak-perf") {
       s.compute.peak_flops = positive(k) * 1e12;
       s.used.push_back(fmt::format("{} {} -> roofline peak (TFLOP/s)", k, positive(k)));
@@ -479,9 +531,47 @@ AstraSystem system_file(const std::string& path, std::size_t dims) {
                                    roofline ? "from num_ops and tensor_size" : "take duration"));
     } else if (k == "boost-mode") {
       if (integer(k, 0) != 0) {
-        throw core::InputError(fmt::format("{}: 1 (boost mode) is not simulated; use 0", key(k)));
+        refused.push_back(fmt::format(
+            "{}: 1 (boost mode) is not simulated; use 0", k));
+        continue;
       }
       s.used.push_back(fmt::format("{} 0 -> off", k));
+    } else if (k == "track-local-mem" || k == "trace-enabled") {
+      integer(k, 0);
+      note(k, "accepted, no effect: output-only (ASTRA-sim's logs and traces)");
+    } else if (k == "local-mem-trace-filename") {
+      text(k);
+      note(k, "accepted, no effect: output-only (ASTRA-sim's local-memory trace file)");
+    } else if (k == "replay-only") {
+      if (integer(k, 0) != 0) {
+        refused.push_back(
+            fmt::format("{}: 1 (ASTRA-sim's replay of recorded durations) is not simulated", k));
+        continue;
+      }
+      note(k, "0 accepted, no effect: off");
+    } else if (k == "model-shared-bus") {
+      if (integer(k, 0) != 0) {
+        refused.push_back(fmt::format(
+            "{}: 1 (ASTRA-sim's LogGP NPU-memory bus) is not simulated here; collsim's baseline "
+            "endpoint models one (docs/ace.md)",
+            k));
+        continue;
+      }
+      note(k, "0 accepted: off, as ASTRA-sim's default (L, o, g and G then have no effect)");
+    } else if (k == "L" || k == "o" || k == "g" || k == "G") {
+      if (!v.is_number() || v.get<double>() < 0) {
+        throw core::InputError(fmt::format("{}: must be a number >= 0", key(k)));
+      }
+      shared_bus_keys.push_back(k);
+    } else if (k.size() > 22 && k.compare(k.size() - 22, 22, "-implementation-custom") == 0) {
+      refused.push_back(fmt::format(
+          "{}: ASTRA-sim's custom collectives (a Chakra graph per collective) are not simulated "
+          "as implementations; run the custom trace itself as the workload (it is replayed)",
+          k));
+    } else if (k == "local-reduction-delay") {
+      integer(k, 0);
+      note(k, "accepted, no effect: ASTRA-sim 2.x reads it but none of its native collectives "
+              "uses it");
     } else {
       // The keys above, for a typo's "did you mean".
       static const std::vector<std::string_view> kKeys = {
@@ -491,14 +581,45 @@ AstraSystem system_file(const std::string& path, std::size_t dims) {
           "collective-optimization", "intra-dimension-scheduling", "inter-dimension-scheduling",
           "local-mem-bw", "peak-perf", "roofline-enabled", "boost-mode"};
       const std::string hint = core::closest(k, kKeys);
-      if (!hint.empty()) {
-        throw core::InputError(fmt::format("{}: not a system key; did you mean {}?", key(k), hint));
-      }
-      throw core::InputError(fmt::format(
-          "{}: not a system key collsim simulates (docs/astra.md lists them); remove it or ask "
-          "for it",
-          key(k)));
+      refused.push_back(hint.empty()
+                            ? fmt::format("{}: not a system key collsim simulates", k)
+                            : fmt::format("{}: not a system key; did you mean {}?", k, hint));
     }
+  }
+  for (const std::string& k : shared_bus_keys) {
+    if (!j.contains("model-shared-bus") || j["model-shared-bus"] == 0) {
+      note(k, "accepted, no effect: ASTRA-sim's LogGP bus parameter, unused while "
+              "model-shared-bus is 0");
+    }
+  }
+  if (!refused.empty()) {
+    // Every refused key in one message (docs/astra.md lists what is read).
+    throw core::InputError(fmt::format("{}: {}", path, fmt::join(refused, "; ")));
+  }
+  // The inter-dimension walk of an all-reduce.
+  if (optimization == "baseline") {
+    if (inter == "themis" && dims > 1) {
+      throw core::InputError(fmt::format(
+          "{}: collective-optimization baseline with inter-dimension-scheduling {}: ASTRA-sim "
+          "runs an all-reduce per dimension in Themis's greedy order; collsim's "
+          "per-dim-all-reduce takes the dimensions in ascending order only (use localBWAware, or "
+          "ascending)",
+          path, j.value("inter-dimension-scheduling", std::string("themis"))));
+    }
+    schedule = "per-dim-all-reduce";
+  } else if (inter == "themis") {
+    schedule = "themis";
+  } else if (compat) {
+    schedule = "astra-localbw";
+  }
+  if (compat && local_mem > 0) {
+    if (local_mem != std::floor(local_mem) || local_mem > UINT32_MAX) {
+      throw core::InputError(fmt::format(
+          "{}: the compatibility mode's local-memory model takes whole GB/s, got {} "
+          "(--no-astra-compat: the roofline only)",
+          key("local-mem-bw"), local_mem));
+    }
+    s.local_mem_gbps = static_cast<std::uint32_t>(local_mem);
   }
   s.compute.roofline = roofline;
   if (roofline && (s.compute.peak_flops <= 0)) {
@@ -507,12 +628,22 @@ AstraSystem system_file(const std::string& path, std::size_t dims) {
   if (impl.empty()) {
     throw core::InputError(fmt::format("{}: no *-implementation key", path));
   }
-  if (dims == 1 && (schedule == "themis" || intra != "fifo" || active != 1)) {
-    s.used.push_back("(one dimension: the scheduling keys have nothing to choose)");
+  if (dims == 1 && !compat && (schedule == "themis" || intra != "fifo" || active != 1)) {
+    s.used.push_back(
+        "(one dimension: the scheduling keys have nothing to choose; the compatibility mode runs "
+        "the chunks through the dimension's queue)");
   }
+  if (split >= 0) ++dims;  // the lists now have the split dimension twice
   for (const auto& [c, names] : impl) {
     std::string choice;
-    if (dims == 1) {
+    if (dims == 1 && compat && names[0] != "double-binary-tree") {
+      // ASTRA-sim's one-dimension collective: its chunks go through the dimension's queue,
+      // active-chunks-per-dimension at a time (one all-reduce stage per chunk).
+      choice = fmt::format("hierarchical:flat=run:schedule={}:intra={}:active_chunks={}:dim0={}",
+                           schedule == "themis" ? "baseline" : "per-dim-all-reduce",
+                           intra, active, names[0]);
+      s.flat.emplace(c, collective::parse_algorithm(names[0], key("implementation")));
+    } else if (dims == 1) {
       choice = names[0];
     } else {
       choice = fmt::format("hierarchical:schedule={}:intra={}:active_chunks={}", schedule, intra,
@@ -536,8 +667,51 @@ AstraSystem system_file(const std::string& path, std::size_t dims) {
 
 }  // namespace
 
-AstraSystem read_astra_system(const std::string& path, std::size_t dims) {
-  return at_boundary(path, [&] { return system_file(path, dims); });
+AstraSystem read_astra_system(const std::string& path, std::size_t dims, bool compat,
+                              int split) {
+  return at_boundary(path, [&] { return system_file(path, dims, compat, split); });
+}
+
+}  // namespace collsim::config
+
+namespace collsim::config {
+
+int split_for_group(AstraNetwork& net, std::uint32_t group, const std::string& where) {
+  const std::uint32_t n = net.topology.num_npus();
+  if (group <= 1 || group >= n) return -1;
+  std::uint32_t inside = 1;  // NPUs of the dimensions inside the one being looked at
+  for (std::size_t d = 0; d < net.dims.size(); ++d) {
+    const std::uint32_t size = net.dims[d].size;
+    if (inside * size == group) return -1;  // a product of the innermost dimensions
+    if (inside * size > group) {
+      const std::uint32_t first = group / inside;
+      if (group % inside != 0 || size % first != 0) {
+        throw core::InputError(fmt::format(
+            "{}: a model-parallel group of {} NPUs ends inside dimension {} ({} NPUs, {} inside "
+            "it), which cannot be split into {} x {} (ASTRA-sim's Sys::break_dimension)",
+            where, group, d, size, inside, group / std::max(inside, 1u),
+            size / std::max(first, 1u)));
+      }
+      const topology::DimKind kind = net.dims[d].kind;
+      if (kind != topology::DimKind::Switch && kind != topology::DimKind::FullyConnected) {
+        throw core::InputError(fmt::format(
+            "{}: a model-parallel group of {} NPUs ends inside dimension {} ({}, {} NPUs): "
+            "splitting a ring into {} x {} (ASTRA-sim's Sys::break_dimension) gives sub-rings "
+            "that are not rings of the network; collsim splits switch and fully connected "
+            "dimensions only",
+            where, group, d, topology::to_string(kind), size, first, size / first));
+      }
+      topology::DimSpec a = net.dims[d], b = net.dims[d];
+      a.size = first;
+      b.size = size / first;
+      net.dims[d] = a;
+      net.dims.insert(net.dims.begin() + static_cast<std::ptrdiff_t>(d) + 1, b);
+      net.topology = topology::hierarchical(net.dims);
+      return static_cast<int>(d);
+    }
+    inside *= size;
+  }
+  return -1;
 }
 
 }  // namespace collsim::config

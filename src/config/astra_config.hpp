@@ -73,9 +73,32 @@ struct AstraSystem {
   core::Time endpoint_delay;
   workload::chakra::ToWorkloadOptions compute;  ///< roofline of Chakra compute nodes
   std::vector<std::string> used;                ///< "key -> what collsim does with it", in order
+  /// Keys accepted without effect, one line each ("key: accepted, no effect: output-only").
+  std::vector<std::string> notes;
+  /// `local-mem-bw` for the compatibility mode's local-memory model (endpoint
+  /// local_mem_gbps); 0 without the mode or the key.
+  std::uint32_t local_mem_gbps = 0;
+  /// With the compatibility mode on a one-dimension platform: each collective's flat algorithm
+  /// (what collectives on communicator groups run, as `algorithms` holds the hierarchical one).
+  std::map<collective::Collective, collective::AlgorithmChoice> flat;
 };
 
-/// Read a system JSON for a platform of `dims` dimensions.
-AstraSystem read_astra_system(const std::string& path, std::size_t dims);
+/// Read a system JSON for a platform of `dims` dimensions. `compat` (ASTRA-sim compatibility
+/// mode, docs/astra.md): the choices follow ASTRA-sim 2.x's Sys::generate_collective (one
+/// dimension through its queue, the localBWAware walk with an all-reduce on the last
+/// dimension, SCF by ASTRA-sim's insertion rule) and local-mem-bw sets local_mem_gbps.
+/// `split` (>= 0): the platform's dimension `split` was broken in two (split_for_group); each
+/// *-implementation list, read for `dims` dimensions, repeats that dimension's entry, as
+/// ASTRA-sim's Sys::break_dimension does.
+AstraSystem read_astra_system(const std::string& path, std::size_t dims, bool compat = false,
+                              int split = -1);
+
+/// ASTRA-sim's dimension splitting (Sys::break_dimension): where a model-parallel group of
+/// `group` NPUs is not a product of the innermost dimensions, the dimension it ends inside is
+/// broken into (group / NPUs inside it) x (the rest), both of its kind, bandwidth and latency.
+/// Returns the dimension split (-1: none needed) and rewrites `net` (dims and topology). Throws
+/// core::InputError naming `where` when the group does not fit (a size that does not divide) or
+/// the dimension is a ring (its sub-rings would not be rings of the physical network).
+int split_for_group(AstraNetwork& net, std::uint32_t group, const std::string& where);
 
 }  // namespace collsim::config

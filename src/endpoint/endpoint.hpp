@@ -118,7 +118,8 @@ class Endpoint {
 /// first stage at the NPU-NIC bandwidth, one copy at a time per NPU, with no LogGP cost (the
 /// payload leaves the NPU no faster than its links take it, Table 7), and out at no cost. With
 /// `aggregation_pe` a received reduction is handed over after the MultiTree authors' aggregation
-/// cost, behind the NPU's earlier aggregations.
+/// cost, behind the NPU's earlier aggregations; with `local_mem_gbps` after ASTRA-sim 2.x's
+/// local-memory delay (three passes of its bytes), which has no queue.
 class Ideal final : public Endpoint, private core::EventHandler, private network::DeliveryHandler {
  public:
   /// `topo` is needed only with link_fifo.
@@ -144,7 +145,9 @@ class Ideal final : public Endpoint, private core::EventHandler, private network
   void enqueue(std::uint32_t slot);
   void transmit(std::uint32_t slot);
   void hand_over(std::uint32_t slot);
-  bool aggregates(const Message& m) const { return p_.aggregation_pe != 0 && m.reduce; }
+  bool aggregates(const Message& m) const {
+    return (p_.aggregation_pe != 0 || p_.local_mem_gbps != 0) && m.reduce;
+  }
   static constexpr std::uint32_t kNone = UINT32_MAX;
   struct Pending {
     Message m;

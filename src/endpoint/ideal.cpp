@@ -131,6 +131,12 @@ void Ideal::on_delivered(std::uint64_t tag) {
   const auto slot = static_cast<std::uint32_t>(tag);
   const Pending& p = pending_[slot];
   if (!aggregates(p.m)) return hand_over(slot);
+  if (p_.aggregation_pe == 0) {
+    // ASTRA-sim 2.x: one write and two reads, each a whole number of ns; no queue.
+    const std::int64_t pass = static_cast<std::int64_t>(p.m.bytes.count / p_.local_mem_gbps);
+    sim_.schedule_in(core::Time::from_ns(3 * pass), *this, (std::uint64_t{slot} << 1) | 1);
+    return;
+  }
   const std::uint64_t params =
       (p.m.bytes.count + p_.aggregation_param_bytes.count - 1) / p_.aggregation_param_bytes.count;
   const std::uint64_t vaults = p_.aggregation_vaults;

@@ -69,6 +69,20 @@ EndpointParam aggregation_pe() {
   return e;
 }
 
+// 0 turns the local-memory cost off, so this count may be 0.
+EndpointParam local_mem_gbps() {
+  EndpointParam e =
+      param("local_mem_gbps", K::Count,
+            "local memory of the NPU in decimal GB/s: a received reduction message is handed "
+            "over after one write and two reads of its bytes, each floor(bytes / bandwidth) ns, "
+            "a fixed delay (no queue); 0: no cost",
+            "ASTRA-sim 2.x's local-mem-bw (PacketBundle::call, Sys::mem_read / mem_write)",
+            kIdeal, &P::local_mem_gbps);
+  e.spec.min = 0;
+  e.spec.unit = "GB/s";
+  return e;
+}
+
 }  // namespace
 
 const std::vector<EndpointParam>& endpoint_params() {
@@ -158,6 +172,7 @@ const std::vector<EndpointParam>& endpoint_params() {
             "MultiTree (ISCA'21) Table III: 1 GHz", kIdeal, &P::aggregation_clock_hz),
       param("aggregation_param_bytes", K::Bytes, "bytes per aggregated parameter",
             "MultiTree (ISCA'21) Sec. V-A: FP32 gradients", kIdeal, &P::aggregation_param_bytes),
+      local_mem_gbps(),
   };
   return all;
 }

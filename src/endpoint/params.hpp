@@ -72,6 +72,12 @@ struct EndpointParams {
   std::uint32_t aggregation_vaults = 16;   ///< vault NPUs per accelerator
   double aggregation_clock_hz = 1e9;       ///< the NPU clock
   core::Bytes aggregation_param_bytes{4};  ///< bytes per parameter (FP32)
+
+  /// ASTRA-sim 2.x's local memory (its system input `local-mem-bw`, decimal GB/s; the ideal
+  /// endpoint): a received reduction message is handed over after one write and two reads of
+  /// its bytes, each floor(bytes / local_mem_gbps) ns (ASTRA-sim's PacketBundle::call with
+  /// Sys::mem_read / mem_write), a fixed delay with no queue. 0 = off (the default).
+  std::uint32_t local_mem_gbps = 0;
 };
 
 /// One parameter of the schema: its core::ParamSpec (key, type, description, source; parsed,

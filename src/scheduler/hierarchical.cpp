@@ -20,12 +20,15 @@ const char* to_string(IntraDimPolicy p) {
       return "lifo";
     case IntraDimPolicy::Scf:
       return "scf";
+    case IntraDimPolicy::ScfAstra:
+      return "scf-astra";
   }
   return "?";
 }
 
 IntraDimPolicy parse_intra_dim_policy(std::string_view text, std::string_view field) {
-  for (IntraDimPolicy p : {IntraDimPolicy::Fifo, IntraDimPolicy::Lifo, IntraDimPolicy::Scf}) {
+  for (IntraDimPolicy p : {IntraDimPolicy::Fifo, IntraDimPolicy::Lifo, IntraDimPolicy::Scf,
+                           IntraDimPolicy::ScfAstra}) {
     if (text == to_string(p)) return p;
   }
   throw core::InputError(fmt::format(
@@ -132,7 +135,7 @@ void prepare(const topology::Topology& topo, HierarchicalSpec& spec) {
   if (spec.dims.empty()) {
     std::size_t real = 0;
     for (const auto& d : dims) real += d.spec.size > 1 ? 1 : 0;
-    if (real < 2) {
+    if (real < 2 && !(spec.one_dimension && real == 1)) {
       throw core::InputError(fmt::format(
           "algorithm hierarchical needs a platform of two or more dimensions; {} has {}",
           topo.name(), real));
@@ -176,6 +179,10 @@ void prepare(const topology::Topology& topo, HierarchicalSpec& spec) {
         spec.collective == Collective::AllReduce) {
       stages.push_back(Collective::AllReduce);  // the only stage of such a walk
     } else {
+      if (spec.schedule == InterDimPolicy::AstraLocalBw &&
+          spec.collective == Collective::AllReduce) {
+        stages.push_back(Collective::AllReduce);  // the last dimension's stage
+      }
       if (spec.collective == Collective::AllToAll)
         stages.push_back(Collective::AllToAll);
       else if (spec.collective != Collective::AllGather)
@@ -205,13 +212,16 @@ HierarchicalSpec spec_from_choice(const collective::AlgorithmChoice& choice, Col
   const std::int64_t schedule = choice.params.at("schedule");
   s.schedule = schedule == 1   ? InterDimPolicy::Themis
                : schedule == 2 ? InterDimPolicy::PerDimAllReduce
+               : schedule == 3 ? InterDimPolicy::AstraLocalBw
                                : InterDimPolicy::Baseline;
   const std::int64_t intra = choice.params.at("intra");
-  s.intra = intra == 2   ? IntraDimPolicy::Scf
+  s.intra = intra == 3   ? IntraDimPolicy::ScfAstra
+            : intra == 2 ? IntraDimPolicy::Scf
             : intra == 1 ? IntraDimPolicy::Lifo
                          : IntraDimPolicy::Fifo;
   s.active_chunks = static_cast<std::uint32_t>(choice.params.at("active_chunks"));
   s.all_groups = choice.params.at("groups") == 1;
+  s.one_dimension = choice.params.at("flat") == 1;
   // dimK=NAME overrides, for any K; prepare() checks K against the platform's dimensions. NAME is
   // a registered algorithm, "default" (choice 0: the kind's) or ring-both, which stands for
   // ring:directions=2 (':' separates the hierarchical algorithm's own parameters).
@@ -252,6 +262,16 @@ void DimensionQueues::push(std::uint32_t dim, const Entry& e) {
       // stage goes to the tail (the authors' insertion rule).
       auto it = q.end();
       if (!e.last) {
+        it = std::find_if(q.begin(), q.end(), [&](const Entry& w) { return w.size >= e.size; });
+      }
+      q.insert(it, e);
+      break;
+    }
+    case IntraDimPolicy::ScfAstra: {
+      // ASTRA-sim 2.x's Sys::insert_stream: the second-to-last stage and all-reduce stages to
+      // the tail, the others ahead of the first waiting stage at least as large.
+      auto it = q.end();
+      if (!e.second_last && !e.all_reduce) {
         it = std::find_if(q.begin(), q.end(), [&](const Entry& w) { return w.size >= e.size; });
       }
       q.insert(it, e);
@@ -391,8 +411,15 @@ void HierarchicalCollective::enqueue(std::uint32_t c) {
   const double size = cp.ops[ch.stage] == Collective::AllGather
                           ? ch.bytes * static_cast<double>(topo_.dimensions()[dim].spec.size)
                           : ch.bytes;
-  queues_->push(
-      dim, DimensionQueues::Entry{this, c, size, ch.stage + 1 == cp.dims.size(), ex_.sim().now()});
+  DimensionQueues::Entry e;
+  e.owner = this;
+  e.chunk = c;
+  e.size = size;
+  e.last = ch.stage + 1 == cp.dims.size();
+  e.second_last = ch.stage + 2 == cp.dims.size();
+  e.all_reduce = cp.ops[ch.stage] == Collective::AllReduce;
+  e.since = ex_.sim().now();
+  queues_->push(dim, e);
 }
 
 void HierarchicalCollective::launch(std::uint32_t dim, std::uint32_t c, std::uint32_t slot) {

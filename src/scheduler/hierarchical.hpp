@@ -13,7 +13,11 @@
 //   lifo  the latest arrival first;
 //   scf   smallest chunk first: an arrival goes ahead of the first waiting chunk whose stage size
 //         is at least its own (ahead of equal ones); a chunk with one stage left goes to the tail
-//         (the authors' insertion rule, docs/models.md).
+//         (the authors' insertion rule, docs/models.md);
+//   scf-astra  ASTRA-sim 2.x's reading of the same rule (Sys::insert_stream): it tests for "one
+//         phase left" after popping the phase it inserts, so a chunk's second-to-last stage goes
+//         to the tail, and an all-reduce stage goes to the tail too (its FIFO branch); the other
+//         stages, the last included, by size as scf.
 // Each stage's Program is built by the dimension's algorithm (Themis Table 1 by kind: ring ->
 // ring, fc -> direct, sw -> halving-doubling) on the group's communicator, so it is verified like
 // any other program.
@@ -32,9 +36,9 @@
 
 namespace collsim::scheduler {
 
-enum class IntraDimPolicy { Fifo, Lifo, Scf };
+enum class IntraDimPolicy { Fifo, Lifo, Scf, ScfAstra };
 const char* to_string(IntraDimPolicy p);
-/// "fifo", "lifo" or "scf"; throws core::InputError naming `field`.
+/// "fifo", "lifo", "scf" or "scf-astra"; throws core::InputError naming `field`.
 IntraDimPolicy parse_intra_dim_policy(std::string_view text, std::string_view field);
 
 struct HierarchicalSpec {
@@ -54,6 +58,10 @@ struct HierarchicalSpec {
   /// Simulate every group even where one per dimension would give the same times
   /// (`groups=all`; group_symmetry.hpp).
   bool all_groups = false;
+  /// Run on a platform of one dimension too (`flat=run`): its stages go through the
+  /// dimension's queue, so active_chunks bounds the chunks in flight, as ASTRA-sim 2.x runs a
+  /// collective on a one-dimension network (Sys::generate_collective, its scheduler unit).
+  bool one_dimension = false;
 };
 
 /// Themis Table 1: the basic algorithm for a dimension kind (ring: ring both ways; uring and
@@ -75,7 +83,8 @@ std::vector<DimModel> dim_models(const topology::Topology& topo, collective::Col
                                  const std::vector<std::uint32_t>& involved = {});
 
 /// Check `spec` against the platform and fill its defaults (Table 1 algorithm per dimension).
-/// Throws core::InputError: fewer than two dimensions of size > 1 (with `dims` given: none, or
+/// Throws core::InputError: fewer than two dimensions of size > 1 (one_dimension: none; with
+/// `dims` given: none, or
 /// one out of range or repeated), active_chunks 0,
 /// chunks 0, or a dimension's algorithm that cannot run the stages on its groups.
 void prepare(const topology::Topology& topo, HierarchicalSpec& spec);
@@ -119,6 +128,8 @@ class DimensionQueues {
     std::uint32_t chunk = 0;
     double size = 0;    ///< SCF key: the larger of the stage's input and output bytes per NPU
     bool last = false;  ///< the chunk's last stage (SCF puts it at the tail)
+    bool second_last = false;  ///< the chunk's second-to-last stage (scf-astra: the tail)
+    bool all_reduce = false;   ///< an all-reduce stage (scf-astra: the tail)
     core::Time since;   ///< when it was queued (chunk queuing, ACE Fig. 11)
   };
   /// Queue `e` on `dim` by the policy, then start what can start there.

@@ -12,6 +12,7 @@ namespace collsim::scheduler {
 const char* to_string(InterDimPolicy p) {
   return p == InterDimPolicy::Themis            ? "themis"
          : p == InterDimPolicy::PerDimAllReduce ? "per-dim-all-reduce"
+         : p == InterDimPolicy::AstraLocalBw    ? "astra-localbw"
                                                 : "baseline";
 }
 
@@ -19,10 +20,12 @@ InterDimPolicy parse_inter_dim_policy(std::string_view text, std::string_view fi
   if (text == "baseline") return InterDimPolicy::Baseline;
   if (text == "themis") return InterDimPolicy::Themis;
   if (text == "per-dim-all-reduce") return InterDimPolicy::PerDimAllReduce;
+  if (text == "astra-localbw") return InterDimPolicy::AstraLocalBw;
   throw core::InputError(fmt::format(
       "{}: unknown schedule \"{}\"; valid: baseline (dims 1..D for every chunk), themis "
       "(Themis Algorithm 1: least-loaded dimension first), per-dim-all-reduce (a full all-reduce "
-      "in each dimension: the authors' ASTRA-sim baseline)",
+      "in each dimension: the authors' ASTRA-sim baseline), astra-localbw (RS over dims 1..D-1, "
+      "an all-reduce on D, AG back: ASTRA-sim 2.x's localBWAware)",
       field, text));
 }
 
@@ -105,6 +108,19 @@ Plan plan_chunks(const std::vector<DimModel>& dims, collective::Collective c, co
     } else if (c == Collective::AllReduce && policy == InterDimPolicy::PerDimAllReduce) {
       charge(dims, order, Collective::AllReduce, chunk, plan.loads);
       cp.ops.assign(order.size(), Collective::AllReduce);
+    } else if (c == Collective::AllReduce && policy == InterDimPolicy::AstraLocalBw) {
+      // RS on every dimension but the last, the last as one all-reduce, AG back.
+      std::vector<std::uint32_t> inner(order.begin(), order.end() - 1);
+      const double reduced = charge(dims, inner, Collective::ReduceScatter, chunk, plan.loads);
+      charge(dims, {order.back()}, Collective::AllReduce, reduced, plan.loads);
+      std::vector<std::uint32_t> back(inner.rbegin(), inner.rend());
+      charge(dims, back, Collective::AllGather, reduced, plan.loads);
+      cp.dims = inner;
+      cp.ops.assign(inner.size(), Collective::ReduceScatter);
+      cp.dims.push_back(order.back());
+      cp.ops.push_back(Collective::AllReduce);
+      cp.dims.insert(cp.dims.end(), back.begin(), back.end());
+      cp.ops.insert(cp.ops.end(), back.size(), Collective::AllGather);
     } else {
       const double reduced = charge(dims, order, Collective::ReduceScatter, chunk, plan.loads);
       cp.ops.assign(order.size(), Collective::ReduceScatter);

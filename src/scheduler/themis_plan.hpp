@@ -34,9 +34,13 @@ enum class InterDimPolicy {
   /// The authors' ASTRA-sim baseline: a full all-reduce in each dimension, dims 1..D (all-reduce
   /// only; RS and AG as Baseline).
   PerDimAllReduce,
+  /// ASTRA-sim 2.x's all-reduce under `collective-optimization: localBWAware` with its ascending
+  /// dimension order (Sys::generate_collective): RS over dims 1..D-1, one all-reduce on the last
+  /// dimension, AG over D-1..1 (2 D' - 1 stages; RS and AG as Baseline).
+  AstraLocalBw,
 };
 const char* to_string(InterDimPolicy p);
-/// "baseline", "themis" or "per-dim-all-reduce"; throws core::InputError naming `field`.
+/// "baseline", "themis", "per-dim-all-reduce" or "astra-localbw"; throws core::InputError naming `field`.
 InterDimPolicy parse_inter_dim_policy(std::string_view text, std::string_view field);
 
 /// What the planner needs of one dimension.

@@ -40,11 +40,26 @@ TEST(AstraCommand, RunsTheThreeInputFilesAndPrintsAstraSimsLines) {
       "--workload-configuration={0}/ar --system-configuration={0}/sys.json "
       "--network-configuration={0}/net.yml --remote-memory-configuration={0}/mem.json",
       d.string());
-  const auto r = test::collsim("astra " + files + " --no-layers");
+  // The compatibility mode (the default): ASTRA-sim's regression test, 117,780 cycles. Its 4
+  // chunks run one at a time (active-chunks-per-dimension 1), each 14 ring steps of 10 ns
+  // endpoint delay + 500 ns + 32 KiB at 50 x 2^30 B/s (610.35 ns), and each of its 7
+  // reduce-scatter steps waits 3 x floor(32768 / 50) = 1,965 ns on the local memory:
+  // 4 x (14 x 1,120.35 + 7 x 1,965) = 117,760 cycles (ASTRA-sim's whole-ns steps and its 10-cycle
+  // hand-offs at a chunk's ends give 117,780).
+  const auto compat = test::collsim("astra " + files + " --no-layers");
+  ASSERT_EQ(compat.status, 0) << compat.err;
+  const auto first = [](const std::string& out) {
+    const auto at = out.find("sys[0] finished, ");
+    return at == std::string::npos ? 0L : std::stol(out.substr(at + 17));
+  };
+  EXPECT_NEAR(first(compat.out), 117760, 10) << compat.out;
+  EXPECT_NEAR(first(compat.out), 117780, 0.02 * 117780);
+  EXPECT_NE(compat.err.find("ASTRA-sim compatibility mode on"), std::string::npos) << compat.err;
+  const auto r = test::collsim("astra " + files + " --no-layers --no-astra-compat");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("read as 2^30 bytes/s, as ASTRA-sim does"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("preferred-dataset-splits 4 -> chunks per collective"), std::string::npos);
-  // The ring is bandwidth-bound: each NPU's link carries 2 (N-1)/N x 1 MiB = 1.75 MiB at 50 x 2^30
+  // Without the mode the ring is bandwidth-bound: each NPU's link carries 2 (N-1)/N x 1 MiB = 1.75 MiB at 50 x 2^30
   // B/s (34,180 ns) after one hop's latency and the endpoint delay (510 ns): 34,690 cycles, plus
   // the pipeline's fill (2% here).
   const auto at = r.out.find("sys[7] finished, ");
@@ -55,17 +70,22 @@ TEST(AstraCommand, RunsTheThreeInputFilesAndPrintsAstraSimsLines) {
                        " cycles, exposed communication " + std::to_string(cycles) + " cycles."),
             std::string::npos);
   // GB/s as 1e9: the bandwidth part 2^30 / 1e9 = 7.4% longer.
-  const auto si = test::collsim("astra " + files + " --si-gigabytes -q --no-layers");
+  const auto si =
+      test::collsim("astra " + files + " --si-gigabytes -q --no-layers --no-astra-compat");
   const long si_cycles = std::stol(si.out.substr(si.out.find("sys[7] finished, ") + 17));
   EXPECT_NEAR(si_cycles - cycles, 34180 * 0.0737, 100);
-  // Every system key is honoured or refused by name; so are a bad network and memory file.
-  std::ofstream(d / "bad.json") << R"({"all-reduce-implementation": ["ring"], "L": 1})";
+  // Every system key is honoured, noted or refused by name, all refused keys in one message;
+  // so are a bad network and memory file.
+  std::ofstream(d / "bad.json")
+      << R"({"all-reduce-implementation": ["ring"], "L": 1, "foo": 1, "replay-only": 1})";
   const auto bad = test::collsim(
       fmt::format("astra --workload-configuration={0}/ar --system-configuration={0}/bad.json "
                   "--network-configuration={0}/net.yml",
                   d.string()));
   EXPECT_EQ(bad.status, 2);
-  EXPECT_NE(bad.err.find("bad.json: L: not a system key collsim simulates"), std::string::npos)
+  EXPECT_NE(bad.err.find("bad.json: foo: not a system key collsim simulates; replay-only: 1 "
+                         "(ASTRA-sim's replay of recorded durations) is not simulated"),
+            std::string::npos)
       << bad.err;
   std::ofstream(d / "boost.json") << R"({"all-reduce-implementation": ["ring"], "boost-mode": 1})";
   EXPECT_NE(test::collsim(fmt::format("astra --workload-configuration={0}/ar "
@@ -109,8 +129,15 @@ TEST(AstraCommand, ReadsAstraSim10SystemAndNetworkFiles) {
   std::ofstream(d / "ar.txt") << "MICRO\n1\nar -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 1048576 5\n";
   const std::string args = fmt::format(
       "astra --workload-configuration={0}/ar.txt --system-configuration={0}/sys.txt "
-      "--network-configuration={0}/net.json --no-layers",
+      "--network-configuration={0}/net.json --no-layers --no-astra-compat",
       d.string());
+  // The compatibility mode runs ASTRA-sim 2.x's localBWAware walk (an all-reduce on the last
+  // dimension); these checks are collsim's own reading.
+  const auto walk = test::collsim(replaced(args, " --no-astra-compat", ""));
+  EXPECT_NE(walk.err.find("all-reduce: hierarchical:schedule=astra-localbw:intra=fifo:"
+                          "active_chunks=1:dim0=ring:dim1=direct"),
+            std::string::npos)
+      << walk.err;
   const auto r = test::collsim(args);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("sys[7] finished, "), std::string::npos) << r.out;
@@ -157,10 +184,15 @@ TEST(AstraCommand, ReadsAstraSim10SystemAndNetworkFiles) {
   };
   EXPECT_EQ(cycles(mix.out), 37918) << mix.out;
   EXPECT_EQ(cycles(same.out), 34677) << same.out;
-  // Unknown keys and the HBM model are refused by name.
-  std::ofstream(d / "sys2.txt") << "all-reduce-implementation: ring_ring\nL: 5\n";
+  // Unknown keys and the HBM model are refused by name; LogGP's L is noted (no effect while the
+  // shared bus model is off).
+  std::ofstream(d / "sys2.txt") << "all-reduce-implementation: ring_ring\nLL: 5\n";
   EXPECT_NE(test::collsim(replaced(args, "sys.txt", "sys2.txt"))
-                .err.find("sys2.txt: L: not a system key collsim simulates"),
+                .err.find("sys2.txt: LL: not a system key"),
+            std::string::npos);
+  std::ofstream(d / "sys4.txt") << "all-reduce-implementation: ring_ring\nL: 5\n";
+  EXPECT_NE(test::collsim(replaced(args, "sys.txt", "sys4.txt"))
+                .err.find("  L: accepted, no effect: ASTRA-sim's LogGP bus parameter"),
             std::string::npos);
   std::ofstream(d / "hbm.json") << R"({"topologies-per-dim": ["Ring"], "units-count": [4],
       "links-count": [2], "link-latency": [1], "link-bandwidth": [5], "hbm-scale": [1]})";

@@ -644,7 +644,8 @@ TEST(CliHelp, NameShowsEveryEntryOfThatNameWithItsParametersAndSource) {
   EXPECT_NE(flow.out.find("--npu-injection-bandwidth"), std::string::npos) << flow.out;
   EXPECT_NE(flow.out.find("source: ACE Sec. 3"), std::string::npos);
   const auto h = test::collsim("help hierarchical");
-  EXPECT_NE(h.out.find("schedule=baseline (one of baseline|themis|per-dim-all-reduce)"),
+  EXPECT_NE(h.out.find("schedule=baseline (one of baseline|themis|per-dim-all-reduce|"
+                      "astra-localbw)"),
             std::string::npos)
       << h.out;
   const auto ace = test::collsim("help ace");

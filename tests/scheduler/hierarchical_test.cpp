@@ -138,6 +138,14 @@ TEST(Hierarchical, ThemisBeatsBaselineWhenTheSecondDimensionHasSpareBandwidth) {
   EXPECT_NEAR(b.stats.time().seconds(), 7.68e-3, 0.01e-3);
   EXPECT_NEAR(th.stats.time().seconds(), b.stats.time().seconds(), 0.001 * 7.68e-3);
   EXPECT_NEAR(s.stats.time().seconds(), 6.72e-3, 0.01e-3);
+  // ASTRA-sim's reading of SCF (scf-astra: a chunk's second-to-last stage to the tail) cannot
+  // beat the dimension-load bound of 6.72 ms nor lose to the baseline's 7.68 ms.
+  HierarchicalSpec astra = themis;
+  astra.intra = IntraDimPolicy::ScfAstra;
+  const double ta = run(t, astra).stats.time().seconds();
+  EXPECT_GE(ta, 6.72e-3 - 0.01e-3);
+  EXPECT_LE(ta, 7.68e-3 + 0.01e-3);
+  EXPECT_EQ(parse_intra_dim_policy("scf-astra", "f"), IntraDimPolicy::ScfAstra);
   // With Themis's default 64 chunks FIFO also gains: 7.7376 ms baseline, 6.4776 ms Themis.
   HierarchicalSpec base64 = all_reduce(256000000, 64), themis64 = base64;
   themis64.schedule = InterDimPolicy::Themis;

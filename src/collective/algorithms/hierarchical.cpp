@@ -11,9 +11,11 @@ namespace collsim::collective {
 
 namespace {
 
-constexpr std::string_view kSchedules[] = {"baseline", "themis", "per-dim-all-reduce"};
-constexpr std::string_view kIntra[] = {"fifo", "lifo", "scf"};
+constexpr std::string_view kSchedules[] = {"baseline", "themis", "per-dim-all-reduce",
+                                           "astra-localbw"};
+constexpr std::string_view kIntra[] = {"fifo", "lifo", "scf", "scf-astra"};
 constexpr std::string_view kGroups[] = {"auto", "all"};
+constexpr std::string_view kFlat[] = {"refuse", "run"};
 // "default" first (index 0: the kind's); the others are registered algorithm names, except
 // ring-both (ring:directions=2), as scheduler/hierarchical.cpp spec_from_choice reads them.
 constexpr std::string_view kDimAlgorithms[] = {
@@ -40,10 +42,13 @@ AlgorithmInfo hierarchical_info() {
                     "inter-dimension order: baseline (RS over dims 1..D, AG back, every chunk: "
                     "Sec. 2.3), themis (Algorithm 1: least-loaded dimension first), or "
                     "per-dim-all-reduce (a full all-reduce in each dimension: the authors' "
-                    "ASTRA-sim baseline)"),
+                    "ASTRA-sim baseline), or astra-localbw (RS over dims 1..D-1, one all-reduce "
+                    "on D, AG back: ASTRA-sim 2.x's localBWAware all-reduce)"),
        choice_param(
            "intra", kIntra,
-           "order of a dimension's waiting chunks: fifo, lifo, scf (smallest chunk first)"),
+           "order of a dimension's waiting chunks: fifo, lifo, scf (smallest chunk first, a "
+           "chunk's last stage to the tail), scf-astra (ASTRA-sim 2.x's reading: its "
+           "second-to-last stage and all-reduce stages to the tail)"),
        count_param("active_chunks", 1, 1, 1024,
                    "chunk-stages a dimension runs at once (Sec. 4.3: several when one chunk cannot "
                    "saturate it)"),
@@ -51,7 +56,11 @@ AlgorithmInfo hierarchical_info() {
                     "auto: where every group of a dimension would do the same (links of its own, "
                     "same shape; analytical, queue or flow backend without NIC caps; ideal "
                     "endpoint; no trace), simulate the first group only: same times, far fewer "
-                    "messages; all: simulate every group")},
+                    "messages; all: simulate every group"),
+       choice_param("flat", kFlat,
+                    "a platform of one dimension: refuse (use a flat algorithm) or run the "
+                    "dimension's stages through its queue, so that active_chunks bounds the "
+                    "chunks in flight (ASTRA-sim 2.x on a one-dimension network)")},
       nullptr};
   // Per-dimension overrides of Table 1's basic algorithm (Themis Sec. 4.5: any algorithm per
   // dimension), one key per dimension index: the scheduler checks K against the platform.
