@@ -1,0 +1,112 @@
+// `collsim nccl-tests X_perf ...` and `collsim validate nccl LOG...` (commands.hpp, docs/nccl.md).
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "collective/nccl/model.hpp"
+#include "core/error.hpp"
+#include "jobs/nccl_tests.hpp"
+#include "topology/gpu_systems/gpu_system.hpp"
+
+namespace collsim::cli {
+
+namespace nccl = collective::nccl;
+
+namespace {
+
+const topology::GpuSystem& system_named(const std::string& name) {
+  if (name.find('/') != std::string::npos || name.ends_with(".yaml") || name.ends_with(".yml")) {
+    throw core::InputError("--system: '" + name +
+                           "': scenario platform files are not read by nccl-tests yet; name a "
+                           "preset (collsim list shows them)");
+  }
+  return topology::find_gpu_system(name, "--system");
+}
+
+}  // namespace
+
+int run_nccl_tests_command(const NcclTestsCliOptions& o, std::ostream& out) {
+  jobs::NcclTestsOptions opt;
+  opt.op = nccl::parse_perf_binary(o.binary, "nccl-tests");
+  opt.min_bytes = jobs::parse_nccl_size(o.min_bytes, "-b");
+  opt.max_bytes = jobs::parse_nccl_size(o.max_bytes, "-e");
+  opt.factor = o.factor;
+  opt.increment = o.increment.empty() ? 0 : jobs::parse_nccl_size(o.increment, "-i");
+  if (!o.increment.empty() && !o.factor_given) opt.factor = 0;  // nccl-tests: -i alone steps by it
+  opt.type = o.type;
+  opt.redop = o.redop;
+  opt.algorithm = o.algorithm;
+  if (opt.algorithm != "nccl") nccl::find_algorithm(opt.algorithm, "--algorithm");
+  const topology::GpuSystem& system = system_named(o.system);
+  const nccl::Context ctx{system, {o.gpus, o.nodes}, {}};
+  const auto rows = jobs::run_nccl_tests(opt, ctx);
+  jobs::print_nccl_tests(out, opt, ctx, rows);
+  return 0;
+}
+
+int validate_nccl_logs(const ValidateNcclOptions& o, std::ostream& out) {
+  for (const std::string& path : o.logs) {
+    std::ifstream in(path);
+    if (!in) throw core::InputError("LOG: cannot read '" + path + "'");
+    std::stringstream text;
+    text << in.rdbuf();
+    const auto runs = jobs::read_nccl_log(text.str(), path);
+    if (runs.empty()) throw core::InputError("LOG: '" + path + "' has no nccl-tests result");
+    for (const jobs::NcclLogRun& run : runs) {
+      std::string sys = o.system;
+      if (sys.empty()) sys = std::string(jobs::system_for_device(run.device));
+      if (sys.empty()) {
+        throw core::InputError("--system: " + path + ": no preset for the device '" + run.device +
+                               "'; name one with --system");
+      }
+      if (run.ranks == 0 || run.nodes == 0 || run.ranks % run.nodes != 0) {
+        throw core::InputError("LOG: " + path + ": cannot tell GPUs per node from its '#  Rank' "
+                               "lines (" + std::to_string(run.ranks) + " ranks)");
+      }
+      const topology::GpuSystem& system = system_named(sys);
+      const nccl::Context ctx{system, {run.ranks / run.nodes, run.nodes}, {}};
+      const std::string_view bin = nccl::perf_binary(run.op);
+      char line[256];
+      out << "# " << path << ": " << bin << " on " << system.name << ", " << run.nodes
+          << " node(s) x " << ctx.shape.gpus << " GPUs, algorithm " << o.algorithm << "\n";
+      std::snprintf(line, sizeof line, "%-20s %12s %12s %12s %9s %9s  %-9s %8s\n", "#test",
+                    "size(B)", "measured_us", "collsim_us", "meas_bus", "sim_bus", "algorithm",
+                    "error");
+      out << line;
+      double log_sum = 0, worst = 0;
+      std::uint64_t worst_bytes = 0;
+      for (std::size_t i = 0; i < run.bytes.size(); ++i) {
+        const double bytes = static_cast<double>(run.bytes[i]);
+        const nccl::Estimate e = nccl::estimate(o.algorithm, run.op, bytes, ctx);
+        const double sim_us = e.seconds * 1e6, meas_us = run.time_us[i];
+        const double factor = nccl::busbw_factor(run.op, ctx.shape.ranks());
+        const double err = sim_us / meas_us - 1;
+        log_sum += std::abs(std::log(sim_us / meas_us));
+        if (std::abs(err) >= std::abs(worst)) {
+          worst = err;
+          worst_bytes = run.bytes[i];
+        }
+        std::snprintf(line, sizeof line, "%-20.*s %12llu %12.2f %12.2f %9.2f %9.2f  %-9.*s %+7.1f%%\n",
+                      static_cast<int>(bin.size()), bin.data(),
+                      static_cast<unsigned long long>(run.bytes[i]), meas_us, sim_us,
+                      bytes / meas_us / 1e3 * factor, bytes / sim_us / 1e3 * factor,
+                      static_cast<int>(e.algorithm->name.size()), e.algorithm->name.data(),
+                      100 * err);
+        out << line;
+      }
+      const double geo = std::exp(log_sum / static_cast<double>(run.bytes.size())) - 1;
+      std::snprintf(line, sizeof line,
+                    "# %.*s: %zu rows, geomean |error| %.1f%%, worst %+.1f%% at %llu B\n",
+                    static_cast<int>(bin.size()), bin.data(), run.bytes.size(), 100 * geo,
+                    100 * worst, static_cast<unsigned long long>(worst_bytes));
+      out << line;
+    }
+  }
+  return 0;
+}
+
+}  // namespace collsim::cli
