@@ -1,0 +1,76 @@
+// `collsim nccl-tests X_perf` and `collsim validate nccl` from the command line (docs/nccl.md).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <sstream>
+#include <string>
+
+#include "cli_run.hpp"
+#include "real_inputs.hpp"
+
+namespace collsim::test {
+namespace {
+
+int data_rows(const std::string& out) {
+  std::istringstream in(out);
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) n += !line.empty() && line[0] != '#';
+  return n;
+}
+
+TEST(NcclTestsCommand, EveryBinaryOnFourH100sPrintsEverySizeInSeconds) {
+  for (const char* bin : {"all_reduce_perf", "all_gather_perf", "reduce_scatter_perf",
+                          "alltoall_perf", "sendrecv_perf"}) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto r = collsim(std::string("nccl-tests ") + bin +
+                           " --system h100 -g 4 -b 32M -e 16G -f 2");
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(data_rows(r.out), 10) << bin;
+    EXPECT_NE(r.out.find("# Collective test starting: " + std::string(bin)), std::string::npos);
+    EXPECT_LT(s, 5.0) << bin;
+  }
+}
+
+TEST(NcclTestsCommand, PresetsAndMultiNodeShapesRun) {
+  for (const char* args : {"--system h100 --nodes 10 -g 8 -e 16G", "--system a100 -g 8 -e 8G",
+                           "--system h200 -g 8 -e 8G", "--system gb200 -g 4 -e 8G",
+                           "--system a100 --nodes 4 -g 8 -e 8G"}) {
+    const auto r = collsim(std::string("nccl-tests all_reduce_perf -b 32M -f 2 ") + args);
+    ASSERT_EQ(r.status, 0) << args << ": " << r.err;
+    EXPECT_GE(data_rows(r.out), 9) << args;
+  }
+}
+
+TEST(NcclTestsCommand, BadInputIsRefusedWithTheOptionNamed) {
+  auto r = collsim("nccl-tests allreduce_perf");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("all_reduce_perf"), std::string::npos) << r.err;
+  r = collsim("nccl-tests all_reduce_perf --system h100 -g 9");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("-g"), std::string::npos) << r.err;
+  r = collsim("nccl-tests all_reduce_perf -b 3.5M");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("-b"), std::string::npos) << r.err;
+  r = collsim("nccl-tests all_reduce_perf --system a100 --algorithm nvls");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("in-network reduction"), std::string::npos) << r.err;
+  r = collsim("validate nccl /nonexistent.log");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("cannot read"), std::string::npos) << r.err;
+}
+
+TEST(NcclTestsCommand, ValidatePrintsPerRowErrorForTheH100Log) {
+  const auto dir = real_inputs("COLLSIM_NCCL_TESTS", "nccl-tests");
+  if (dir.empty()) GTEST_SKIP() << no_real_inputs("COLLSIM_NCCL_TESTS", "nccl-tests");
+  const auto r = collsim("validate nccl '" + (dir / "h100-sxm-8gpu-nccl-2.29.2.log").string() + "'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(data_rows(r.out), 50);
+  EXPECT_NE(r.out.find("# all_reduce_perf: 10 rows, geomean |error|"), std::string::npos);
+  EXPECT_NE(r.out.find(" nvls "), std::string::npos);
+}
+
+}  // namespace
+}  // namespace collsim::test
