@@ -300,6 +300,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       ->add_option("--algorithm,-a", nt.algorithm,
                    "nccl (NCCL's choice: the fastest enabled), ring, nvls, nvls-tree, p2p")
       ->capture_default_str();
+  nccl_tests
+      ->add_option("--protocol", nt.protocol,
+                   "nccl (the fastest the algorithm runs), Simple, LL128 or LL (as NCCL_PROTO)")
+      ->capture_default_str();
 
   cli::ValidateNcclOptions vn;
   auto* validate = app.add_subcommand(
@@ -312,6 +316,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                             "GPU system preset (default: from the log's device name)");
   validate_nccl->add_option("--algorithm,-a", vn.algorithm, "as for nccl-tests")
       ->capture_default_str();
+  validate_nccl->add_option("--protocol", vn.protocol, "as for nccl-tests")->capture_default_str();
 
   if (const std::string unknown = cli::unknown_option(app, argc, argv); !unknown.empty()) {
     err << "collsim: error: " << unknown << '\n';

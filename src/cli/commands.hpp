@@ -167,6 +167,7 @@ struct NcclTestsCliOptions {
   std::string type = "float";      ///< -d
   std::string redop = "sum";       ///< -o
   std::string algorithm = "nccl";  ///< --algorithm
+  std::string protocol = "nccl";   ///< --protocol
 };
 int run_nccl_tests_command(const NcclTestsCliOptions& opt, std::ostream& out);
 
@@ -175,6 +176,7 @@ struct ValidateNcclOptions {
   std::vector<std::string> logs;
   std::string system;              ///< empty: from the log's device name
   std::string algorithm = "nccl";
+  std::string protocol = "nccl";
 };
 int validate_nccl_logs(const ValidateNcclOptions& opt, std::ostream& out);
 

@@ -40,6 +40,8 @@ int run_nccl_tests_command(const NcclTestsCliOptions& o, std::ostream& out) {
   opt.type = o.type;
   opt.redop = o.redop;
   opt.algorithm = o.algorithm;
+  opt.protocol = o.protocol;
+  if (opt.protocol != "nccl") nccl::parse_protocol(opt.protocol, "--protocol");
   if (opt.algorithm != "nccl") nccl::find_algorithm(opt.algorithm, "--algorithm");
   const topology::GpuSystem& system = system_named(o.system);
   const nccl::Context ctx{system, {o.gpus, o.nodes}, {}};
@@ -72,8 +74,8 @@ int validate_nccl_logs(const ValidateNcclOptions& o, std::ostream& out) {
       const std::string_view bin = nccl::perf_binary(run.op);
       char line[256];
       out << "# " << path << ": " << bin << " on " << system.name << ", " << run.nodes
-          << " node(s) x " << ctx.shape.gpus << " GPUs, algorithm " << o.algorithm << "\n";
-      std::snprintf(line, sizeof line, "%-20s %12s %12s %12s %9s %9s  %-9s %8s\n", "#test",
+          << " node(s) x " << ctx.shape.gpus << " GPUs, algorithm " << o.algorithm << ", protocol " << o.protocol << "\n";
+      std::snprintf(line, sizeof line, "%-20s %12s %12s %12s %9s %9s  %-15s %8s\n", "#test",
                     "size(B)", "measured_us", "collsim_us", "meas_bus", "sim_bus", "algorithm",
                     "error");
       out << line;
@@ -81,7 +83,7 @@ int validate_nccl_logs(const ValidateNcclOptions& o, std::ostream& out) {
       std::uint64_t worst_bytes = 0;
       for (std::size_t i = 0; i < run.bytes.size(); ++i) {
         const double bytes = static_cast<double>(run.bytes[i]);
-        const nccl::Estimate e = nccl::estimate(o.algorithm, run.op, bytes, ctx);
+        const nccl::Estimate e = nccl::estimate(o.algorithm, run.op, bytes, ctx, o.protocol);
         const double sim_us = e.seconds * 1e6, meas_us = run.time_us[i];
         const double factor = nccl::busbw_factor(run.op, ctx.shape.ranks());
         const double err = sim_us / meas_us - 1;
@@ -90,11 +92,12 @@ int validate_nccl_logs(const ValidateNcclOptions& o, std::ostream& out) {
           worst = err;
           worst_bytes = run.bytes[i];
         }
-        std::snprintf(line, sizeof line, "%-20.*s %12llu %12.2f %12.2f %9.2f %9.2f  %-9.*s %+7.1f%%\n",
+        std::snprintf(line, sizeof line, "%-20.*s %12llu %12.2f %12.2f %9.2f %9.2f  %-15s %+7.1f%%\n",
                       static_cast<int>(bin.size()), bin.data(),
                       static_cast<unsigned long long>(run.bytes[i]), meas_us, sim_us,
                       bytes / meas_us / 1e3 * factor, bytes / sim_us / 1e3 * factor,
-                      static_cast<int>(e.algorithm->name.size()), e.algorithm->name.data(),
+                      (std::string(e.algorithm->name) + "/" + std::string(to_string(e.protocol)))
+                          .c_str(),
                       100 * err);
         out << line;
       }

@@ -129,11 +129,11 @@ std::vector<NcclTestsRow> run_nccl_tests(const NcclTestsOptions& opt, const nccl
     row.count = r.count;
     if (r.bytes > 0) {
       const nccl::Estimate e =
-          nccl::estimate(opt.algorithm, opt.op, static_cast<double>(r.bytes), ctx);
+          nccl::estimate(opt.algorithm, opt.op, static_cast<double>(r.bytes), ctx, opt.protocol);
       row.time_us = e.seconds * 1e6;
       row.algbw = static_cast<double>(r.bytes) / e.seconds / 1e9;
       row.busbw = row.algbw * nccl::busbw_factor(opt.op, ranks);
-      row.algorithm = std::string(e.algorithm->name);
+      row.algorithm = std::string(e.algorithm->name) + "/" + std::string(to_string(e.protocol));
     }
     rows.push_back(row);
     const std::uint64_t next = opt.factor > 1 ? size * opt.factor : size + opt.increment;
@@ -192,7 +192,8 @@ void print_nccl_tests(std::ostream& out, const NcclTestsOptions& opt, const nccl
   }
   std::snprintf(line, sizeof line, "# Avg bus bandwidth    : %g \n",
                 rows.empty() ? 0.0 : sum_busbw / static_cast<double>(rows.size()));
-  out << line << "# collsim algorithm (" << opt.algorithm << "): " << algos << "\n";
+  out << line << "# collsim algorithm/protocol (" << opt.algorithm << ", " << opt.protocol
+      << "): " << algos << "\n";
   out << "#\n# Collective test concluded: " << bin << "\n#\n";
 }
 

@@ -30,6 +30,7 @@ struct NcclTestsOptions {
   std::string type = "float";   ///< -d (nccl-tests' default)
   std::string redop = "sum";    ///< -o
   std::string algorithm = "nccl";
+  std::string protocol = "nccl";  ///< nccl (the fastest), Simple, LL128 or LL
 };
 
 struct NcclTestsRow {
@@ -38,7 +39,7 @@ struct NcclTestsRow {
   double time_us = 0;
   double algbw = 0;  ///< GB/s
   double busbw = 0;  ///< GB/s
-  std::string algorithm;
+  std::string algorithm;  ///< "ring/Simple"
 };
 
 /// The sizes nccl-tests would run (min, then x factor or + increment, up to max), each rounded as

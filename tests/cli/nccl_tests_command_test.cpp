@@ -37,7 +37,8 @@ TEST(NcclTestsCommand, EveryBinaryOnFourH100sPrintsEverySizeInSeconds) {
 TEST(NcclTestsCommand, PresetsAndMultiNodeShapesRun) {
   for (const char* args : {"--system h100 --nodes 10 -g 8 -e 16G", "--system a100 -g 8 -e 8G",
                            "--system h200 -g 8 -e 8G", "--system gb200 -g 4 -e 8G",
-                           "--system a100 --nodes 4 -g 8 -e 8G"}) {
+                           "--system a100 --nodes 4 -g 8 -e 8G",
+                           "--system h100 -g 8 -e 8G --protocol LL128"}) {
     const auto r = collsim(std::string("nccl-tests all_reduce_perf -b 32M -f 2 ") + args);
     ASSERT_EQ(r.status, 0) << args << ": " << r.err;
     EXPECT_GE(data_rows(r.out), 9) << args;
@@ -69,7 +70,7 @@ TEST(NcclTestsCommand, ValidatePrintsPerRowErrorForTheH100Log) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(data_rows(r.out), 50);
   EXPECT_NE(r.out.find("# all_reduce_perf: 10 rows, geomean |error|"), std::string::npos);
-  EXPECT_NE(r.out.find(" nvls "), std::string::npos);
+  EXPECT_NE(r.out.find(" nvls/Simple "), std::string::npos);
 }
 
 }  // namespace

@@ -59,6 +59,28 @@ TEST(NcclModel, MultiNodeRingIsBoundByTheNics) {
   EXPECT_LT(busbw("ring", Op::AllReduce, 8.0 * (1ull << 30), one), nic_rate(one) / 1e9);
 }
 
+TEST(NcclModel, ProtocolsLlForSmallLl128BetweenSimpleForLarge) {
+  const Context ctx = on("h100", 8);
+  EXPECT_EQ(estimate("nccl", Op::AllGather, 1024, ctx).protocol, Protocol::LL);
+  EXPECT_EQ(estimate("nccl", Op::AllGather, 16.0 * (1 << 20), ctx).protocol, Protocol::LL128);
+  EXPECT_EQ(estimate("nccl", Op::AllGather, 64.0 * (1 << 20), ctx).protocol, Protocol::Simple);
+  // LL moves half the link rate, LL128 0.92 of it (NCCL's tuner): at 1 GiB, time ratios.
+  const double simple = estimate("ring", Op::AllGather, 1e9, ctx, "simple").seconds;
+  const double ll = estimate("ring", Op::AllGather, 1e9, ctx, "LL").seconds;
+  const double ll128 = estimate("ring", Op::AllGather, 1e9, ctx, "ll128").seconds;
+  EXPECT_GT(ll / simple, 1.9);
+  EXPECT_LT(ll / simple, 2.0);
+  EXPECT_GT(ll128 / simple, 1.07);
+  EXPECT_LT(ll128 / simple, 1.09);
+  // A 1 KiB all-gather on 8 GPUs: LL's latency, about 13 us (NCCL's tuner predicts 6.6 + 7 x 0.6
+  // = 10.8 us plus the fitted call overhead's share beyond Simple's latency).
+  const double tiny = estimate("nccl", Op::AllGather, 1024, ctx).seconds;
+  EXPECT_GT(tiny, 10e-6);
+  EXPECT_LT(tiny, 16e-6);
+  EXPECT_THROW(estimate("nvls", Op::AllReduce, 1e6, ctx, "LL"), core::InputError);
+  EXPECT_THROW(estimate("ring", Op::AllReduce, 1e6, ctx, "LL64"), core::InputError);
+}
+
 TEST(NcclModel, ShapesBeyondTheSystemAreRefused) {
   EXPECT_THROW(estimate("nccl", Op::AllReduce, 1e9, on("h100", 9)), core::InputError);
   EXPECT_THROW(estimate("nccl", Op::AllReduce, 1e9, on("h100", 1)), core::InputError);

@@ -1,6 +1,7 @@
 #include "collective/nccl/model.hpp"
 
 #include <array>
+#include <cctype>
 #include <limits>
 #include <string>
 
@@ -63,6 +64,64 @@ double nvls_rate(const Context& ctx) {
   return ctx.system.nvls.efficiency.value * nvlink_rate(ctx);
 }
 
+std::string_view to_string(Protocol p) {
+  switch (p) {
+    case Protocol::Simple:
+      return "Simple";
+    case Protocol::LL128:
+      return "LL128";
+    case Protocol::LL:
+      return "LL";
+  }
+  return "Simple";
+}
+
+Protocol parse_protocol(std::string_view name, std::string_view field) {
+  std::string lower(name);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "simple") return Protocol::Simple;
+  if (lower == "ll128") return Protocol::LL128;
+  if (lower == "ll") return Protocol::LL;
+  throw core::InputError(std::string(field) + ": unknown protocol '" + std::string(name) +
+                         "' (valid: nccl, Simple, LL128, LL)");
+}
+
+const ProtocolCosts& protocol_costs(Protocol p) {
+  // NCCL's tuner (src/graph/tuning.cc), ring, Hopper: baseLat {LL 6.6, LL128 14.0, Simple 8.4}
+  // us; hwLat NVLink {0.6, 1.9, 3.4} us and network {2.7, 4.0, 14.0} us per step; LL moves half
+  // the link rate (4 data bytes per 8), LL128 0.92 of it (120 of 128 bytes, NCCL's factor).
+  static constexpr ProtocolCosts kCosts[] = {{1.0, 8.4e-6, 3.4e-6, 14.0e-6},
+                                             {0.92, 14.0e-6, 1.9e-6, 4.0e-6},
+                                             {0.5, 6.6e-6, 0.6e-6, 2.7e-6}};
+  return kCosts[static_cast<int>(p)];
+}
+
+namespace {
+
+// Seconds with protocol `p`: Simple's time with its latency and transfer replaced by p's.
+double with_protocol(const AlgorithmInfo& a, Op op, double bytes, const Context& ctx,
+                     Protocol p) {
+  const double simple = a.seconds(op, bytes, ctx);
+  if (p == Protocol::Simple) return simple;
+  double nvlink = 0, network = 0;
+  a.steps(op, ctx, nvlink, network);
+  const ProtocolCosts& s = protocol_costs(Protocol::Simple);
+  const ProtocolCosts& c = protocol_costs(p);
+  // Simple's time = overhead + network steps x the NIC latency + transfer; its NVLink-step and
+  // base latencies are inside the fitted overhead, so only the differences are added.
+  const double transfer =
+      simple - ctx.calibration.overhead_s - network * ctx.system.nic_latency.value;
+  return ctx.calibration.overhead_s + (c.base_latency_s - s.base_latency_s) +
+         nvlink * (c.nvlink_step_s - s.nvlink_step_s) + network * c.network_step_s +
+         transfer / c.bandwidth_factor;
+}
+
+bool runs(const AlgorithmInfo& a, Protocol p) {
+  return (a.protocols >> static_cast<int>(p)) & 1;
+}
+
+}  // namespace
+
 const AlgorithmInfo& find_algorithm(std::string_view name, std::string_view field) {
   std::string valid = "nccl";
   for (const AlgorithmInfo& a : algorithms()) {
@@ -74,21 +133,33 @@ const AlgorithmInfo& find_algorithm(std::string_view name, std::string_view fiel
                          "' (valid: " + valid + ")");
 }
 
-Estimate estimate(std::string_view algorithm, Op op, double bytes, const Context& ctx) {
+Estimate estimate(std::string_view algorithm, Op op, double bytes, const Context& ctx,
+                  std::string_view protocol) {
   check_shape(ctx.system, ctx.shape);
+  const bool any_protocol = protocol == "nccl";
+  const Protocol only = any_protocol ? Protocol::Simple : parse_protocol(protocol, "--protocol");
+  Estimate best{nullptr, Protocol::Simple, std::numeric_limits<double>::infinity()};
+  const auto consider = [&](const AlgorithmInfo& a) {
+    for (Protocol p : {Protocol::Simple, Protocol::LL128, Protocol::LL}) {
+      if (!runs(a, p) || (!any_protocol && p != only)) continue;
+      const double t = with_protocol(a, op, bytes, ctx, p);
+      if (t < best.seconds) best = {&a, p, t};
+    }
+  };
   if (algorithm != "nccl") {
     const AlgorithmInfo& a = find_algorithm(algorithm, "--algorithm");
     if (const std::string_view why = a.refusal(op, ctx); !why.empty()) {
       throw core::InputError("--algorithm: " + std::string(a.name) + " cannot run " +
                              std::string(perf_binary(op)) + " here: " + std::string(why));
     }
-    return {&a, a.seconds(op, bytes, ctx)};
+    if (!any_protocol && !runs(a, only)) {
+      throw core::InputError("--protocol: " + std::string(a.name) + " runs Simple only (NCCL)");
+    }
+    consider(a);
+    return best;
   }
-  Estimate best{nullptr, std::numeric_limits<double>::infinity()};
   for (const AlgorithmInfo& a : algorithms()) {
-    if (!a.refusal(op, ctx).empty()) continue;
-    const double t = a.seconds(op, bytes, ctx);
-    if (t < best.seconds) best = {&a, t};
+    if (a.refusal(op, ctx).empty()) consider(a);
   }
   if (best.algorithm == nullptr) {
     throw core::InputError("no NCCL algorithm runs " + std::string(perf_binary(op)) + " here");

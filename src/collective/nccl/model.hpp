@@ -15,6 +15,25 @@
 
 namespace collsim::collective::nccl {
 
+/// NCCL's protocols: Simple (large chunks, a memory fence per step), LL128 (128-byte lines with
+/// an 8-byte flag), LL (8-byte lines: 4 bytes of data, 4 of flag).
+enum class Protocol { Simple, LL128, LL };
+inline constexpr std::uint8_t kAllProtocols = 0b111;
+inline constexpr std::uint8_t kSimpleOnly = 0b001;
+std::string_view to_string(Protocol p);
+/// "simple", "ll128", "ll" (any case, as NCCL_PROTO); throws core::InputError naming `field`.
+Protocol parse_protocol(std::string_view name, std::string_view field);
+/// What a protocol changes against Simple, from NCCL's tuner (src/graph/tuning.cc, Hopper
+/// constants, ring): the fraction of the link rate it moves, its base latency and its latency
+/// per NVLink step and per network step (seconds).
+struct ProtocolCosts {
+  double bandwidth_factor;
+  double base_latency_s;
+  double nvlink_step_s;
+  double network_step_s;
+};
+const ProtocolCosts& protocol_costs(Protocol p);
+
 /// The collectives of nccl-tests' *_perf binaries.
 enum class Op { AllReduce, AllGather, ReduceScatter, AllToAll, SendRecv };
 
@@ -56,8 +75,14 @@ struct AlgorithmInfo {
   std::string_view source;
   /// "" when the algorithm runs `op` in `ctx` (as NCCL would enable it), else why not.
   std::string_view (*refusal)(Op op, const Context& ctx) = nullptr;
-  /// Seconds for one collective of `bytes` (checked by refusal() first).
+  /// Seconds for one collective of `bytes` with the Simple protocol (checked by refusal()
+  /// first).
   double (*seconds)(Op op, double bytes, const Context& ctx) = nullptr;
+  /// The protocols NCCL runs it with (bit 1 << Protocol); NVLS and NVLS-tree: Simple only.
+  std::uint8_t protocols = kSimpleOnly;
+  /// Its NVLink steps and network steps for `op` (for the protocols' latency), when it runs LL or
+  /// LL128; null for Simple-only algorithms.
+  void (*steps)(Op op, const Context& ctx, double& nvlink, double& network) = nullptr;
 };
 
 /// NCCL's algorithms in collsim, in a fixed order (registry.cpp).
@@ -68,12 +93,15 @@ const AlgorithmInfo& find_algorithm(std::string_view name, std::string_view fiel
 /// One collective's estimate.
 struct Estimate {
   const AlgorithmInfo* algorithm = nullptr;
+  Protocol protocol = Protocol::Simple;
   double seconds = 0;
 };
 /// `algorithm` ("nccl": the fastest enabled one, as NCCL's tuner picks the least predicted time)
-/// for `op` of `bytes`. Throws core::InputError if the named algorithm cannot run it, or the
-/// shape does not fit the system (more GPUs per node than it has, fewer than two ranks).
-Estimate estimate(std::string_view algorithm, Op op, double bytes, const Context& ctx);
+/// with `protocol` ("nccl": the fastest the algorithm runs; else "simple", "ll128" or "ll") for
+/// `op` of `bytes`. Throws core::InputError if the named algorithm or protocol cannot run it, or
+/// the shape does not fit the system (more GPUs per node than it has, fewer than two ranks).
+Estimate estimate(std::string_view algorithm, Op op, double bytes, const Context& ctx,
+                  std::string_view protocol = "nccl");
 
 /// Checks a shape against a system; throws core::InputError naming the option ("-g", "--nodes").
 void check_shape(const topology::GpuSystem& system, const Shape& shape);

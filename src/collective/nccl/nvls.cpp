@@ -35,7 +35,9 @@ AlgorithmInfo nvls_algorithm() {
           .source = "NVIDIA Hopper architecture whitepaper (NVLink SHARP); NCCL 2.17+ NVLS "
                     "(src/device/all_reduce.h runNvls; tuner src/graph/tuning.cc)",
           .refusal = refusal,
-          .seconds = seconds};
+          .seconds = seconds,
+          .protocols = kSimpleOnly,
+          .steps = nullptr};
 }
 
 }  // namespace collsim::collective::nccl

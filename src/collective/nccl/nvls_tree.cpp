@@ -36,7 +36,9 @@ AlgorithmInfo nvls_tree_algorithm() {
           .source = "NCCL 2.18+ NVLS_TREE (src/device/all_reduce.h runNvlsTree); Sanders, "
                     "Speck & Traeff (2009) double binary trees",
           .refusal = refusal,
-          .seconds = seconds};
+          .seconds = seconds,
+          .protocols = kSimpleOnly,
+          .steps = nullptr};
 }
 
 }  // namespace collsim::collective::nccl

@@ -42,7 +42,9 @@ AlgorithmInfo p2p_algorithm() {
           .description = "NCCL's send/receive: alltoall and sendrecv over NVLink and the NICs",
           .source = "NCCL src/enqueue.cc (p2p tasks); nccl-tests src/alltoall.cu, sendrecv.cu",
           .refusal = refusal,
-          .seconds = seconds};
+          .seconds = seconds,
+          .protocols = kSimpleOnly,
+          .steps = nullptr};
 }
 
 }  // namespace collsim::collective::nccl

@@ -27,6 +27,13 @@ double seconds(Op op, double bytes, const Context& ctx) {
   return ctx.calibration.overhead_s + inter_steps * ctx.system.nic_latency.value + volume / rate;
 }
 
+void steps(Op op, const Context& ctx, double& nvlink, double& network) {
+  const double n = ctx.shape.ranks(), nodes = ctx.shape.nodes;
+  const double all = op == Op::AllReduce ? 2 * (n - 1) : n - 1;
+  network = op == Op::AllReduce ? 2 * (nodes - 1) : nodes - 1;
+  nvlink = all - network;
+}
+
 }  // namespace
 
 AlgorithmInfo ring_algorithm() {
@@ -34,7 +41,9 @@ AlgorithmInfo ring_algorithm() {
           .description = "NCCL's ring over all ranks, one ring per channel, Simple protocol",
           .source = "Patarasuk & Yuan (JPDC 2009); NCCL src/device/all_reduce.h runRing",
           .refusal = refusal,
-          .seconds = seconds};
+          .seconds = seconds,
+          .protocols = kAllProtocols,
+          .steps = steps};
 }
 
 }  // namespace collsim::collective::nccl
