@@ -290,7 +290,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       ->capture_default_str();
   nccl_tests->add_option("--nodes", nt.nodes, "nodes (NVLink domains) of -g GPUs each")
       ->capture_default_str();
-  nccl_tests->add_option("--system", nt.system, "GPU system preset: h100, a100, h200, gb200")
+  nccl_tests
+      ->add_option("--system", nt.system,
+                   "GPU system preset (h100, a100, h200, gb200) or a scenario platform file "
+                   "(dims: a switch of GPUs per node, then a switch of nodes; no NVLS)")
       ->capture_default_str();
   nccl_tests->add_option("-d,--datatype", nt.type, "element type (float, double, half, ...)")
       ->capture_default_str();

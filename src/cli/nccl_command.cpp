@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "collective/nccl/model.hpp"
+#include "config/scenario.hpp"
 #include "core/error.hpp"
 #include "jobs/nccl_tests.hpp"
 #include "topology/gpu_systems/gpu_system.hpp"
@@ -18,13 +19,61 @@ namespace nccl = collective::nccl;
 
 namespace {
 
-const topology::GpuSystem& system_named(const std::string& name) {
-  if (name.find('/') != std::string::npos || name.ends_with(".yaml") || name.ends_with(".yml")) {
-    throw core::InputError("--system: '" + name +
-                           "': scenario platform files are not read by nccl-tests yet; name a "
-                           "preset (collsim list shows them)");
+bool is_file(const std::string& name) {
+  return name.find('/') != std::string::npos || name.ends_with(".yaml") ||
+         name.ends_with(".yml");
+}
+
+// A scenario platform as a GPU system: its first platform's dimension 0 (a switch: the NVLink
+// domain, bandwidth per GPU) and optional dimension 1 (a switch: the NICs, one per GPU, its
+// latency per network step). Scenario files have no key for in-network reduction: no NVLS.
+struct FileSystem {
+  std::string name, description;
+  topology::GpuSystem system;
+};
+FileSystem system_from_file(const std::string& path) {
+  const config::Scenario sc = config::load_scenario(path);
+  const auto bad = [&](const std::string& why) {
+    return core::InputError("--system: " + path + ": " + why +
+                            " (a GPU system file needs a platform whose dims are a switch of "
+                            "GPUs per node, then optionally a switch of nodes)");
+  };
+  if (sc.platforms.empty()) throw bad("no platform");
+  const config::Platform& p = sc.platforms.front();
+  const auto& dims = p.topology.dimensions();
+  if (dims.empty() || dims.size() > 2) throw bad(std::to_string(dims.size()) + " dimensions");
+  for (const auto& d : dims) {
+    if (d.spec.kind != topology::DimKind::Switch) throw bad(d.name + " is not a switch");
   }
-  return topology::find_gpu_system(name, "--system");
+  FileSystem f;
+  f.name = p.name.empty() ? path : p.name;
+  f.description = "scenario platform " + path;
+  topology::GpuSystem& s = f.system;
+  s.gpus_per_node = dims[0].spec.size;
+  s.gpus_per_node_source = "the scenario's dim0 size";
+  const double links0 = dims[0].spec.links_per_npu ? dims[0].spec.links_per_npu : 1;
+  s.nvlink_bandwidth = {dims[0].spec.bandwidth.bytes_per_s * links0, "the scenario's dim0"};
+  s.nvls = {.efficiency = {0.0, "scenario files have no in-network reduction key"},
+            .latency = {0.0, "no NVLS"}};
+  if (dims.size() == 2) {
+    const double links1 = dims[1].spec.links_per_npu ? dims[1].spec.links_per_npu : 1;
+    s.nic_bandwidth = {dims[1].spec.bandwidth.bytes_per_s * links1, "the scenario's dim1"};
+    s.nic_latency = {dims[1].spec.latency.seconds(), "the scenario's dim1 latency"};
+  } else {
+    s.nic_bandwidth = {dims[0].spec.bandwidth.bytes_per_s, "no dim1: one node only"};
+    s.nic_latency = {0.0, "no dim1"};
+  }
+  return f;
+}
+
+// The preset, or the file's system (kept in `file`).
+const topology::GpuSystem& system_named(const std::string& name, FileSystem& file) {
+  if (!is_file(name)) return topology::find_gpu_system(name, "--system");
+  file = system_from_file(name);
+  file.system.name = file.name;
+  file.system.description = file.description;
+  file.system.gpu = "GPU";
+  return file.system;
 }
 
 }  // namespace
@@ -43,7 +92,11 @@ int run_nccl_tests_command(const NcclTestsCliOptions& o, std::ostream& out) {
   opt.protocol = o.protocol;
   if (opt.protocol != "nccl") nccl::parse_protocol(opt.protocol, "--protocol");
   if (opt.algorithm != "nccl") nccl::find_algorithm(opt.algorithm, "--algorithm");
-  const topology::GpuSystem& system = system_named(o.system);
+  FileSystem file;
+  const topology::GpuSystem& system = system_named(o.system, file);
+  if (is_file(o.system) && system.nic_latency.value == 0 && o.nodes > 1) {
+    throw core::InputError("--nodes: " + o.system + " has no dim1 (nodes); use --nodes 1");
+  }
   const nccl::Context ctx{system, {o.gpus, o.nodes}, {}};
   const auto rows = jobs::run_nccl_tests(opt, ctx);
   jobs::print_nccl_tests(out, opt, ctx, rows);
@@ -69,7 +122,8 @@ int validate_nccl_logs(const ValidateNcclOptions& o, std::ostream& out) {
         throw core::InputError("LOG: " + path + ": cannot tell GPUs per node from its '#  Rank' "
                                "lines (" + std::to_string(run.ranks) + " ranks)");
       }
-      const topology::GpuSystem& system = system_named(sys);
+      FileSystem file;
+      const topology::GpuSystem& system = system_named(sys, file);
       const nccl::Context ctx{system, {run.ranks / run.nodes, run.nodes}, {}};
       const std::string_view bin = nccl::perf_binary(run.op);
       char line[256];

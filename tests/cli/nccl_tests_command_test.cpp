@@ -45,6 +45,39 @@ TEST(NcclTestsCommand, PresetsAndMultiNodeShapesRun) {
   }
 }
 
+TEST(NcclTestsCommand, ScenarioPlatformFileAsTheSystem) {
+  // examples/nvswitch-ib-10x8.yaml: 450 GB/s NVSwitch, 400 Gb/s NICs; no NVLS key, so the ring.
+  const auto file = collsim(
+      "nccl-tests all_reduce_perf --system examples/nvswitch-ib-10x8.yaml --nodes 10 -g 8 "
+      "-b 4G -e 4G");
+  ASSERT_EQ(file.status, 0) << file.err;
+  const auto preset =
+      collsim("nccl-tests all_reduce_perf --system h100 --nodes 10 -g 8 -b 4G -e 4G");
+  ASSERT_EQ(preset.status, 0) << preset.err;
+  // Same bandwidths, so the same bandwidth-bound time to within the latency terms (2 us vs
+  // 14 us per network step over 18 steps).
+  const auto time_of = [](const std::string& out) {
+    std::istringstream in(out);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (!line.empty() && line[0] != '#') {
+        std::istringstream f(line);
+        std::string c;
+        for (int i = 0; i < 6; ++i) f >> c;
+        return std::stod(c);
+      }
+    }
+    return 0.0;
+  };
+  const double a = time_of(file.out), b = time_of(preset.out);
+  EXPECT_GT(a, 0.98 * b);
+  EXPECT_LT(a, b);
+  EXPECT_NE(file.out.find("ring/Simple"), std::string::npos);
+  const auto bad = collsim("nccl-tests all_reduce_perf --system examples/default.yaml");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("not a switch"), std::string::npos) << bad.err;
+}
+
 TEST(NcclTestsCommand, BadInputIsRefusedWithTheOptionNamed) {
   auto r = collsim("nccl-tests allreduce_perf");
   EXPECT_EQ(r.status, 2);
