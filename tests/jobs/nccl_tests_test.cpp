@@ -88,6 +88,36 @@ TEST(NcclTests, PrintsNcclTestsColumns) {
   EXPECT_EQ(runs[0].bytes, std::vector<std::uint64_t>{33554432u});
 }
 
+TEST(NcclTests, LogReaderCountsRanksAndHostsAndRefusesBadRows) {
+  const std::string log =
+      "# Collective test starting: all_gather_perf\n"
+      "#  Rank  0 Group  0 Pid 1 on node-a device  0 [0000:1b:00] NVIDIA A100-SXM4-80GB\n"
+      "#  Rank  1 Group  0 Pid 2 on node-a device  1 [0000:43:00] NVIDIA A100-SXM4-80GB\n"
+      "#  Rank  2 Group  0 Pid 3 on node-b device  0 [0000:1b:00] NVIDIA A100-SXM4-80GB\n"
+      "#  Rank  3 Group  0 Pid 4 on node-b device  1 [0000:43:00] NVIDIA A100-SXM4-80GB\n"
+      "#       size         count      type   redop    root     time   algbw   busbw  #wrong\n"
+      "     1048576         65536     float    none      -1   100.50   10.43    7.82       0"
+      "   100.00   10.49    7.86       0\n";
+  const auto runs = read_nccl_log(log, "two-nodes.log");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].op, nccl::Op::AllGather);
+  EXPECT_EQ(runs[0].ranks, 4u);
+  EXPECT_EQ(runs[0].nodes, 2u);
+  EXPECT_EQ(system_for_device(runs[0].device), "a100");
+  ASSERT_EQ(runs[0].time_us.size(), 1u);
+  EXPECT_DOUBLE_EQ(runs[0].time_us[0], 100.5);
+  try {
+    read_nccl_log("# Collective test starting: all_gather_perf\n 1048576 x float none -1 abc 1 "
+                  "1 0\n",
+                  "bad.log");
+    FAIL();
+  } catch (const core::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.log:2"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(read_nccl_log("# Collective test starting: bcast_perf\n", "b.log"),
+               core::InputError);
+}
+
 // Model time / measured time - 1 for every out-of-place row of the H100 log, by binary.
 std::map<std::string, std::vector<std::pair<std::uint64_t, double>>> h100_errors(
     const std::filesystem::path& dir) {
