@@ -16,7 +16,8 @@ DEB_PACKAGES := cmake make g++ libcli11-dev nlohmann-json3-dev libyaml-cpp-dev l
                 python3-pip python3-setuptools python3-wheel
 
 .PHONY: deps configure build run test golden sanitize clang bench format clean reproduce figures fuzz \
-        reproduce-themis reproduce-wrht reproduce-multitree reproduce-switch-fc reproduce-ace
+        reproduce-themis reproduce-wrht reproduce-multitree reproduce-switch-fc reproduce-ace \
+        reproduce-nccl
 
 # Figures (docs/img) are drawn by tools/plot.py with Debian's matplotlib and pandas.
 PYTHON ?= /usr/bin/python3
@@ -82,7 +83,7 @@ clang: deps
 # tables of docs/themis.md and docs/wrht.md rewritten from them (tools/*_tables.py).
 # One paper: `make reproduce PAPER=themis` (themis, multitree, switch-fc, ace, wrht); each target
 # says its expected duration first (measured on 2 cores; the machine's load stretches them).
-PAPERS := themis wrht switch-fc ace multitree
+PAPERS := themis wrht switch-fc ace multitree nccl
 PAPER  ?= all
 reproduce: build
 	@case " $(PAPERS) all " in *" $(PAPER) "*) ;; \
@@ -133,6 +134,25 @@ reproduce-ace:
 	@echo "collsim: ACE: about 3-5 min (Figs. 9-17)"
 	$(call run_scenarios,examples/ace/*.yaml,ace-,)
 	@$(PYTHON) tools/ace_tables.py results docs/ace.md
+
+# NCCL on GPU systems (docs/nccl.md): the measured H100 log compared row by row when it is beside
+# the checkout (NCCL_LOG), and the presets' sweeps, in results/nccl-*.txt.
+SHARED_DIR := shared
+NCCL_DATA := $(abspath ..)/$(SHARED_DIR)/data/nccl-tests
+NCCL_LOG ?= $(NCCL_DATA)/h100-sxm-8gpu-nccl-2.29.2.log
+reproduce-nccl:
+	@echo "collsim: NCCL: a second (closed-form model)"
+	@mkdir -p results
+	@if [ -f "$(NCCL_LOG)" ]; then ./$(BUILD)/collsim validate nccl "$(NCCL_LOG)" \
+	  | tee results/nccl-validate-h100.txt | grep '^# [a-z_]*:'; \
+	else echo "collsim: no NCCL_LOG ($(NCCL_LOG)): validation skipped"; fi
+	@for s in "h100 -g 8" "h100 -g 4" "h100 --nodes 10 -g 8" "a100 -g 8" "h200 -g 8" "gb200 -g 4" \
+	    "gb200 -g 72"; do \
+	  for b in all_reduce_perf all_gather_perf reduce_scatter_perf alltoall_perf sendrecv_perf; do \
+	    ./$(BUILD)/collsim nccl-tests $$b --system $$s -b 32M -e 16G -f 2 -d double || exit 1; \
+	  done > "results/nccl-$$(echo $$s | tr -d ' -').txt"; \
+	  echo "collsim: results/nccl-$$(echo $$s | tr -d ' -').txt"; \
+	done
 
 # Plots in docs/img from the CSVs of `make reproduce` (installs matplotlib and pandas if missing).
 figures:

@@ -306,6 +306,56 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   astra->add_flag("--no-layers", out_opt.no_layers,
                   "table: the totals and the summary only, no per-layer lines");
 
+  cli::NcclTestsCliOptions nt;
+  auto* nccl_tests = app.add_subcommand(
+      "nccl-tests",
+      "emulate an nccl-tests binary (all_reduce_perf, all_gather_perf, reduce_scatter_perf, "
+      "alltoall_perf, sendrecv_perf) on a GPU system preset with the closed-form NCCL model; "
+      "prints nccl-tests' columns and units (docs/nccl.md)");
+  nccl_tests->add_option("BINARY", nt.binary, "all_reduce_perf, all_gather_perf, ...")
+      ->required();
+  nccl_tests->add_option("-b,--minbytes", nt.min_bytes, "smallest size, nccl-tests syntax (32M)")
+      ->capture_default_str();
+  nccl_tests->add_option("-e,--maxbytes", nt.max_bytes, "largest size (16G = 16 GiB)")
+      ->capture_default_str();
+  auto* factor = nccl_tests->add_option("-f,--stepfactor", nt.factor, "size multiplier per step")
+                     ->capture_default_str();
+  nccl_tests->add_option("-i,--stepbytes", nt.increment, "size increment per step (instead of -f)");
+  nccl_tests->add_option("-g,--ngpus", nt.gpus, "GPUs used per node (on one NVSwitch)")
+      ->capture_default_str();
+  nccl_tests->add_option("--nodes", nt.nodes, "nodes (NVLink domains) of -g GPUs each")
+      ->capture_default_str();
+  nccl_tests
+      ->add_option("--system", nt.system,
+                   "GPU system preset (h100, a100, h200, gb200) or a scenario platform file "
+                   "(dims: a switch of GPUs per node, then a switch of nodes; no NVLS)")
+      ->capture_default_str();
+  nccl_tests->add_option("-d,--datatype", nt.type, "element type (float, double, half, ...)")
+      ->capture_default_str();
+  nccl_tests->add_option("-o,--op", nt.redop, "reduction printed in the redop column")
+      ->capture_default_str();
+  nccl_tests
+      ->add_option("--algorithm,-a", nt.algorithm,
+                   "nccl (NCCL's choice: the fastest enabled), ring, nvls, nvls-tree, p2p")
+      ->capture_default_str();
+  nccl_tests
+      ->add_option("--protocol", nt.protocol,
+                   "nccl (the fastest the algorithm runs), Simple, LL128 or LL (as NCCL_PROTO)")
+      ->capture_default_str();
+
+  cli::ValidateNcclOptions vn;
+  auto* validate = app.add_subcommand(
+      "validate", "compare collsim with measurements: `validate nccl LOG...` (docs/nccl.md)");
+  validate->require_subcommand(1);
+  auto* validate_nccl = validate->add_subcommand(
+      "nccl", "read nccl-tests logs, run the same sizes on the NCCL model, print per-row error");
+  validate_nccl->add_option("LOG", vn.logs, "nccl-tests output files")->required();
+  validate_nccl->add_option("--system", vn.system,
+                            "GPU system preset (default: from the log's device name)");
+  validate_nccl->add_option("--algorithm,-a", vn.algorithm, "as for nccl-tests")
+      ->capture_default_str();
+  validate_nccl->add_option("--protocol", vn.protocol, "as for nccl-tests")->capture_default_str();
+
   if (const std::string unknown = cli::unknown_option(app, argc, argv); !unknown.empty()) {
     err << "collsim: error: " << unknown << '\n';
     return 2;
@@ -338,6 +388,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (*astra) return cli::run_astra(ao, out_opt, out, err);
     if (*help) return cli::help_for(help_name, out);
     if (*plot) return cli::plot_results(po, err);
+    if (*nccl_tests) {
+      nt.factor_given = factor->count() > 0;
+      return cli::run_nccl_tests_command(nt, out);
+    }
+    if (*validate_nccl) return cli::validate_nccl_logs(vn, out);
   } catch (const core::InputError& e) {
     err << "collsim: error: " << e.what() << '\n';
     return 2;

@@ -166,4 +166,32 @@ int verify_algorithm(const VerifyOptions& opt, std::ostream& out);
 /// `collsim inventory`: the switches, ports, links and bandwidth of each dimension.
 int show_inventory(const TopologyFlags& flags, std::ostream& out);
 
+
+/// `collsim nccl-tests X_perf`: nccl-tests' options (docs/nccl.md).
+struct NcclTestsCliOptions {
+  std::string binary;              ///< all_reduce_perf, ...
+  std::string min_bytes = "32M";   ///< -b
+  std::string max_bytes = "32M";   ///< -e
+  std::uint64_t factor = 2;        ///< -f
+  bool factor_given = false;
+  std::string increment;           ///< -i
+  std::uint32_t gpus = 8;          ///< -g: GPUs per node
+  std::uint32_t nodes = 1;         ///< --nodes
+  std::string system = "h100";     ///< --system
+  std::string type = "float";      ///< -d
+  std::string redop = "sum";       ///< -o
+  std::string algorithm = "nccl";  ///< --algorithm
+  std::string protocol = "nccl";   ///< --protocol
+};
+int run_nccl_tests_command(const NcclTestsCliOptions& opt, std::ostream& out);
+
+/// `collsim validate nccl LOG...`
+struct ValidateNcclOptions {
+  std::vector<std::string> logs;
+  std::string system;              ///< empty: from the log's device name
+  std::string algorithm = "nccl";
+  std::string protocol = "nccl";
+};
+int validate_nccl_logs(const ValidateNcclOptions& opt, std::ostream& out);
+
 }  // namespace collsim::cli

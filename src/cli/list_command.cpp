@@ -9,12 +9,14 @@
 #include "collective/algorithm.hpp"
 #include "core/error.hpp"
 #include "core/param.hpp"
+#include "collective/nccl/model.hpp"
 #include "core/registry.hpp"
 #include "endpoint/endpoint.hpp"
 #include "network/backend.hpp"
 #include "network/params.hpp"
 #include "topology/dim_kind.hpp"
 #include "topology/forms.hpp"
+#include "topology/gpu_systems/gpu_system.hpp"
 #include "workload/model_zoo.hpp"
 
 namespace collsim::cli {
@@ -109,6 +111,15 @@ int list_everything(std::ostream& out) {
   out << "\nModels (collsim train --workload NAME; data parallel, --batch, --compute, "
          "--precision):\n";
   for (const std::string& name : workload::model_names()) print_model(out, name);
+  out << "\nGPU systems (collsim nccl-tests --system; docs/nccl.md):\n";
+  for (const auto& g : topology::gpu_systems()) {
+    out << core::help_entry(std::string(g.name), 22, {std::string(g.description)});
+  }
+  out << "\nNCCL algorithms (collsim nccl-tests --algorithm; nccl: the fastest enabled one):\n";
+  for (const auto& a : collective::nccl::algorithms()) {
+    out << core::help_entry(std::string(a.name), 22,
+                            {std::string(a.description), "source: " + std::string(a.source)});
+  }
   return 0;
 }
 

@@ -1,0 +1,169 @@
+// `collsim nccl-tests X_perf ...` and `collsim validate nccl LOG...` (commands.hpp, docs/nccl.md).
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "collective/nccl/model.hpp"
+#include "config/scenario.hpp"
+#include "core/error.hpp"
+#include "jobs/nccl_tests.hpp"
+#include "topology/gpu_systems/gpu_system.hpp"
+
+namespace collsim::cli {
+
+namespace nccl = collective::nccl;
+
+namespace {
+
+bool is_file(const std::string& name) {
+  return name.find('/') != std::string::npos || name.ends_with(".yaml") ||
+         name.ends_with(".yml");
+}
+
+// A scenario platform as a GPU system: its first platform's dimension 0 (a switch: the NVLink
+// domain, bandwidth per GPU) and optional dimension 1 (a switch: the NICs, one per GPU, its
+// latency per network step). Scenario files have no key for in-network reduction: no NVLS.
+struct FileSystem {
+  std::string name, description;
+  topology::GpuSystem system;
+};
+FileSystem system_from_file(const std::string& path) {
+  const config::Scenario sc = config::load_scenario(path);
+  const auto bad = [&](const std::string& why) {
+    return core::InputError("--system: " + path + ": " + why +
+                            " (a GPU system file needs a platform whose dims are a switch of "
+                            "GPUs per node, then optionally a switch of nodes)");
+  };
+  if (sc.platforms.empty()) throw bad("no platform");
+  const config::Platform& p = sc.platforms.front();
+  const auto& dims = p.topology.dimensions();
+  if (dims.empty() || dims.size() > 2) throw bad(std::to_string(dims.size()) + " dimensions");
+  for (const auto& d : dims) {
+    if (d.spec.kind != topology::DimKind::Switch) throw bad(d.name + " is not a switch");
+  }
+  FileSystem f;
+  f.name = p.name.empty() ? path : p.name;
+  f.description = "scenario platform " + path;
+  topology::GpuSystem& s = f.system;
+  s.gpus_per_node = dims[0].spec.size;
+  s.gpus_per_node_source = "the scenario's dim0 size";
+  const double links0 = dims[0].spec.links_per_npu ? dims[0].spec.links_per_npu : 1;
+  s.nvlink_bandwidth = {dims[0].spec.bandwidth.bytes_per_s * links0, "the scenario's dim0"};
+  s.nvls = {.efficiency = {0.0, "scenario files have no in-network reduction key"},
+            .latency = {0.0, "no NVLS"}};
+  if (dims.size() == 2) {
+    const double links1 = dims[1].spec.links_per_npu ? dims[1].spec.links_per_npu : 1;
+    s.nic_bandwidth = {dims[1].spec.bandwidth.bytes_per_s * links1, "the scenario's dim1"};
+    s.nic_latency = {dims[1].spec.latency.seconds(), "the scenario's dim1 latency"};
+  } else {
+    s.nic_bandwidth = {dims[0].spec.bandwidth.bytes_per_s, "no dim1: one node only"};
+    s.nic_latency = {0.0, "no dim1"};
+  }
+  return f;
+}
+
+// The preset, or the file's system (kept in `file`).
+const topology::GpuSystem& system_named(const std::string& name, FileSystem& file) {
+  if (!is_file(name)) return topology::find_gpu_system(name, "--system");
+  file = system_from_file(name);
+  file.system.name = file.name;
+  file.system.description = file.description;
+  file.system.gpu = "GPU";
+  return file.system;
+}
+
+}  // namespace
+
+int run_nccl_tests_command(const NcclTestsCliOptions& o, std::ostream& out) {
+  jobs::NcclTestsOptions opt;
+  opt.op = nccl::parse_perf_binary(o.binary, "nccl-tests");
+  opt.min_bytes = jobs::parse_nccl_size(o.min_bytes, "-b");
+  opt.max_bytes = jobs::parse_nccl_size(o.max_bytes, "-e");
+  opt.factor = o.factor;
+  opt.increment = o.increment.empty() ? 0 : jobs::parse_nccl_size(o.increment, "-i");
+  if (!o.increment.empty() && !o.factor_given) opt.factor = 0;  // nccl-tests: -i alone steps by it
+  opt.type = o.type;
+  opt.redop = o.redop;
+  opt.algorithm = o.algorithm;
+  opt.protocol = o.protocol;
+  if (opt.protocol != "nccl") nccl::parse_protocol(opt.protocol, "--protocol");
+  if (opt.algorithm != "nccl") nccl::find_algorithm(opt.algorithm, "--algorithm");
+  FileSystem file;
+  const topology::GpuSystem& system = system_named(o.system, file);
+  if (is_file(o.system) && system.nic_latency.value == 0 && o.nodes > 1) {
+    throw core::InputError("--nodes: " + o.system + " has no dim1 (nodes); use --nodes 1");
+  }
+  const nccl::Context ctx{system, {o.gpus, o.nodes}, {}};
+  const auto rows = jobs::run_nccl_tests(opt, ctx);
+  jobs::print_nccl_tests(out, opt, ctx, rows);
+  return 0;
+}
+
+int validate_nccl_logs(const ValidateNcclOptions& o, std::ostream& out) {
+  for (const std::string& path : o.logs) {
+    std::ifstream in(path);
+    if (!in) throw core::InputError("LOG: cannot read '" + path + "'");
+    std::stringstream text;
+    text << in.rdbuf();
+    const auto runs = jobs::read_nccl_log(text.str(), path);
+    if (runs.empty()) throw core::InputError("LOG: '" + path + "' has no nccl-tests result");
+    for (const jobs::NcclLogRun& run : runs) {
+      std::string sys = o.system;
+      if (sys.empty()) sys = std::string(jobs::system_for_device(run.device));
+      if (sys.empty()) {
+        throw core::InputError("--system: " + path + ": no preset for the device '" + run.device +
+                               "'; name one with --system");
+      }
+      if (run.ranks == 0 || run.nodes == 0 || run.ranks % run.nodes != 0) {
+        throw core::InputError("LOG: " + path + ": cannot tell GPUs per node from its '#  Rank' "
+                               "lines (" + std::to_string(run.ranks) + " ranks)");
+      }
+      FileSystem file;
+      const topology::GpuSystem& system = system_named(sys, file);
+      const nccl::Context ctx{system, {run.ranks / run.nodes, run.nodes}, {}};
+      const std::string_view bin = nccl::perf_binary(run.op);
+      char line[256];
+      out << "# " << path << ": " << bin << " on " << system.name << ", " << run.nodes
+          << " node(s) x " << ctx.shape.gpus << " GPUs, algorithm " << o.algorithm << ", protocol " << o.protocol << "\n";
+      std::snprintf(line, sizeof line, "%-20s %12s %12s %12s %9s %9s  %-15s %8s\n", "#test",
+                    "size(B)", "measured_us", "collsim_us", "meas_bus", "sim_bus", "algorithm",
+                    "error");
+      out << line;
+      double log_sum = 0, worst = 0;
+      std::uint64_t worst_bytes = 0;
+      for (std::size_t i = 0; i < run.bytes.size(); ++i) {
+        const double bytes = static_cast<double>(run.bytes[i]);
+        const nccl::Estimate e = nccl::estimate(o.algorithm, run.op, bytes, ctx, o.protocol);
+        const double sim_us = e.seconds * 1e6, meas_us = run.time_us[i];
+        const double factor = nccl::busbw_factor(run.op, ctx.shape.ranks());
+        const double err = sim_us / meas_us - 1;
+        log_sum += std::abs(std::log(sim_us / meas_us));
+        if (std::abs(err) >= std::abs(worst)) {
+          worst = err;
+          worst_bytes = run.bytes[i];
+        }
+        std::snprintf(line, sizeof line, "%-20.*s %12llu %12.2f %12.2f %9.2f %9.2f  %-15s %+7.1f%%\n",
+                      static_cast<int>(bin.size()), bin.data(),
+                      static_cast<unsigned long long>(run.bytes[i]), meas_us, sim_us,
+                      bytes / meas_us / 1e3 * factor, bytes / sim_us / 1e3 * factor,
+                      (std::string(e.algorithm->name) + "/" + std::string(to_string(e.protocol)))
+                          .c_str(),
+                      100 * err);
+        out << line;
+      }
+      const double geo = std::exp(log_sum / static_cast<double>(run.bytes.size())) - 1;
+      std::snprintf(line, sizeof line,
+                    "# %.*s: %zu rows, geomean |error| %.1f%%, worst %+.1f%% at %llu B\n",
+                    static_cast<int>(bin.size()), bin.data(), run.bytes.size(), 100 * geo,
+                    100 * worst, static_cast<unsigned long long>(worst_bytes));
+      out << line;
+    }
+  }
+  return 0;
+}
+
+}  // namespace collsim::cli

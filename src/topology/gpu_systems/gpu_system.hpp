@@ -1,0 +1,51 @@
+#pragma once
+// GPU system presets: the network side of an NVLink/NVSwitch node (or NVL72 rack) with one
+// InfiniBand NIC per GPU between nodes, rail-optimised (GPU i of every node on leaf switch i).
+// Every number carries its source (a datasheet, or NCCL's own tuner where no datasheet gives
+// it). Compute (FLOP/s, HBM) is not here: that belongs to src/compute/.
+//
+// Units: bandwidths in bytes/s per GPU per direction (10^9 bytes = 1 GB), latencies in seconds.
+// One file per system (h100.cpp, a100.cpp, h200.cpp, gb200.cpp) and one line in registry.cpp.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace collsim::topology {
+
+/// A number with where it comes from.
+struct Sourced {
+  double value = 0;
+  std::string_view source;
+};
+
+/// In-network reduction offered by a switch (NVSwitch SHARP as NCCL's NVLS uses it): the switch
+/// reads the contributions from every GPU port, reduces them and returns or multicasts the result.
+/// `efficiency` is the rate at which a port's NVLS traffic (multimem loads with reduction and
+/// multicast stores) flows, as a fraction of the rate the port reaches for plain copies; 0 = no
+/// in-network reduction. `latency` is the switch's added time per NVLS operation, seconds.
+struct InNetworkReduction {
+  Sourced efficiency;
+  Sourced latency;
+  bool available() const { return efficiency.value > 0; }
+};
+
+struct GpuSystem {
+  std::string_view name;         ///< "h100"
+  std::string_view description;  ///< one line
+  std::string_view gpu;          ///< "H100 SXM5 80GB"
+  /// GPUs in one NVLink domain: one node's 8, or an NVL72 rack's 72.
+  std::uint32_t gpus_per_node = 8;
+  std::string_view gpus_per_node_source;
+  Sourced nvlink_bandwidth;  ///< bytes/s per GPU per direction, all NVLinks together
+  InNetworkReduction nvls;   ///< the NVSwitch's reduction and multicast
+  Sourced nic_bandwidth;     ///< bytes/s per GPU per direction (one NIC per GPU)
+  Sourced nic_latency;       ///< seconds per inter-node step (NIC, leaf switch, NIC, proxy)
+};
+
+/// Every preset, in a fixed order (registry.cpp).
+const std::vector<GpuSystem>& gpu_systems();
+/// The preset named `name`; throws core::InputError naming `field` and listing the valid names.
+const GpuSystem& find_gpu_system(std::string_view name, std::string_view field);
+
+}  // namespace collsim::topology

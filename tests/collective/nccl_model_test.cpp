@@ -1,0 +1,92 @@
+// The closed-form NCCL model (collective/nccl/model.hpp): NVLS against the ring on an H100 node,
+// the `nccl` choice, and shapes refused.
+#include <gtest/gtest.h>
+
+#include "collective/nccl/model.hpp"
+#include "core/error.hpp"
+#include "topology/gpu_systems/gpu_system.hpp"
+
+namespace collsim::collective::nccl {
+namespace {
+
+Context on(std::string_view system, std::uint32_t gpus, std::uint32_t nodes = 1) {
+  return Context{topology::find_gpu_system(system, "--system"), {gpus, nodes}, {}};
+}
+
+double busbw(std::string_view algo, Op op, double bytes, const Context& ctx) {
+  const Estimate e = estimate(algo, op, bytes, ctx);
+  return bytes / e.seconds / 1e9 * busbw_factor(op, ctx.shape.ranks());
+}
+
+TEST(NcclModel, NvlsAllReduceBeatsTheRingOnAnH100Node) {
+  const Context ctx = on("h100", 8);
+  const double big = 16.0 * (1ull << 30);
+  // Measured (nccl-tests, NCCL 2.29.2, 8 x H100): NVLS 482 GB/s busbw, ring-bound all-gather 362.
+  const double nvls = busbw("nvls", Op::AllReduce, big, ctx);
+  const double ring = busbw("ring", Op::AllReduce, big, ctx);
+  EXPECT_GT(nvls, 440);
+  EXPECT_LT(nvls, 520);
+  EXPECT_GT(ring, 320);
+  EXPECT_LT(ring, 370);
+  // Closed form: busbw = 2(n-1)/(n+1) x switch efficiency x calibrated NVLink rate.
+  EXPECT_NEAR(nvls, 14.0 / 9 * 0.85 * nvlink_rate(ctx) / 1e9, 1.0);
+}
+
+TEST(NcclModel, NcclPicksNvlsForAllReduceAndTheRingForAllGather) {
+  const Context h100 = on("h100", 8);
+  for (double mib = 32; mib <= 16384; mib *= 2) {
+    const double bytes = mib * (1 << 20);
+    EXPECT_EQ(estimate("nccl", Op::AllReduce, bytes, h100).algorithm->name, "nvls") << mib;
+    EXPECT_EQ(estimate("nccl", Op::AllGather, bytes, h100).algorithm->name, "ring") << mib;
+    EXPECT_EQ(estimate("nccl", Op::ReduceScatter, bytes, h100).algorithm->name, "ring") << mib;
+  }
+  // No NVLink SHARP on A100; NVLS does not span nodes (NVLS-tree does, all-reduce only).
+  EXPECT_EQ(estimate("nccl", Op::AllReduce, 1e9, on("a100", 8)).algorithm->name, "ring");
+  const std::string_view multi = estimate("nccl", Op::AllReduce, 1e9, on("h100", 8, 10)).algorithm->name;
+  EXPECT_TRUE(multi == "ring" || multi == "nvls-tree") << multi;
+  EXPECT_THROW(estimate("nvls", Op::AllReduce, 1e9, on("a100", 8)), core::InputError);
+  EXPECT_THROW(estimate("nvls", Op::AllToAll, 1e9, on("h100", 8)), core::InputError);
+}
+
+TEST(NcclModel, MultiNodeRingIsBoundByTheNics) {
+  // 8 rails of 400 Gb/s: the ring's per-GPU rate across nodes is min(NVLink, 8 x NIC).
+  const Context ctx = on("h100", 8, 10);
+  const double bw = busbw("ring", Op::AllReduce, 8.0 * (1ull << 30), ctx);
+  EXPECT_GT(bw, 0.9 * 8 * nic_rate(ctx) / 1e9);
+  EXPECT_LT(bw, 8 * nic_rate(ctx) / 1e9);
+  // One GPU per node: its own NIC only.
+  const Context one = on("h100", 1, 4);
+  EXPECT_LT(busbw("ring", Op::AllReduce, 8.0 * (1ull << 30), one), nic_rate(one) / 1e9);
+}
+
+TEST(NcclModel, ProtocolsLlForSmallLl128BetweenSimpleForLarge) {
+  const Context ctx = on("h100", 8);
+  EXPECT_EQ(estimate("nccl", Op::AllGather, 1024, ctx).protocol, Protocol::LL);
+  EXPECT_EQ(estimate("nccl", Op::AllGather, 16.0 * (1 << 20), ctx).protocol, Protocol::LL128);
+  EXPECT_EQ(estimate("nccl", Op::AllGather, 64.0 * (1 << 20), ctx).protocol, Protocol::Simple);
+  // LL moves half the link rate, LL128 0.92 of it (NCCL's tuner): at 1 GiB, time ratios.
+  const double simple = estimate("ring", Op::AllGather, 1e9, ctx, "simple").seconds;
+  const double ll = estimate("ring", Op::AllGather, 1e9, ctx, "LL").seconds;
+  const double ll128 = estimate("ring", Op::AllGather, 1e9, ctx, "ll128").seconds;
+  EXPECT_GT(ll / simple, 1.9);
+  EXPECT_LT(ll / simple, 2.0);
+  EXPECT_GT(ll128 / simple, 1.07);
+  EXPECT_LT(ll128 / simple, 1.09);
+  // A 1 KiB all-gather on 8 GPUs: LL's latency, about 13 us (NCCL's tuner predicts 6.6 + 7 x 0.6
+  // = 10.8 us plus the fitted call overhead's share beyond Simple's latency).
+  const double tiny = estimate("nccl", Op::AllGather, 1024, ctx).seconds;
+  EXPECT_GT(tiny, 10e-6);
+  EXPECT_LT(tiny, 16e-6);
+  EXPECT_THROW(estimate("nvls", Op::AllReduce, 1e6, ctx, "LL"), core::InputError);
+  EXPECT_THROW(estimate("ring", Op::AllReduce, 1e6, ctx, "LL64"), core::InputError);
+}
+
+TEST(NcclModel, ShapesBeyondTheSystemAreRefused) {
+  EXPECT_THROW(estimate("nccl", Op::AllReduce, 1e9, on("h100", 9)), core::InputError);
+  EXPECT_THROW(estimate("nccl", Op::AllReduce, 1e9, on("h100", 1)), core::InputError);
+  EXPECT_NO_THROW(estimate("nccl", Op::AllReduce, 1e9, on("gb200", 72)));
+  EXPECT_THROW(find_algorithm("collnet", "--algorithm"), core::InputError);
+}
+
+}  // namespace
+}  // namespace collsim::collective::nccl
