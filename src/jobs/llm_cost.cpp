@@ -176,24 +176,28 @@ double activation_bytes_per_layer(const LlmConfig& c) {
 LlmMemory llm_memory(const LlmConfig& c, const LlmCosts& k) {
   const auto& p = c.parallel;
   const double layers = static_cast<double>(c.model.layers) / p.pp;
-  const double params = layers * (k.layer_dense_params + k.layer_expert_params) + k.embed_params;
+  const double dense = layers * k.layer_dense_params + k.embed_params;
+  const double expert = layers * k.layer_expert_params;
   const double shard = static_cast<double>(p.dp) * p.cp;  // the gradient reduce group
+  const double eshard = shard / p.ep;                       // the experts' one
   LlmMemory mem;
-  mem.weights = 2 * params;
-  mem.gradients = 2 * params;
-  mem.optimizer = 12 * params;
+  mem.weights = 2 * (dense + expert);
+  mem.gradients = 2 * (dense + expert);
+  mem.optimizer = 12 * (dense + expert);
+  const double opt = 12 * (dense / shard + expert / eshard);
+  const double grad = 2 * (dense / shard + expert / eshard);
   switch (p.zero) {
     case workload::Zero::None: break;
-    case workload::Zero::One: mem.optimizer /= shard; break;
+    case workload::Zero::One: mem.optimizer = opt; break;
     case workload::Zero::Two:
-      mem.optimizer /= shard;
-      mem.gradients /= shard;
+      mem.optimizer = opt;
+      mem.gradients = grad;
       break;
     case workload::Zero::Three:
     case workload::Zero::Fsdp:
-      mem.optimizer /= shard;
-      mem.gradients /= shard;
-      mem.weights /= shard;
+      mem.optimizer = opt;
+      mem.gradients = grad;
+      mem.weights = grad;
       break;
   }
   const double m = p.micro_batches();

@@ -492,7 +492,7 @@ LlmResult simulate(const LlmConfig& c, bool keep_timeline, bool compute_only_fra
   for (std::uint32_t s = 0; s < p.pp; ++s) {
     const auto& st = pipe.stages()[s];
     last_bwd[s] = st.end.back();
-    double params = 0;
+    double params = 0, expert_params = 0;
     struct Bucket {
       Time ready;
       bool expert;
@@ -509,7 +509,8 @@ LlmResult simulate(const LlmConfig& c, bool keep_timeline, bool compute_only_fra
       const Time b0 = st.start[idx], b1 = st.end[idx];
       double dense = 0, expert = 0;
       const double extra = (v == 0 || v == V - 1) ? k.embed_params : 0;
-      params += layers_per_chunk * (k.layer_dense_params + k.layer_expert_params) + extra;
+      params += layers_per_chunk * k.layer_dense_params + extra;
+      expert_params += layers_per_chunk * k.layer_expert_params;
       for (std::uint32_t l = 0; l < layers_per_chunk; ++l) {
         const Time ready = p.overlap_grad_reduce
                                ? b0 + scale(b1 - b0, double(l + 1) / layers_per_chunk)
@@ -541,7 +542,10 @@ LlmResult simulate(const LlmConfig& c, bool keep_timeline, bool compute_only_fra
       t = std::max(t, stream);
     }
     dp_tail[s] = t - last_bwd[s] + ag_total;
-    const double opt_params = p.zero == Zero::None ? params : params / shard;
+    // Expert parameters are sharded over their own data-parallel group (dp x cp / ep).
+    const double opt_params = p.zero == Zero::None
+                                  ? params + expert_params
+                                  : params / shard + expert_params * p.ep / shard;
     opt_time[s] = optimizer_time(opt_params, k.hbm);
     stage_end[s] = t + opt_time[s] + ag_total;
   }
