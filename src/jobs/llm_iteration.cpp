@@ -476,7 +476,10 @@ LlmResult simulate(const LlmConfig& c, bool keep_timeline, bool compute_only_fra
   spec.topology = &cluster->topology;
   spec.backend = &backend;
   runtime::Session session(spec);
-  Pipeline pipe(p, plan.fwd, plan.bwd, session.sim(), &session, k.pp_bytes, k.pp_senders);
+  // On the standard cluster the TP x CP ranks of a stage send on their own rails (their own NIC
+  // share and NVSwitch port): one message stands for all of them (the groups' symmetry).
+  Pipeline pipe(p, plan.fwd, plan.bwd, session.sim(), &session, k.pp_bytes,
+                cluster->standard ? 1 : k.pp_senders);
   pipe.run();
   res.messages = pipe.messages();
   res.events = session.report().events + timer->events();
