@@ -15,7 +15,8 @@ DEB_PACKAGES := cmake make g++ libcli11-dev nlohmann-json3-dev libyaml-cpp-dev l
                 pybind11-dev python3-dev python3-pytest python3-pandas python3-matplotlib
 
 .PHONY: deps configure build run test golden sanitize clang bench format clean reproduce figures fuzz \
-        reproduce-themis reproduce-wrht reproduce-multitree reproduce-switch-fc reproduce-ace
+        reproduce-themis reproduce-wrht reproduce-multitree reproduce-switch-fc reproduce-ace \
+        reproduce-llm
 
 # Figures (docs/img) are drawn by tools/plot.py with Debian's matplotlib and pandas.
 PYTHON ?= /usr/bin/python3
@@ -79,9 +80,9 @@ clang: deps
 
 # Paper reproductions at full size (minutes; not part of `make test`): CSV in results/, and the
 # tables of docs/themis.md and docs/wrht.md rewritten from them (tools/*_tables.py).
-# One paper: `make reproduce PAPER=themis` (themis, multitree, switch-fc, ace, wrht); each target
+# One paper: `make reproduce PAPER=themis` (themis, multitree, switch-fc, ace, wrht, llm); each target
 # says its expected duration first (measured on 2 cores; the machine's load stretches them).
-PAPERS := themis wrht switch-fc ace multitree
+PAPERS := themis wrht switch-fc ace multitree llm
 PAPER  ?= all
 reproduce: build
 	@case " $(PAPERS) all " in *" $(PAPER) "*) ;; \
@@ -132,6 +133,12 @@ reproduce-ace:
 	@echo "collsim: ACE: about 3-5 min (Figs. 9-17)"
 	$(call run_scenarios,examples/ace/*.yaml,ace-,)
 	@$(PYTHON) tools/ace_tables.py results docs/ace.md
+
+# Narayanan et al. SC'21 Table 1 (docs/llm.md "Validation"): one CSV row per GPT model.
+reproduce-llm:
+	@echo "collsim: LLM (SC'21 Table 1): a few seconds"
+	@mkdir -p results
+	./$(BUILD)/collsim llm examples/llm/sc21-gpt3-*.yaml --format csv -q --output results/llm-sc21-table1.csv
 
 # Plots in docs/img from the CSVs of `make reproduce` (installs matplotlib and pandas if missing).
 figures:
