@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "cli/commands.hpp"
+#include "cli/llm_runs.hpp"
 #include "core/error.hpp"
 #include "jobs/llm_iteration.hpp"
 #include "report/llm_report.hpp"
@@ -32,29 +33,31 @@ void write_file(const std::string& path, const std::string& text, std::string_vi
 
 }  // namespace
 
-int run_llm(const LlmOptions& opt, const OutputOptions& out_opt, std::ostream& out,
-            std::ostream& err) {
+int run_llm_runs(const std::vector<LlmScenarioRun>& runs, const LlmOptions& opt,
+                 const OutputOptions& out_opt, std::ostream& out, std::ostream& err) {
   const report::Format format = report::parse_format(out_opt.format, "--format");
-  if (!out_opt.trace.empty() && opt.configs.size() != 1) {
+  if (!out_opt.trace.empty() && runs.size() != 1) {
     throw core::InputError("--trace: give one config (the trace has a lane per pipeline stage)");
   }
   std::vector<report::LlmRow> rows;
-  for (const std::string& path : opt.configs) {
+  for (const LlmScenarioRun& run : runs) {
     report::LlmRow row;
-    row.config = path;
-    row.setup = workload::load_llm_config(path);
-    row.result = jobs::simulate_llm(row.setup, !out_opt.trace.empty());
+    row.config = run.name;
+    row.setup = run.config;
+    jobs::LlmMachine machine{run.topology, run.platform, run.backend, run.backend_options};
+    row.result = jobs::simulate_llm(row.setup, !out_opt.trace.empty(),
+                                    run.topology ? &machine : nullptr);
     const auto& r = row.result;
     if (!out_opt.quiet) {
-      err << fmt::format("collsim llm: {}: {} GPUs: {}\n", path, r.gpus, r.cluster);
+      err << fmt::format("collsim llm: {}: {} GPUs: {}\n", run.name, r.gpus, r.cluster);
     }
     if (r.memory.total() > r.gpu_memory) {
+      constexpr double kGiB = 1073741824.0;
       const std::string msg = fmt::format(
           "{}: needs {:.1f} GiB per GPU (weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, "
           "activations {:.1f}); the {} has {:.0f} GiB",
-          path, r.memory.total() / 1073741824.0, r.memory.weights / 1073741824.0,
-          r.memory.gradients / 1073741824.0, r.memory.optimizer / 1073741824.0,
-          r.memory.activations / 1073741824.0, r.gpu, r.gpu_memory / 1073741824.0);
+          run.name, r.memory.total() / kGiB, r.memory.weights / kGiB, r.memory.gradients / kGiB,
+          r.memory.optimizer / kGiB, r.memory.activations / kGiB, r.gpu, r.gpu_memory / kGiB);
       if (opt.strict_memory) throw core::InputError("--strict-memory: " + msg);
       if (!out_opt.quiet) err << "collsim llm: warning: " << msg << '\n';
     }
@@ -68,6 +71,16 @@ int run_llm(const LlmOptions& opt, const OutputOptions& out_opt, std::ostream& o
     write_file(out_opt.output, text, "--output");
   }
   return 0;
+}
+
+int run_llm(const LlmOptions& opt, const OutputOptions& out_opt, std::ostream& out,
+            std::ostream& err) {
+  report::parse_format(out_opt.format, "--format");  // fail before simulating anything
+  std::vector<LlmScenarioRun> runs;
+  for (const std::string& path : opt.configs) {
+    runs.push_back(LlmScenarioRun{path, workload::load_llm_config(path), nullptr, "", nullptr, {}});
+  }
+  return run_llm_runs(runs, opt, out_opt, out, err);
 }
 
 }  // namespace collsim::cli

@@ -23,9 +23,8 @@ struct Roof {
   double elementwise(double bytes) const { return bytes / hbm; }
 };
 
-core::Time seconds(double s) {
-  return core::Time::from_ps(static_cast<std::int64_t>(std::llround(s * 1e12)));
-}
+// Throws core::InputError beyond the simulation horizon (core/units.hpp).
+core::Time seconds(double s) { return core::time_from_user(s, 1e12, "llm: an operation's time"); }
 
 // One layer's forward on one GPU, split into the attention core and the rest.
 struct LayerFwd {

@@ -68,9 +68,10 @@ struct GroupKind {
 class CommTimer {
  public:
   CommTimer(const topology::Topology& topo, const network::BackendInfo& backend,
-            collective::AlgorithmChoice algo, bool one_group, std::uint32_t gpus)
-      : topo_(topo), backend_(backend), algo_(std::move(algo)), one_group_(one_group),
-        gpus_(gpus) {}
+            network::BackendOptions options, collective::AlgorithmChoice algo, bool one_group,
+            std::uint32_t gpus)
+      : topo_(topo), backend_(backend), options_(std::move(options)), algo_(std::move(algo)),
+        one_group_(one_group), gpus_(gpus) {}
 
   Time collective(Collective c, GroupKind g, core::Bytes size) {
     if (g.size < 2 || size.count == 0) return Time::zero();
@@ -115,6 +116,7 @@ class CommTimer {
     runtime::MachineSpec m;
     m.topology = &topo_;
     m.backend = &backend_;
+    m.backend_options = options_;
     return m;
   }
   std::vector<collective::Communicator> groups(GroupKind g) const {
@@ -132,6 +134,7 @@ class CommTimer {
 
   const topology::Topology& topo_;
   const network::BackendInfo& backend_;
+  network::BackendOptions options_;
   collective::AlgorithmChoice algo_;
   bool one_group_;
   std::uint32_t gpus_;
@@ -297,8 +300,9 @@ class Pipeline final : public core::EventHandler {
   std::uint64_t messages_ = 0;
 };
 
+// t x k, rounded; core::InputError beyond the simulation horizon.
 Time scale(Time t, double k) {
-  return Time::from_ps(static_cast<std::int64_t>(static_cast<double>(t.ps) * k + 0.5));
+  return core::time_from_user(static_cast<double>(t.ps) * k, 1, "llm: a pass's time");
 }
 
 struct Plan {
@@ -358,7 +362,7 @@ LlmCluster llm_cluster(const LlmConfig& c, const compute::GpuSpec& gpu) {
 namespace {
 
 LlmResult simulate(const LlmConfig& c, bool keep_timeline, bool compute_only_fraction,
-                   double* fraction) {
+                   double* fraction, const LlmMachine* machine) {
   const auto& p = c.parallel;
   const auto& m = c.model;
   const compute::GpuSpec& gpu = compute::find_gpu(c.system.gpu, "system.gpu");
@@ -383,17 +387,34 @@ LlmResult simulate(const LlmConfig& c, bool keep_timeline, bool compute_only_fra
   plan.bwd.resize(V);
   std::unique_ptr<LlmCluster> cluster;
   std::unique_ptr<CommTimer> timer;
-  const network::BackendInfo& backend = network::find_backend(c.system.backend, "system.backend");
+  const network::BackendInfo& backend =
+      machine && machine->backend ? *machine->backend
+                                  : network::find_backend(c.system.backend, "system.backend");
+  const network::BackendOptions backend_options =
+      machine ? machine->backend_options : network::BackendOptions{};
   OpParts lf, lb;  // one layer
   lf.compute = k.fwd.time;
   lb.compute = k.bwd.time + k.recompute.time;
   Time zero_ag, zero_rs;
   if (!compute_only_fraction) {
-    cluster = std::make_unique<LlmCluster>(llm_cluster(c, gpu));
+    if (machine && machine->topology) {
+      if (machine->topology->num_npus() < gpus) {
+        throw core::InputError(fmt::format(
+            "platform {}: {} NPUs; the LLM job needs tp x cp x dp x pp = {}", machine->name,
+            machine->topology->num_npus(), gpus));
+      }
+      cluster = std::make_unique<LlmCluster>(LlmCluster{*machine->topology, "", false});
+      cluster->description = fmt::format("platform {} ({}, {} NPUs)", machine->name,
+                                         machine->topology->name(),
+                                         machine->topology->num_npus());
+    } else {
+      cluster = std::make_unique<LlmCluster>(llm_cluster(c, gpu));
+    }
     res.cluster = cluster->description;
     timer = std::make_unique<CommTimer>(
-        cluster->topology, backend, collective::parse_algorithm(c.system.algorithm, "system.algorithm"),
-        cluster->standard, gpus);
+        cluster->topology, backend, backend_options,
+        collective::parse_algorithm(c.system.algorithm, "system.algorithm"), cluster->standard,
+        gpus);
     const GroupKind tpg{1, p.tp}, cpg{p.tp, p.cp}, epg{p.tp, p.ep};
     const GroupKind dpg{p.tp, p.cp * p.dp}, edpg{p.tp * p.ep, p.cp * p.dp / p.ep};
     Time tp_pass;
@@ -475,6 +496,7 @@ LlmResult simulate(const LlmConfig& c, bool keep_timeline, bool compute_only_fra
   runtime::MachineSpec spec;
   spec.topology = &cluster->topology;
   spec.backend = &backend;
+  spec.backend_options = backend_options;
   runtime::Session session(spec);
   // On the standard cluster the TP x CP ranks of a stage send on their own rails (their own NIC
   // share and NVSwitch port): one message stands for all of them (the groups' symmetry).
@@ -594,13 +616,13 @@ LlmResult simulate(const LlmConfig& c, bool keep_timeline, bool compute_only_fra
 
 }  // namespace
 
-LlmResult simulate_llm(const LlmConfig& c, bool keep_timeline) {
-  return simulate(c, keep_timeline, false, nullptr);
+LlmResult simulate_llm(const LlmConfig& c, bool keep_timeline, const LlmMachine* machine) {
+  return simulate(c, keep_timeline, false, nullptr, machine);
 }
 
 double compute_only_bubble_fraction(const LlmConfig& c) {
   double f = 0;
-  simulate(c, false, true, &f);
+  simulate(c, false, true, &f, nullptr);
   return f;
 }
 

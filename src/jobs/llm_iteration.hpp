@@ -22,6 +22,7 @@
 
 #include "compute/gpu_specs.hpp"
 #include "jobs/llm_cost.hpp"
+#include "network/backend.hpp"
 #include "topology/topology.hpp"
 #include "workload/llm_config.hpp"
 
@@ -64,8 +65,19 @@ struct LlmResult {
   std::vector<std::vector<Op>> timeline;
 };
 
-/// Simulate one iteration. `keep_timeline` keeps every op for a trace.
-LlmResult simulate_llm(const workload::LlmConfig& c, bool keep_timeline = false);
+/// A machine given from outside the config (scenario llm jobs run on the scenario's platforms and
+/// backends): it replaces the standard cluster and system.platform / system.backend.
+struct LlmMachine {
+  const topology::Topology* topology = nullptr;  ///< its NPUs are the GPUs, rank = NPU
+  std::string name;                              ///< for reports
+  const network::BackendInfo* backend = nullptr;
+  network::BackendOptions backend_options;
+};
+
+/// Simulate one iteration. `keep_timeline` keeps every op for a trace. `machine`, if given,
+/// replaces the config's cluster (core::InputError if it has fewer NPUs than the job needs).
+LlmResult simulate_llm(const workload::LlmConfig& c, bool keep_timeline = false,
+                       const LlmMachine* machine = nullptr);
 
 /// Compute-only pipeline (no communication at all): the bubble fraction that the schedule alone
 /// gives, for tests against (p - 1) / (m + p - 1).

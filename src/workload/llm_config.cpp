@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include "core/error.hpp"
 #include "core/parse.hpp"
@@ -252,6 +253,17 @@ LlmConfig parse_llm_config(const std::string& text, const std::string& source) {
   if (m["flash_attention"]) {
     mo.flash_attention = rd.boolean(m["flash_attention"], "model.flash_attention");
   }
+  // Bounds that keep every size, byte count and time of the run finite (far above any model).
+  for (const auto& [key, v, max] :
+       {std::tuple{"layers", mo.layers, 100000u}, std::tuple{"hidden", mo.hidden, 1u << 20},
+        std::tuple{"heads", mo.heads, 1u << 16}, std::tuple{"ffn_hidden", mo.ffn_hidden, 1u << 24},
+        std::tuple{"seq_len", mo.seq_len, 1u << 24}, std::tuple{"vocab", mo.vocab, 1u << 24},
+        std::tuple{"experts", mo.experts, 1u << 16},
+        std::tuple{"moe_ffn_hidden", mo.moe_ffn_hidden, 1u << 24},
+        std::tuple{"shared_experts", mo.shared_experts, 1u << 10}}) {
+    need(v <= max, r, m[key] ? m[key] : m, std::string("model.") + key,
+         fmt::format("at most {}, got {}", max, v));
+  }
   need(mo.hidden % mo.heads == 0, r, m, "model.heads",
        fmt::format("hidden ({}) must be divisible by heads ({})", mo.hidden, mo.heads));
   need(mo.heads % mo.kv_heads == 0, r, m, "model.kv_heads",
@@ -308,8 +320,10 @@ LlmConfig parse_llm_config(const std::string& text, const std::string& source) {
                 fmt::format("must be 1f1b or gpipe (vpp > 1 makes 1f1b interleaved), got \"{}\"", s));
   }
   const std::uint64_t gpus = std::uint64_t{pa.tp} * pa.cp * pa.dp * pa.pp;
-  need(gpus <= (1u << 20), r, p, "parallel",
-       fmt::format("tp x cp x dp x pp = {} GPUs; at most 1,048,576", gpus));
+  need(gpus <= (1u << 17), r, p, "parallel",
+       fmt::format("tp x cp x dp x pp = {} GPUs; at most 131,072", gpus));
+  need(pa.micro_batch <= (1u << 16), r, p["micro_batch"], "parallel.micro_batch",
+       fmt::format("at most 65,536, got {}", pa.micro_batch));
   need(std::uint64_t{pa.dp} * pa.micro_batch <= pa.global_batch &&
            pa.global_batch % (pa.dp * pa.micro_batch) == 0,
        r, p["global_batch"], "parallel.global_batch",
@@ -317,6 +331,9 @@ LlmConfig parse_llm_config(const std::string& text, const std::string& source) {
                    std::uint64_t{pa.dp} * pa.micro_batch, pa.global_batch));
   need(pa.micro_batches() <= 100000, r, p["global_batch"], "parallel.global_batch",
        fmt::format("{} micro-batches per iteration; at most 100,000", pa.micro_batches()));
+  need(std::uint64_t{pa.pp} * pa.vpp * pa.micro_batches() <= 20000000, r, p, "parallel",
+       fmt::format("pp x vpp x micro-batches = {} passes per direction; at most 20,000,000",
+                   std::uint64_t{pa.pp} * pa.vpp * pa.micro_batches()));
   need(mo.layers % (pa.pp * pa.vpp) == 0, r, p["pp"], "parallel.pp",
        fmt::format("layers ({}) must be divisible by pp x vpp = {}", mo.layers, pa.pp * pa.vpp));
   need(mo.heads % pa.tp == 0, r, p["tp"], "parallel.tp",

@@ -93,3 +93,63 @@ TEST(LlmCommand, MoeWithSkewAndContextParallelRunAndShowTheirExposedTime) {
 
 }  // namespace
 }  // namespace collsim::test
+
+namespace collsim::test {
+namespace {
+
+std::string column(const std::string& csv, std::size_t row, const std::string& name) {
+  std::vector<std::vector<std::string>> cells;
+  std::size_t at = 0;
+  while (at < csv.size()) {
+    const std::size_t end = csv.find('\n', at);
+    const std::string line = csv.substr(at, end - at);
+    std::vector<std::string> c;
+    std::size_t p = 0;
+    while (true) {
+      const std::size_t q = line.find(',', p);
+      c.push_back(line.substr(p, q - p));
+      if (q == std::string::npos) break;
+      p = q + 1;
+    }
+    cells.push_back(c);
+    at = end == std::string::npos ? csv.size() : end + 1;
+  }
+  for (std::size_t i = 0; i < cells[0].size(); ++i) {
+    if (cells[0][i] == name) return cells.at(row + 1).at(i);
+  }
+  return "";
+}
+
+// The scenario's platforms simulate every group of a collective and every TP rank's pipeline
+// message; the standard cluster one of each (the groups' symmetry). On the same machine they agree.
+TEST(LlmCommand, ScenarioJobsOnTheStandardClustersShapeGiveTheSymmetricRunsNumbers) {
+  const auto s = collsim("run examples/llm/scenario.yaml --format csv -q");
+  ASSERT_EQ(s.status, 0) << s.err;
+  const auto one = collsim("llm examples/llm/sc21-gpt3-1.7b.yaml --format csv -q");
+  ASSERT_EQ(one.status, 0) << one.err;
+  EXPECT_EQ(column(s.out, 0, "config"), "dgx-a100-8nic flow jobs[0]");
+  EXPECT_EQ(column(s.out, 0, "iteration_time_ms"), column(one.out, 0, "iteration_time_ms"));
+  const std::string llama = write(
+      "llama.yaml", "model: {preset: llama2-7b}\nparallel: {tp: 4, pp: 2, dp: 4, micro_batch: 1, "
+                    "global_batch: 64, sequence_parallel: true, zero: 1, recompute: selective}\n"
+                    "system: {gpu: a100-80gb, nics_per_node: 4}\n");
+  const auto four = collsim("llm '" + llama + "' --format csv -q");
+  ASSERT_EQ(four.status, 0) << four.err;
+  EXPECT_EQ(column(s.out, 3, "config"), "dgx-a100-4nic flow jobs[1]");
+  EXPECT_EQ(column(s.out, 3, "iteration_time_ms"), column(four.out, 0, "iteration_time_ms"));
+  EXPECT_NE(column(s.out, 1, "iteration_time_ms"), column(s.out, 3, "iteration_time_ms"));
+  // An llm job with another kind of job is refused by name.
+  const auto mixed = collsim(
+      "run '" + write("mixed.yaml", "platform: {topology: switch:8, link_bandwidth: 100 GB/s, "
+                                    "link_latency: 1 us}\njobs:\n  - llm: '" + llama +
+                                    "'\n  - {collective: all-reduce, sizes: 1MiB, "
+                                    "algorithms: ring}\n") +
+      "'");
+  EXPECT_EQ(mixed.status, 2);
+  EXPECT_NE(mixed.err.find("jobs[1]: a scenario's jobs are all llm jobs or none"),
+            std::string::npos)
+      << mixed.err;
+}
+
+}  // namespace
+}  // namespace collsim::test
