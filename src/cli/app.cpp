@@ -281,6 +281,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       ->required();
   llm->add_flag("--strict-memory", lo.strict_memory,
                 "exit 2 when the memory per GPU exceeds the GPU's (default: a warning)");
+  llm->add_option("--max-messages", out_opt.max_messages,
+                  "refuse an iteration whose collectives and pipeline messages come to more "
+                  "messages (or packets, flits: the backend's unit) than this (default 5e+08)");
   add_output_options(llm, out_opt);
 
   if (const std::string unknown = cli::unknown_option(app, argc, argv); !unknown.empty()) {

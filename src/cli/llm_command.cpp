@@ -6,6 +6,7 @@
 #include <fstream>
 #include <ostream>
 
+#include "cli/backend_flags.hpp"
 #include "cli/commands.hpp"
 #include "cli/llm_runs.hpp"
 #include "core/error.hpp"
@@ -39,6 +40,7 @@ int run_llm_runs(const std::vector<LlmScenarioRun>& runs, const LlmOptions& opt,
   if (!out_opt.trace.empty() && runs.size() != 1) {
     throw core::InputError("--trace: give one config (the trace has a lane per pipeline stage)");
   }
+  const std::uint64_t max_work = parse_limits(out_opt.max_messages, "").max_messages;
   std::vector<report::LlmRow> rows;
   for (const LlmScenarioRun& run : runs) {
     report::LlmRow row;
@@ -46,7 +48,7 @@ int run_llm_runs(const std::vector<LlmScenarioRun>& runs, const LlmOptions& opt,
     row.setup = run.config;
     jobs::LlmMachine machine{run.topology, run.platform, run.backend, run.backend_options};
     row.result = jobs::simulate_llm(row.setup, !out_opt.trace.empty(),
-                                    run.topology ? &machine : nullptr);
+                                    run.topology ? &machine : nullptr, max_work);
     const auto& r = row.result;
     if (!out_opt.quiet) {
       err << fmt::format("collsim llm: {}: {} GPUs: {}\n", run.name, r.gpus, r.cluster);

@@ -69,20 +69,38 @@ class CommTimer {
  public:
   CommTimer(const topology::Topology& topo, const network::BackendInfo& backend,
             network::BackendOptions options, collective::AlgorithmChoice algo, bool one_group,
-            std::uint32_t gpus)
+            std::uint32_t gpus, std::uint64_t max_work)
       : topo_(topo), backend_(backend), options_(std::move(options)), algo_(std::move(algo)),
-        one_group_(one_group), gpus_(gpus) {}
+        one_group_(one_group), gpus_(gpus), max_work_(max_work) {}
+
+  // Count `messages` of `bytes` in all against the limit before simulating them.
+  void charge(std::uint64_t messages, double bytes) {
+    const auto b = static_cast<std::uint64_t>(std::min(bytes, 1e19));
+    const std::uint64_t w = backend_.work ? backend_.work(options_, messages, b) : messages;
+    work_ = w > UINT64_MAX - work_ ? UINT64_MAX : work_ + w;
+    if (work_ > max_work_) {
+      const char* unit = backend_.work_unit ? backend_.work_unit(options_) : "messages";
+      throw core::ResourceError(fmt::format(
+          "llm: the iteration's collectives and pipeline messages come to more than {} {} on the "
+          "{} backend (--max-messages {}); raise --max-messages, or use a backend that simulates "
+          "less (flow, analytical)",
+          max_work_, unit, backend_.name, max_work_));
+    }
+  }
 
   Time collective(Collective c, GroupKind g, core::Bytes size) {
     if (g.size < 2 || size.count == 0) return Time::zero();
     const auto key = std::make_tuple(static_cast<int>(c), g.stride, g.size, size.count);
     if (const auto it = cache_.find(key); it != cache_.end()) return it->second;
-    runtime::Session s(machine());
     runtime::CollectiveRequest r;
     r.collective = c;
     r.algorithm = algo_;
     r.size = size;
     r.groups = groups(g);
+    charge(scheduler::bound_work(algo_, topo_, r.groups, c, 1).messages,
+           static_cast<double>(size.count) * collective::busbw_factor(c, g.size) * g.size *
+               static_cast<double>(r.groups.size()));
+    runtime::Session s(machine());
     r.label = fmt::format("{} on {} ranks", collective::to_string(c), g.size);
     const runtime::LaunchId id = s.launch(r);
     s.run();
@@ -97,8 +115,11 @@ class CommTimer {
     if (g.size < 2 || size.count == 0) return Time::zero();
     const auto key = std::make_tuple(-1, g.stride, g.size, size.count);
     if (const auto it = cache_.find(key); it != cache_.end()) return it->second;
+    const auto all = groups(g);
+    charge(std::uint64_t{g.size} * all.size(),
+           static_cast<double>(size.count) * g.size * static_cast<double>(all.size()));
     runtime::Session s(machine());
-    for (const collective::Communicator& comm : groups(g)) {
+    for (const collective::Communicator& comm : all) {
       for (std::size_t k = 0; k < comm.npus.size(); ++k) {
         s.send(comm.npus[k], comm.npus[(k + 1) % comm.npus.size()], size);
       }
@@ -138,6 +159,8 @@ class CommTimer {
   collective::AlgorithmChoice algo_;
   bool one_group_;
   std::uint32_t gpus_;
+  std::uint64_t max_work_;
+  std::uint64_t work_ = 0;
   std::map<std::tuple<int, std::uint32_t, std::uint32_t, std::uint64_t>, Time> cache_;
   std::uint64_t events_ = 0;
 };
@@ -362,7 +385,7 @@ LlmCluster llm_cluster(const LlmConfig& c, const compute::GpuSpec& gpu) {
 namespace {
 
 LlmResult simulate(const LlmConfig& c, bool keep_timeline, bool compute_only_fraction,
-                   double* fraction, const LlmMachine* machine) {
+                   double* fraction, const LlmMachine* machine, std::uint64_t max_work) {
   const auto& p = c.parallel;
   const auto& m = c.model;
   const compute::GpuSpec& gpu = compute::find_gpu(c.system.gpu, "system.gpu");
@@ -414,7 +437,7 @@ LlmResult simulate(const LlmConfig& c, bool keep_timeline, bool compute_only_fra
     timer = std::make_unique<CommTimer>(
         cluster->topology, backend, backend_options,
         collective::parse_algorithm(c.system.algorithm, "system.algorithm"), cluster->standard,
-        gpus);
+        gpus, max_work);
     const GroupKind tpg{1, p.tp}, cpg{p.tp, p.cp}, epg{p.tp, p.ep};
     const GroupKind dpg{p.tp, p.cp * p.dp}, edpg{p.tp * p.ep, p.cp * p.dp / p.ep};
     Time tp_pass;
@@ -493,6 +516,11 @@ LlmResult simulate(const LlmConfig& c, bool keep_timeline, bool compute_only_fra
     return res;
   }
   // The schedule with its activations and gradients sent through the Session.
+  {
+    const std::uint64_t senders = cluster->standard ? 1 : k.pp_senders;
+    const std::uint64_t sends = p.pp > 1 ? 2ull * p.micro_batches() * (V - 1) * senders : 0;
+    timer->charge(sends, static_cast<double>(sends) * static_cast<double>(k.pp_bytes.count));
+  }
   runtime::MachineSpec spec;
   spec.topology = &cluster->topology;
   spec.backend = &backend;
@@ -616,13 +644,14 @@ LlmResult simulate(const LlmConfig& c, bool keep_timeline, bool compute_only_fra
 
 }  // namespace
 
-LlmResult simulate_llm(const LlmConfig& c, bool keep_timeline, const LlmMachine* machine) {
-  return simulate(c, keep_timeline, false, nullptr, machine);
+LlmResult simulate_llm(const LlmConfig& c, bool keep_timeline, const LlmMachine* machine,
+                       std::uint64_t max_work) {
+  return simulate(c, keep_timeline, false, nullptr, machine, max_work);
 }
 
 double compute_only_bubble_fraction(const LlmConfig& c) {
   double f = 0;
-  simulate(c, false, true, &f, nullptr);
+  simulate(c, false, true, &f, nullptr, UINT64_MAX);
   return f;
 }
 

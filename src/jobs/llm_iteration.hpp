@@ -23,6 +23,7 @@
 #include "compute/gpu_specs.hpp"
 #include "jobs/llm_cost.hpp"
 #include "network/backend.hpp"
+#include "scheduler/limits.hpp"
 #include "topology/topology.hpp"
 #include "workload/llm_config.hpp"
 
@@ -76,8 +77,11 @@ struct LlmMachine {
 
 /// Simulate one iteration. `keep_timeline` keeps every op for a trace. `machine`, if given,
 /// replaces the config's cluster (core::InputError if it has fewer NPUs than the job needs).
+/// Throws core::ResourceError naming --max-messages before simulating collectives and pipeline
+/// messages whose backend work (messages, or the backend's own unit) would pass `max_work`.
 LlmResult simulate_llm(const workload::LlmConfig& c, bool keep_timeline = false,
-                       const LlmMachine* machine = nullptr);
+                       const LlmMachine* machine = nullptr,
+                       std::uint64_t max_work = scheduler::RunLimits{}.max_messages);
 
 /// Compute-only pipeline (no communication at all): the bubble fraction that the schedule alone
 /// gives, for tests against (p - 1) / (m + p - 1).

@@ -70,6 +70,13 @@ TEST(LlmCommand, JsonNamesTheClusterAndStrictMemoryRefusesWhatDoesNotFit) {
   EXPECT_EQ(strict.status, 2);
   EXPECT_NE(strict.err.find("--strict-memory: "), std::string::npos) << strict.err;
   EXPECT_EQ(strict.out, "");
+  // Work beyond --max-messages is refused before it is simulated.
+  const auto lim = collsim("llm examples/llm/sc21-gpt3-1.7b.yaml --max-messages 1000");
+  EXPECT_EQ(lim.status, 2);
+  EXPECT_NE(lim.err.find("more than 1000 messages on the flow backend (--max-messages 1000)"),
+            std::string::npos)
+      << lim.err;
+  EXPECT_EQ(collsim("llm examples/llm/sc21-gpt3-1.7b.yaml --max-messages 1e6 -q").status, 0);
   const auto bad = collsim("llm '" + write("bad.yaml", "model: {preset: gpt3-1.7b}\n") + "'");
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("parallel: missing (required)"), std::string::npos) << bad.err;
