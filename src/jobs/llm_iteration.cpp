@@ -144,6 +144,7 @@ class CommTimer {
     std::vector<collective::Communicator> out;
     for (std::uint32_t base = 0; base < gpus_; ++base) {
       if ((base / g.stride) % g.size != 0) continue;
+      if (base + std::uint64_t{g.size - 1} * g.stride >= gpus_) continue;  // ends: stage 0 only
       collective::Communicator comm;
       for (std::uint32_t k = 0; k < g.size; ++k) comm.npus.push_back(base + k * g.stride);
       comm.label = fmt::format("group@{}", base);
@@ -593,6 +594,13 @@ LlmResult simulate(const LlmConfig& c, bool keep_timeline, bool compute_only_fra
         if (p.zero != Zero::None) ag_total += timer->collective(Collective::AllGather, g, bytes);
       }
       t = std::max(t, stream);
+    }
+    // The tied word embedding lives on the first and the last stage: Megatron all-reduces its
+    // gradient between them after the data-parallel reduction (finalize_model_grads).
+    if (p.pp > 1 && (s == 0 || s + 1 == p.pp)) {
+      const GroupKind ends{p.tp * p.cp * p.dp * (p.pp - 1), 2};
+      t += timer->collective(Collective::AllReduce, ends,
+                             core::Bytes{static_cast<std::uint64_t>(k.embed_params * 2)});
     }
     dp_tail[s] = t - last_bwd[s] + ag_total;
     // Expert parameters are sharded over their own data-parallel group (dp x cp / ep).
