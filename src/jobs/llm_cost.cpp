@@ -163,7 +163,9 @@ double activation_bytes_per_layer(const LlmConfig& c) {
   const double s = static_cast<double>(m.seq_len) / p.cp, b = p.micro_batch, h = m.hidden;
   const double a = m.heads, t = p.tp;
   const double sbh = s * b * h;
-  const double attn = 5 * a * s / h;  // the attention scores' share
+  // The attention scores' share; flash attention never stores the scores (only O(s) softmax
+  // statistics), which is what selective recomputation achieves too.
+  const double attn = m.flash_attention ? 0.0 : 5 * a * s / h;
   switch (p.recompute) {
     case Recompute::Full: return 2 * sbh / (p.sequence_parallel ? t : 1);
     case Recompute::Selective: return sbh * (p.sequence_parallel ? 34 / t : 10 + 24 / t);

@@ -76,7 +76,8 @@ LlmMemory llm_memory(const workload::LlmConfig& c, const LlmCosts& costs);
 
 /// Korthikanti et al. 2022 Table 2: activation bytes of one layer for one micro-batch on one
 /// GPU: s b h (34 + 5 a s / h) without parallelism; with tensor parallel t, sequence parallel,
-/// selective or full recompute as the table lists.
+/// selective or full recompute as the table lists. With flash attention the scores' term
+/// (5 a s / h) is dropped, as with selective recomputation.
 double activation_bytes_per_layer(const workload::LlmConfig& c);
 
 }  // namespace collsim::jobs
