@@ -37,6 +37,12 @@ void write_file(const std::string& path, const std::string& text, std::string_vi
 int run_llm_runs(const std::vector<LlmScenarioRun>& runs, const LlmOptions& opt,
                  const OutputOptions& out_opt, std::ostream& out, std::ostream& err) {
   const report::Format format = report::parse_format(out_opt.format, "--format");
+  if (!out_opt.activity.empty()) {
+    throw core::InputError("--activity: LLM runs have no hierarchical-collective activity series");
+  }
+  if (!out_opt.lightpaths.empty()) {
+    throw core::InputError("--lightpaths: LLM runs write no lightpath log");
+  }
   if (!out_opt.trace.empty() && runs.size() != 1) {
     throw core::InputError("--trace: give one config (the trace has a lane per pipeline stage)");
   }

@@ -77,6 +77,9 @@ TEST(LlmCommand, JsonNamesTheClusterAndStrictMemoryRefusesWhatDoesNotFit) {
             std::string::npos)
       << lim.err;
   EXPECT_EQ(collsim("llm examples/llm/sc21-gpt3-1.7b.yaml --max-messages 1e6 -q").status, 0);
+  const auto act = collsim("llm examples/llm/sc21-gpt3-1.7b.yaml --activity /tmp/x.csv");
+  EXPECT_EQ(act.status, 2);
+  EXPECT_NE(act.err.find("--activity: "), std::string::npos) << act.err;
   const auto bad = collsim("llm '" + write("bad.yaml", "model: {preset: gpt3-1.7b}\n") + "'");
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("parallel: missing (required)"), std::string::npos) << bad.err;
