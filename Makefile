@@ -17,7 +17,7 @@ DEB_PACKAGES := cmake make g++ libcli11-dev nlohmann-json3-dev libyaml-cpp-dev l
 
 .PHONY: deps configure build run test golden sanitize clang bench format clean reproduce figures fuzz \
         reproduce-themis reproduce-wrht reproduce-multitree reproduce-switch-fc reproduce-ace \
-        reproduce-nccl
+        reproduce-nccl reproduce-llm
 
 # Figures (docs/img) are drawn by tools/plot.py with Debian's matplotlib and pandas.
 PYTHON ?= /usr/bin/python3
@@ -81,9 +81,9 @@ clang: deps
 
 # Paper reproductions at full size (minutes; not part of `make test`): CSV in results/, and the
 # tables of docs/themis.md and docs/wrht.md rewritten from them (tools/*_tables.py).
-# One paper: `make reproduce PAPER=themis` (themis, multitree, switch-fc, ace, wrht); each target
+# One paper: `make reproduce PAPER=themis` (themis, multitree, switch-fc, ace, wrht, nccl, llm); each
 # says its expected duration first (measured on 2 cores; the machine's load stretches them).
-PAPERS := themis wrht switch-fc ace multitree nccl
+PAPERS := themis wrht switch-fc ace multitree nccl llm
 PAPER  ?= all
 reproduce: build
 	@case " $(PAPERS) all " in *" $(PAPER) "*) ;; \
@@ -153,6 +153,12 @@ reproduce-nccl:
 	  done > "results/nccl-$$(echo $$s | tr -d ' -').txt"; \
 	  echo "collsim: results/nccl-$$(echo $$s | tr -d ' -').txt"; \
 	done
+
+# Narayanan et al. SC'21 Table 1 (docs/llm.md "Validation"): one CSV row per GPT model.
+reproduce-llm:
+	@echo "collsim: LLM (SC'21 Table 1): a few seconds"
+	@mkdir -p results
+	./$(BUILD)/collsim llm examples/llm/sc21-gpt3-*.yaml --format csv -q --output results/llm-sc21-table1.csv
 
 # Plots in docs/img from the CSVs of `make reproduce` (installs matplotlib and pandas if missing).
 figures:

@@ -7,7 +7,7 @@ process and get the results as pandas DataFrames.
 
 `import collsim.plot`; collsim.plot.standard(df, "fig.png") draws the standard figure of such a DataFrame (bandwidth
 against size per algorithm, or a training breakdown); the other figures are in collsim.plot.
-Every function mirrors a `collsim` subcommand (run, collective, train, astra); keyword arguments
+Every function mirrors a `collsim` subcommand (run, collective, train, astra, llm); keyword arguments
 are its long options with `_` for `-` (`link_bandwidth="16 GB/s"`, `no_layers=True`); lists are
 joined with commas. Bad input raises CollsimError with the command line's message.
 """
@@ -20,7 +20,7 @@ import tempfile
 
 import pandas as pd
 
-__all__ = ["CollsimError", "cli", "run", "collective", "train", "astra"]
+__all__ = ["CollsimError", "cli", "run", "collective", "train", "astra", "llm"]
 
 # Installed by `pip install .`, the model zoo is in the package; the extension runs inside the
 # interpreter, so it cannot find it from its own path as the command-line program does.
@@ -77,6 +77,8 @@ UNITS = {
     "max_link_utilization": "fraction of bandwidth x time", "bw_utilization": "fraction",
     "compute_ns": "nanoseconds", "comm_ns": "nanoseconds", "exposed_ns": "nanoseconds",
     "finish_ns": "nanoseconds", "speedup": "ratio", "slowdown": "ratio",
+    "iteration_time_ms": "milliseconds", "tokens_per_s": "tokens/s",
+    "tflops_per_gpu": "10^12 FLOP/s per GPU", "mfu": "fraction of peak", "memory_gib": "GiB",
 }
 
 
@@ -153,3 +155,23 @@ def astra(workload_configuration, system_configuration, network_configuration, *
     return _frame(["astra", "--workload-configuration", workload_configuration,
                    "--system-configuration", system_configuration,
                    "--network-configuration", network_configuration] + _options(options))
+
+
+def llm(config, **options):
+    """`collsim llm`: one row per LLM config (a path to a YAML file, or a dict with model,
+    parallel and system), with iteration_time_ms, tokens_per_s, tflops_per_gpu, mfu, the time
+    split and the memory per GPU (docs/llm.md)."""
+    _check_kwargs("llm", "llm", options)
+    if isinstance(config, (str, os.PathLike)):
+        return _frame(["llm", os.fspath(config)] + _options(options))
+    fd, path = tempfile.mkstemp(suffix=".yaml", prefix=".collsim-llm-", dir=os.getcwd())
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(config, f)  # JSON is YAML
+        try:
+            return _frame(["llm", path] + _options(options))
+        except CollsimError as e:
+            message = re.sub(re.escape(path) + r"(:\d+)?", "config (dict)", str(e))
+            raise CollsimError(message, e.status) from None
+    finally:
+        os.remove(path)

@@ -87,3 +87,21 @@ def test_dataframes_carry_their_units():
     df = collsim.collective("ring:4", sizes="1KiB", backend="analytical")
     assert df.attrs["units"]["time_ns"] == "nanoseconds"
     assert df.attrs["units"]["busbw_GBps"] == "10^9 bytes/s"
+
+
+def test_llm_takes_a_path_or_a_dict_and_matches_the_command_line():
+    path = os.path.join(SOURCE, "examples/llm/sc21-gpt3-1.7b.yaml")
+    df = collsim.llm(path)
+    assert list(df["gpus"]) == [32]
+    text = collsim.cli("llm", path, "--format", "csv", "--quiet")
+    assert f"{df['iteration_time_ms'][0]:.3f}" in text
+    config = {"model": {"preset": "gpt3-1.7b"},
+              "parallel": {"tp": 2, "pp": 2, "dp": 1, "micro_batch": 1, "global_batch": 4},
+              "system": {"gpu": "h100"}}
+    d = collsim.llm(config)
+    assert 0 < d["mfu"][0] < 1
+    assert d.attrs["units"]["iteration_time_ms"] == "milliseconds"
+    config["parallel"]["tq"] = 1
+    with pytest.raises(collsim.CollsimError) as e:
+        collsim.llm(config)
+    assert "config (dict)" in str(e.value) and "parallel.tq" in str(e.value)

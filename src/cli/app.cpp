@@ -356,6 +356,21 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       ->capture_default_str();
   validate_nccl->add_option("--protocol", vn.protocol, "as for nccl-tests")->capture_default_str();
 
+  cli::LlmOptions lo;
+  auto* llm = app.add_subcommand(
+      "llm",
+      "one LLM training iteration from a short config (model or preset, tp/pp/dp/ep/cp split, "
+      "GPU): iteration time, tokens/s, TFLOP/s per GPU, MFU, the time split and memory per GPU "
+      "(docs/llm.md)");
+  llm->add_option("CONFIG", lo.configs, "LLM config file(s) (YAML: model, parallel, system)")
+      ->required();
+  llm->add_flag("--strict-memory", lo.strict_memory,
+                "exit 2 when the memory per GPU exceeds the GPU's (default: a warning)");
+  llm->add_option("--max-messages", out_opt.max_messages,
+                  "refuse an iteration whose collectives and pipeline messages come to more "
+                  "messages (or packets, flits: the backend's unit) than this (default 5e+08)");
+  add_output_options(llm, out_opt);
+
   if (const std::string unknown = cli::unknown_option(app, argc, argv); !unknown.empty()) {
     err << "collsim: error: " << unknown << '\n';
     return 2;
@@ -377,7 +392,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
   try {
     // A missing output folder is reported now, not after the whole simulation.
-    if (*run || *coll || *train || *astra) cli::check_output_paths(out_opt);
+    if (*run || *coll || *train || *astra || *llm) cli::check_output_paths(out_opt);
     if (*run) return cli::run_scenario(scenario, out_opt, out, err);
     if (*coll) return cli::run_collective(co, out_opt, out, err);
     if (*list) return cli::list_everything(out);
@@ -386,6 +401,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (*mtree) return cli::show_multitree(mo, out);
     if (*train) return cli::run_train(tr, out_opt, out, err);
     if (*astra) return cli::run_astra(ao, out_opt, out, err);
+    if (*llm) return cli::run_llm(lo, out_opt, out, err);
     if (*help) return cli::help_for(help_name, out);
     if (*plot) return cli::plot_results(po, err);
     if (*nccl_tests) {

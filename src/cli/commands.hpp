@@ -161,6 +161,14 @@ inline constexpr std::uint32_t kMultiTreeTableNpus = 64;
 /// `collsim multitree`: T, the trees and the per-NPU schedule tables; 1 if the check fails.
 int show_multitree(const MultiTreeOptions& opt, std::ostream& out);
 
+struct LlmOptions {
+  std::vector<std::string> configs;  ///< LLM config files (workload/llm_config.hpp), one run each
+  bool strict_memory = false;        ///< exit 2 when the memory per GPU exceeds the GPU's
+};
+/// `collsim llm CONFIG.yaml ...`: one LLM training iteration per config (docs/llm.md).
+int run_llm(const LlmOptions& opt, const OutputOptions& out_opt, std::ostream& out,
+            std::ostream& err);
+
 /// `collsim verify`: 0 when the verifier accepts the program, 1 with the reason when not.
 int verify_algorithm(const VerifyOptions& opt, std::ostream& out);
 /// `collsim inventory`: the switches, ports, links and bandwidth of each dimension.

@@ -1,7 +1,10 @@
+#include <fmt/format.h>
+
 #include <ostream>
 
 #include "cli/all_algorithms.hpp"
 #include "cli/commands.hpp"
+#include "cli/llm_runs.hpp"
 #include "cli/run_jobs.hpp"
 #include "cli/train_runs.hpp"
 #include "config/scenario.hpp"
@@ -14,6 +17,19 @@ int run_scenario(const std::string& path, const OutputOptions& out_opt, std::ost
                  std::ostream& err) {
   report::parse_format(out_opt.format, "--format");  // fail before simulating anything
   const config::Scenario s = config::load_scenario(path);
+  if (s.jobs.front().llm) {  // all or none (scenario.cpp)
+    LlmOptions lo;
+    std::vector<LlmScenarioRun> runs;
+    for (const config::Platform& p : s.platforms) {
+      for (const config::BackendChoice& b : s.backends) {
+        for (const config::JobSpec& j : s.jobs) {
+          runs.push_back(LlmScenarioRun{fmt::format("{} {} {}", p.name, b.info->name, j.name),
+                                        *j.llm, &p.topology, p.name, b.info, b.options});
+        }
+      }
+    }
+    return run_llm_runs(runs, lo, out_opt, out, err);
+  }
   if (s.jobs.front().training) {  // all or none (scenario.cpp)
     std::vector<TrainingWork> work;
     for (const config::Platform& p : s.platforms) {

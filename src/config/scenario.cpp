@@ -312,6 +312,26 @@ class Reader : public io::YamlReader {
   }
 
   JobSpec job(const YAML::Node& n, const std::string& path) const {
+    if (n.IsMap() && n["llm"]) {
+      check_keys(n, path, {"llm"});
+      JobSpec j;
+      j.name = path;
+      const YAML::Node c = n["llm"];
+      if (c.IsScalar()) {
+        std::string file = c.as<std::string>();
+        const auto beside = std::filesystem::path(source()).parent_path() / file;
+        std::error_code ec;
+        if (std::filesystem::path(file).is_relative() &&
+            std::filesystem::is_regular_file(beside, ec)) {
+          file = beside.string();
+        }
+        j.llm = with_line(c, [&] { return workload::load_llm_config(file); });
+      } else {
+        j.llm = workload::parse_llm_config(YAML::Dump(c),
+                                           fmt::format("{}:{}: {}.llm", source(), line_of(c), path));
+      }
+      return j;
+    }
     if (n.IsMap() && n["training"]) {
       check_keys(n, path, {"training", "max_time"});
       JobSpec j;
@@ -473,6 +493,11 @@ class Reader : public io::YamlReader {
       s.jobs.push_back(job(jobs[i], fmt::format("jobs[{}]", i)));
     // Training reports have their own columns: one scenario, one kind of report.
     for (std::size_t i = 1; i < s.jobs.size(); ++i) {
+      if (s.jobs[i].llm.has_value() != s.jobs[0].llm.has_value()) {
+        fail(jobs[i], fmt::format("jobs[{}]", i),
+             "a scenario's jobs are all llm jobs or none (their reports differ); put them in "
+             "two scenarios");
+      }
       if (s.jobs[i].training.has_value() != s.jobs[0].training.has_value()) {
         fail(jobs[i], fmt::format("jobs[{}]", i),
              "a scenario's jobs are all training jobs or none (their reports differ); put "

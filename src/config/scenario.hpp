@@ -49,6 +49,11 @@
 //         compute: systolic          optional, zoo models: systolic[:...] or roofline[:...]
 //         precision: 4               optional, zoo models: bytes per gradient element
 //       max_time: 10 s
+//     - llm: gpt.yaml                one LLM training iteration (docs/llm.md) on each platform
+//                                    and backend (they replace the config's cluster): a config
+//                                    file (relative to the scenario) or the config's map
+//                                    {model, parallel, system}; a scenario's jobs are all llm
+//                                    jobs or none.
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,6 +65,7 @@
 #include "topology/topology.hpp"
 #include "workload/formats/chakra.hpp"
 #include "jobs/training_sweep.hpp"
+#include "workload/llm_config.hpp"
 
 namespace collsim::config {
 
@@ -86,6 +92,7 @@ struct JobSpec {
   std::string group = "all";  ///< collective::parse_groups forms, checked on every platform
   std::optional<core::Time> max_time;
   std::optional<TrainingSpec> training;  ///< a training job (the collective fields are unused)
+  std::optional<workload::LlmConfig> llm;  ///< an LLM iteration job (docs/llm.md)
 };
 
 struct BackendChoice {

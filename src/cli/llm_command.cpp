@@ -1,0 +1,94 @@
+// `collsim llm CONFIG.yaml ...`: one LLM training iteration per config (jobs/llm_iteration.hpp),
+// reported as a table, CSV or JSON (report/llm_report.hpp); docs/llm.md.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+#include <ostream>
+
+#include "cli/backend_flags.hpp"
+#include "cli/commands.hpp"
+#include "cli/llm_runs.hpp"
+#include "core/error.hpp"
+#include "jobs/llm_iteration.hpp"
+#include "report/llm_report.hpp"
+#include "report/output_file.hpp"
+#include "workload/llm_config.hpp"
+
+namespace collsim::cli {
+
+namespace {
+
+void write_file(const std::string& path, const std::string& text, std::string_view option) {
+  const std::string temp = report::make_temp_beside(path, option);
+  {
+    std::ofstream f(temp, std::ios::binary);
+    f << text;
+    if (!f) {
+      std::remove(temp.c_str());
+      throw core::InputError(fmt::format("{}: cannot write \"{}\"", option, path));
+    }
+  }
+  report::commit_temp(temp, path, option);
+}
+
+}  // namespace
+
+int run_llm_runs(const std::vector<LlmScenarioRun>& runs, const LlmOptions& opt,
+                 const OutputOptions& out_opt, std::ostream& out, std::ostream& err) {
+  const report::Format format = report::parse_format(out_opt.format, "--format");
+  if (!out_opt.activity.empty()) {
+    throw core::InputError("--activity: LLM runs have no hierarchical-collective activity series");
+  }
+  if (!out_opt.lightpaths.empty()) {
+    throw core::InputError("--lightpaths: LLM runs write no lightpath log");
+  }
+  if (!out_opt.trace.empty() && runs.size() != 1) {
+    throw core::InputError("--trace: give one config (the trace has a lane per pipeline stage)");
+  }
+  const std::uint64_t max_work = parse_limits(out_opt.max_messages, "").max_messages;
+  std::vector<report::LlmRow> rows;
+  for (const LlmScenarioRun& run : runs) {
+    report::LlmRow row;
+    row.config = run.name;
+    row.setup = run.config;
+    jobs::LlmMachine machine{run.topology, run.platform, run.backend, run.backend_options};
+    row.result = jobs::simulate_llm(row.setup, !out_opt.trace.empty(),
+                                    run.topology ? &machine : nullptr, max_work);
+    const auto& r = row.result;
+    if (!out_opt.quiet) {
+      err << fmt::format("collsim llm: {}: {} GPUs: {}\n", run.name, r.gpus, r.cluster);
+    }
+    if (r.memory.total() > r.gpu_memory) {
+      constexpr double kGiB = 1073741824.0;
+      const std::string msg = fmt::format(
+          "{}: needs {:.1f} GiB per GPU (weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, "
+          "activations {:.1f}); the {} has {:.0f} GiB",
+          run.name, r.memory.total() / kGiB, r.memory.weights / kGiB, r.memory.gradients / kGiB,
+          r.memory.optimizer / kGiB, r.memory.activations / kGiB, r.gpu, r.gpu_memory / kGiB);
+      if (opt.strict_memory) throw core::InputError("--strict-memory: " + msg);
+      if (!out_opt.quiet) err << "collsim llm: warning: " << msg << '\n';
+    }
+    rows.push_back(std::move(row));
+  }
+  const std::string text = report::render_llm(rows, format);
+  if (!out_opt.trace.empty()) write_file(out_opt.trace, report::render_llm_trace(rows[0]), "--trace");
+  if (out_opt.output.empty()) {
+    out << text;
+  } else {
+    write_file(out_opt.output, text, "--output");
+  }
+  return 0;
+}
+
+int run_llm(const LlmOptions& opt, const OutputOptions& out_opt, std::ostream& out,
+            std::ostream& err) {
+  report::parse_format(out_opt.format, "--format");  // fail before simulating anything
+  std::vector<LlmScenarioRun> runs;
+  for (const std::string& path : opt.configs) {
+    runs.push_back(LlmScenarioRun{path, workload::load_llm_config(path), nullptr, "", nullptr, {}});
+  }
+  return run_llm_runs(runs, opt, out_opt, out, err);
+}
+
+}  // namespace collsim::cli
