@@ -81,8 +81,8 @@ clang: deps
 
 # Paper reproductions at full size (minutes; not part of `make test`): CSV in results/, and the
 # tables of docs/themis.md and docs/wrht.md rewritten from them (tools/*_tables.py).
-# One paper: `make reproduce PAPER=themis` (themis, multitree, switch-fc, ace, wrht, nccl, llm); each
-# says its expected duration first (measured on 2 cores; the machine's load stretches them).
+# One paper: `make reproduce PAPER=themis` (themis, multitree, switch-fc, ace, wrht, nccl, llm);
+# each target says its expected duration first (measured on 2 cores; the machine's load stretches them).
 PAPERS := themis wrht switch-fc ace multitree nccl llm
 PAPER  ?= all
 reproduce: build
