@@ -491,7 +491,10 @@ TrainingResult run_training(const topology::Topology& topo, const network::Backe
     stages += session.launch_stats(i).stages_started;
     queuing += session.launch_stats(i).chunk_queuing;
   }
-  r.endpoint_metrics = jobs::endpoint_metrics(session.report().endpoint, stages, queuing);
+  runtime::SessionReport report = session.report();
+  r.endpoint_metrics = jobs::endpoint_metrics(report.endpoint, stages, queuing);
+  r.links = std::move(report.links);
+  r.resources = std::move(report.resources);
   return r;
 }
 

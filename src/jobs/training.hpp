@@ -102,6 +102,10 @@ struct TrainingResult {
   std::uint64_t events = 0;
   /// The endpoint's figures over the run (collective_sweep.hpp endpoint_metrics).
   std::vector<std::pair<std::string, double>> endpoint_metrics;
+  /// Per link of the topology over the whole run, then the backend's extra resources (NIC caps):
+  /// what jobs::fill_link_metrics turns into per-dimension utilization and the busiest links.
+  std::vector<network::LinkStats> links;
+  std::vector<network::Resource> resources;
   std::vector<TimelineSlice> timeline;  ///< when TrainingOptions::timeline, in end order
   /// When TrainingOptions::timeline: every chunk-stage of the hierarchical collectives, per
   /// dimension, in end order (the timeline's per-dimension tracks).

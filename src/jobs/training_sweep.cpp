@@ -8,6 +8,24 @@
 
 namespace collsim::jobs {
 
+namespace {
+
+// The per-dimension utilization and busiest links of a run, as `collective` gives them; the
+// per-link statistics are dropped afterwards (a large platform has many links).
+void add_link_metrics(TrainingRow& row, const topology::Topology& topo, std::uint32_t busiest) {
+  ResultRow tmp;
+  tmp.time = row.result.total;
+  fill_link_metrics(tmp, topo, row.result.links, busiest, row.result.resources);
+  row.dim_utilization = std::move(tmp.dim_utilization);
+  row.bw_utilization = tmp.bw_utilization;
+  row.max_link_utilization = tmp.max_link_utilization;
+  row.busiest_links = std::move(tmp.busiest_links);
+  row.result.links = {};
+  row.result.resources = {};
+}
+
+}  // namespace
+
 TrainingSweep run_training_sweep(const std::vector<TrainingWork>& work,
                                  const TrainingSweepOptions& options) {
   TrainingSweep sweep;
@@ -89,6 +107,7 @@ TrainingSweep run_training_sweep(const std::vector<TrainingWork>& work,
         row.order = to_string(w.spec.order);
         row.iterations = w.spec.iterations;
         row.result = run_training(*w.topology, *w.backend, sweep.workloads[i], to);
+        add_link_metrics(row, *w.topology, options.busiest_links);
         if (options.on_row) options.on_row(row);
         sweep.rows.push_back(std::move(row));
         sweep.row_workload.push_back(i);

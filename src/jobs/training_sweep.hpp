@@ -12,6 +12,7 @@
 
 #include "collective/algorithm.hpp"
 #include "endpoint/endpoint.hpp"
+#include "jobs/result.hpp"
 #include "jobs/training.hpp"
 #include "network/backend.hpp"
 #include "scheduler/limits.hpp"
@@ -65,6 +66,13 @@ struct TrainingRow {
   std::string order;
   std::uint32_t iterations = 1;
   TrainingResult result;
+  /// Over the whole run (compute time included), as `collective` reports them: per dimension,
+  /// bytes over its links / (their bandwidth x time); Themis's average BW utilization; the
+  /// busiest links (most utilized first, at most TrainingSweepOptions::busiest_links).
+  std::vector<double> dim_utilization;
+  double bw_utilization = -1;
+  double max_link_utilization = 0;
+  std::vector<LinkUse> busiest_links;
 };
 
 struct TrainingSweep {
@@ -75,6 +83,7 @@ struct TrainingSweep {
 
 struct TrainingSweepOptions {
   bool timeline = false;  ///< record each run's timeline (TrainingOptions::timeline)
+  std::uint32_t busiest_links = 3;  ///< links kept per row in TrainingRow::busiest_links
   /// Every run's estimate (jobs/training_limits.hpp) is checked against these before any runs.
   scheduler::RunLimits limits;
   /// Before each run: its 1-based index, the number of runs, a line naming it in full

@@ -62,8 +62,9 @@ std::string render_training_table(const std::vector<jobs::TrainingRow>& rows, bo
     const core::Time iter{t.total.ps / r.iterations};
     out += fmt::format(
         "{} on {} ({} NPUs{}), {} backend{}, {}, overlap {}, order {}, {} iteration{}\n",
-        r.workload, r.platform, r.npus, link_summary(r.dims), r.backend, r.endpoint == "ideal" ? "" : ", " + r.endpoint + " endpoint",
-        r.algorithm, r.overlap, r.order, r.iterations, r.iterations == 1 ? "" : "s");
+        r.workload, r.platform, r.npus, link_summary(r.dims), r.backend,
+        r.endpoint == "ideal" ? "" : ", " + r.endpoint + " endpoint", r.algorithm, r.overlap,
+        r.order, r.iterations, r.iterations == 1 ? "" : "s");
     std::string ep;
     for (const auto& [key, value] : t.endpoint_metrics) {
       ep += fmt::format("{}{} {:.4g}", ep.empty() ? "" : ", ", key, value);
@@ -82,6 +83,11 @@ std::string render_training_table(const std::vector<jobs::TrainingRow>& rows, bo
         "  communication    {:>12}  running ({} of the time), {} collectives, {} messages\n",
         core::to_string(core::Time{t.comm.ps / r.iterations}), pct(t.comm, t.total), t.collectives,
         t.messages);
+    if (!r.dim_utilization.empty()) {  // over the whole run, compute time included
+      out += fmt::format("  links            dims {}  busiest {}\n",
+                         dims_text(r.dim_utilization, r.bw_utilization),
+                         links_text(r.busiest_links));
+    }
     if (!ep.empty()) out += fmt::format("  endpoint         {}\n", ep);
     if (!layers) {
       out += '\n';
@@ -163,14 +169,18 @@ std::string render_training_json(const std::vector<jobs::TrainingRow>& rows) {
                     {"collectives", t.collectives},
                     {"messages", t.messages},
                     {"bytes", t.bytes},
+                    {"max_link_utilization", r.max_link_utilization},
+                    {"dim_utilization", r.dim_utilization},
                     {"layers", layers}});
+    if (r.bw_utilization >= 0) runs.back()["bw_utilization"] = r.bw_utilization;
   }
   // One envelope as `collective --format json`: the units, then the runs.
   nlohmann::ordered_json doc;
   doc["units"] = {{"*_ns", "nanoseconds (totals over the run's iterations; iteration_ns: one "
                            "iteration)"},
                   {"bytes", "bytes"},
-                  {"messages", "messages"}};
+                  {"messages", "messages"},
+                  {"*utilization", "share of the links' bandwidth x the run's time (0-1)"}};
   doc["runs"] = std::move(runs);
   return doc.dump(2) + "\n";
 }

@@ -101,18 +101,8 @@ std::string busiest_links_at_largest_size(const std::vector<jobs::ResultRow>& ro
                                 core::to_string(rows[last].size));
   for (std::size_t i = first; i <= last; ++i) {
     if (rows[i].messages == 0 && rows[i].busiest_links.empty()) continue;  // a reference row
-    std::string dims, links;
-    for (double u : rows[i].dim_utilization) {
-      dims += fmt::format("{}{:.0f}%", dims.empty() ? "" : " ", 100 * u);
-    }
-    for (const jobs::LinkUse& l : rows[i].busiest_links) {
-      const std::string what = l.kind == "link" ? fmt::format("{}->{}", l.src, l.dst)
-                                                : fmt::format("NPU {} {}", l.src, l.kind.substr(4));
-      links += fmt::format("{}{} {:.0f}%", links.empty() ? "" : ", ", what, 100 * l.utilization);
-    }
-    if (rows[i].dim_utilization.size() > 1 && rows[i].bw_utilization >= 0) {
-      dims += fmt::format(" (avg {:.0f}%)", 100 * rows[i].bw_utilization);
-    }
+    const std::string dims = dims_text(rows[i].dim_utilization, rows[i].bw_utilization);
+    const std::string links = links_text(rows[i].busiest_links);
     std::string active;
     for (double a : rows[i].dim_activity) {
       active += fmt::format("{}{:.0f}%", active.empty() ? "  active " : " ", 100 * a);
@@ -199,6 +189,27 @@ std::string csv_field(std::string_view text) {
     out += c;
   }
   return out + '"';
+}
+
+std::string dims_text(const std::vector<double>& dim_utilization, double bw_utilization) {
+  std::string dims;
+  for (double u : dim_utilization) {
+    dims += fmt::format("{}{:.0f}%", dims.empty() ? "" : " ", 100 * u);
+  }
+  if (dim_utilization.size() > 1 && bw_utilization >= 0) {
+    dims += fmt::format(" (avg {:.0f}%)", 100 * bw_utilization);
+  }
+  return dims;
+}
+
+std::string links_text(const std::vector<jobs::LinkUse>& busiest) {
+  std::string links;
+  for (const jobs::LinkUse& l : busiest) {
+    const std::string what = l.kind == "link" ? fmt::format("{}->{}", l.src, l.dst)
+                                              : fmt::format("NPU {} {}", l.src, l.kind.substr(4));
+    links += fmt::format("{}{} {:.0f}%", links.empty() ? "" : ", ", what, 100 * l.utilization);
+  }
+  return links;
 }
 
 std::string link_summary(const std::vector<topology::DimSpec>& dims) {

@@ -30,6 +30,10 @@ std::string describe_dims(const std::vector<topology::DimSpec>& dims);
 /// The links of a table block's header: ", 16 GB/s 150 ns links" when every dimension has the
 /// same, else ", links 200 GB/s 90 ns / 25 GB/s 200 ns" (per dimension); "" without dimensions.
 std::string link_summary(const std::vector<topology::DimSpec>& dims);
+/// "31% 19% (avg 25%)": per-dimension utilization, with Themis's average when there are several.
+std::string dims_text(const std::vector<double>& dim_utilization, double bw_utilization);
+/// "0->1 100%, NPU 3 injection 97%": the busiest links (and NIC caps) as tables list them.
+std::string links_text(const std::vector<jobs::LinkUse>& busiest);
 std::string render_json(const std::vector<jobs::ResultRow>& rows);
 
 /// Themis Fig. 9 as CSV: for every row of a hierarchical collective, each dimension's activity

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
+#include "jobs/result.hpp"
 #include "topology/builders.hpp"
 
 namespace collsim::workload {
@@ -254,6 +255,28 @@ TEST(Training, TimelinesRecordTheChunkStagesOfHierarchicalCollectives) {
   }
   EXPECT_EQ(r.stages.front().begin.ps, 20000000);
   EXPECT_EQ(r.stages.back().end.ps, 144680000);
+}
+
+}  // namespace
+}  // namespace collsim::workload
+
+namespace collsim::workload {
+namespace {
+
+TEST(Training, LinkStatisticsCoverTheWholeRun) {
+  // Two direct all-reduces of 1 MiB on fc:4: each puts 262144 B on every directed link in its
+  // reduce-scatter and again in its all-gather, so 4 x 262144 B per link; utilization is that
+  // over 16 GB/s x the whole run, compute time included.
+  const TrainingResult r = train(two_layers(), Overlap::Layer, 1, IssueOrder::Fifo, "flow");
+  const auto t = topology::from_compact("fc:4", kBw, kLat);
+  ASSERT_EQ(r.links.size(), t.links().size());
+  for (const network::LinkStats& s : r.links) EXPECT_EQ(s.bytes, 4u * 262144u);
+  ResultRow row;
+  row.time = r.total;
+  fill_link_metrics(row, t, r.links, 2, r.resources);
+  ASSERT_EQ(row.dim_utilization.size(), 1u);
+  EXPECT_NEAR(row.dim_utilization[0], 4.0 * 262144 / (16e9 * r.total.seconds()), 1e-12);
+  EXPECT_EQ(row.busiest_links.size(), 2u);
 }
 
 }  // namespace
