@@ -127,7 +127,7 @@ reproduce-multitree:
 
 reproduce-switch-fc:
 	@echo "collsim: switch-fc: a few minutes (Figs. 9-11)"
-	$(call run_scenarios,examples/switch-fc/*.yaml,,)
+	$(call run_scenarios,examples/switch-fc/*.yaml,switch-fc-,)
 	@$(PYTHON) tools/switch_fc_tables.py --collsim ./$(BUILD)/collsim --doc docs/switch-fc.md
 
 reproduce-ace:
@@ -200,11 +200,11 @@ figures:
 	  --x npus --y time_ms --hue algorithm --ylabel "all-reduce time (ms)" \
 	  --title "MultiTree Fig. 10: 375 KiB per NPU on K x K tori (packet, 4 schedule-table NIs, MBFC)" \
 	  --paper 'at 256 NPUs MultiTreeMsg is 3.0x faster than Ring and 1.4x faster than 2D-Ring, MultiTree 6% slower than MultiTreeMsg'
-	$(PYTHON) tools/plot.py bars results/fig9.csv docs/img/switch-fc-fig9.png \
+	$(PYTHON) tools/plot.py bars results/switch-fc-fig9.csv docs/img/switch-fc-fig9.png \
 	  --x platform --y time_us --hue algorithm --facet collective --filter 'algorithm!=ideal' \
 	  --ylabel "time (us)" --title "switch-fc Fig. 9: 1 MiB on one package, k local switches vs the ring (flow)" \
 	  --paper 'Sec. V-A: largest reductions over the ring: all-to-all 73.59% (4 NPUs), 93.11% (8); all-reduce 65.82% (4), 75.89% (8)'
-	$(PYTHON) tools/plot.py stacked results/fig11.csv docs/img/switch-fc-fig11.png \
+	$(PYTHON) tools/plot.py stacked results/switch-fc-fig11.csv docs/img/switch-fc-fig11.png \
 	  --x platform --y compute_ms,exposed_ms --hue run --facet workload --filter layer=total \
 	  --ylabel "ms per iteration" --title "switch-fc Fig. 11: two iterations, swfc vs hierarchical torus (flow)" \
 	  --paper 'Sec. V-B: swfc iterations 1.16x-2.68x faster: DLRM hybrid 2.68x (8 NPUs), MLP model parallel 1.22x (4), 1.41x (8)'

@@ -3,8 +3,8 @@
 // carries P / (S/2) NPU links' bandwidth (collsim's reading: non-blocking, every NPU port matched
 // by an inter-layer port; the paper gives no figure). NPU i hangs off
 // switch i / P (switches 0 .. S/2-1 upper, the rest lower). Two NPUs on switches of the same
-// layer talk through a switch of the other layer (the lowest-numbered, by the general graph's
-// tie rule).
+// layer talk through the switch of the other layer at the destination switch's position mod S/2
+// (the MultiTree authors' BookSim routing, dor_bigraph).
 // The paper's "32-node 4x8 and 64-node 4x16 BiGraph" are 8 and 16 switches of 4 NPUs (4 + 4 and
 // 8 + 8 switches, one NPU link's bandwidth between every upper and lower switch):
 //   bigraph:8x4   the paper's 32 NPUs
@@ -33,7 +33,9 @@ void route_bigraph(const Topology& t, std::uint32_t switches, std::uint32_t per,
   if (a != b) {
     const bool same_layer = (a - n < half) == (b - n < half);
     if (same_layer) {
-      const NodeId mid = n + (a - n < half ? half : 0) + dst % half;
+      // The other layer's switch at the destination switch's position (mod S/2), as the
+      // MultiTree authors' BookSim routes a BiGraph (dor_bigraph: by destination router).
+      const NodeId mid = n + (a - n < half ? half : 0) + (dst / per) % half;
       out.push_back(t.link_between(a, mid));
       out.push_back(t.link_between(mid, b));
     } else {
