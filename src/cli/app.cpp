@@ -40,6 +40,15 @@ void add_output_options(CLI::App* cmd, collsim::cli::OutputOptions& o) {
                 "show the progress line even when standard error is not a terminal");
 }
 
+// `run`, `collective` and `train`: the independent points on threads (cli/parallel_points.hpp).
+void add_jobs_option(CLI::App* cmd, collsim::cli::OutputOptions& o) {
+  cmd->add_option("--jobs,-j", o.jobs,
+                  "run N points (algorithm x size x backend runs) at once on N threads, "
+                  "costliest first; rows in input order, the same bytes as --jobs 1 "
+                  "(0, the default: the number of cores; --trace and --lightpaths run one at a "
+                  "time)");
+}
+
 }  // namespace
 
 namespace collsim::cli {
@@ -67,6 +76,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   auto* run = app.add_subcommand("run", "run a scenario file (YAML): platforms x jobs");
   run->add_option("SCENARIO", scenario, "scenario file, e.g. examples/default.yaml")->required();
   add_output_options(run, out_opt);
+  add_jobs_option(run, out_opt);
   cli::add_limit_options(*run, out_opt.max_messages, out_opt.max_memory);
   run->add_flag("--no-layers", out_opt.no_layers,
                 "training jobs' table: the totals and the summary only, no per-layer lines");
@@ -100,6 +110,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   coll->add_option("--max-time", co.max_time,
                    "stop a run that has not finished after this much simulated time, e.g. 10 s");
   add_output_options(coll, out_opt);
+  add_jobs_option(coll, out_opt);
   cli::add_limit_options(*coll, out_opt.max_messages, out_opt.max_memory);
 
   auto* list = app.add_subcommand("list", "list topologies, collectives, algorithms, backends");
@@ -201,6 +212,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   train->add_option("--max-time", tr.max_time,
                     "stop a run that has not finished after this much simulated time");
   add_output_options(train, out_opt);
+  add_jobs_option(train, out_opt);
   train->add_flag("--no-layers", out_opt.no_layers,
                   "table: the totals and the summary only, no per-layer lines");
 

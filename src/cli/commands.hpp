@@ -24,6 +24,9 @@ struct OutputOptions {
   /// Resource limits of `run` and `collective` (scheduler/limits.hpp); empty: the defaults.
   std::string max_messages;
   std::string max_memory;
+  /// `run`, `collective` and `train`: independent points on this many threads
+  /// (cli/parallel_points.hpp); 0: the number of cores.
+  std::uint32_t jobs = 0;
 };
 
 /// `collsim run SCENARIO.yaml`

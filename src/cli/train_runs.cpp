@@ -5,10 +5,12 @@
 
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <ostream>
 
 #include "cli/backend_flags.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/parallel_points.hpp"
 #include "cli/progress.hpp"
 #include "core/error.hpp"
 #include "report/training_trace.hpp"
@@ -57,7 +59,58 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
   };
   jobs::TrainingSweep sweep;
   try {
-    sweep = jobs::run_training_sweep(work, so);
+    sweep = jobs::prepare_training_sweep(work, so);
+    const std::vector<jobs::TrainingPoint> points = jobs::training_points(work);
+    const unsigned threads = resolve_jobs(opt.jobs);
+    // Several threads: one progress line for all (counting finished runs), notes under it.
+    std::unique_ptr<PointsProgress> shared;
+    if (threads > 1 && points.size() > 1) {
+      if (progress) progress->clear();
+      progress.reset();
+      shared = std::make_unique<PointsProgress>(
+          err, points.size(), !opt.quiet && (opt.progress || (&err == &std::cerr &&
+                                                              isatty(STDERR_FILENO))));
+    }
+    std::vector<std::optional<jobs::TrainingRow>> results(points.size());
+    const auto run = [&](std::size_t i, const PointStop& stop) {
+      const jobs::TrainingPoint& p = points[i];
+      if (!shared) {
+        results[i] = jobs::run_training_point(work[p.work], sweep.workloads[p.work], p, so, i + 1,
+                                              points.size());
+        return;
+      }
+      jobs::TrainingSweepOptions mine = so;  // this thread's callbacks
+      mine.on_start = [&](std::size_t k, std::size_t n, const std::string& line,
+                          const std::string& what) {
+        stop.check(i);
+        if (!opt.quiet) shared->note(fmt::format("collsim: [{}/{}] {}", k, n, line));
+        shared->started(what);
+      };
+      mine.on_progress = [&](const std::string& what, core::Time t, std::uint64_t) {
+        stop.check(i);
+        shared->tick(what, t);
+      };
+      results[i] = jobs::run_training_point(work[p.work], sweep.workloads[p.work], p, mine, i + 1,
+                                            points.size());
+      shared->finished(results[i]->workload + " on " + results[i]->platform + ": " +
+                       results[i]->algorithm);
+    };
+    const auto deliver = [&](std::size_t i) {
+      jobs::TrainingRow row = std::move(*results[i]);
+      results[i].reset();
+      so.on_row(row);
+      sweep.rows.push_back(std::move(row));
+      sweep.row_workload.push_back(points[i].work);
+    };
+    PointsOptions po;
+    po.jobs = threads;
+    try {
+      run_points(points.size(), po, run, deliver);
+    } catch (...) {
+      if (shared) shared->clear();
+      throw;
+    }
+    if (shared) shared->clear();
   } catch (const core::Interrupted&) {
     // Nothing lost: the rows that finished, on standard output.
     if (progress) progress->clear();
