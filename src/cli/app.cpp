@@ -47,6 +47,10 @@ void add_jobs_option(CLI::App* cmd, collsim::cli::OutputOptions& o) {
                   "costliest first; rows in input order, the same bytes as --jobs 1 "
                   "(0, the default: the number of cores; --trace and --lightpaths run one at a "
                   "time)");
+  cmd->add_option("--shard", o.shard,
+                  "run only slice I of N (0 <= I < N; e.g. "
+                  "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT) and write its CSV rows for "
+                  "`collsim merge` (needs --format csv; docs/parallel.md)");
 }
 
 }  // namespace
@@ -232,6 +236,16 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       "parameters with types, units, defaults, ranges and their paper sources");
   help->add_option("name", help_name, "e.g. torus, hierarchical, flow, ace, resnet50")->required();
 
+  std::vector<std::string> merge_files;
+  std::string merge_output;
+  auto* merge = app.add_subcommand(
+      "merge",
+      "put the CSV files of a sweep run with --shard I/N back together: the bytes of the "
+      "same run without --shard (docs/parallel.md)");
+  merge->add_option("SHARDS", merge_files, "every shard's CSV file, in any order")->required();
+  merge->add_option("--output,-o", merge_output,
+                    "write the CSV to FILE instead of standard output (all or nothing)");
+
   cli::AstraOptions ao;
   auto* astra = app.add_subcommand(
       "astra",
@@ -315,6 +329,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (*astra) return cli::run_astra(ao, out_opt, out, err);
     if (*help) return cli::help_for(help_name, out);
     if (*plot) return cli::plot_results(po, err);
+    if (*merge) return cli::merge_results(merge_files, merge_output, out);
   } catch (const core::InputError& e) {
     err << "collsim: error: " << e.what() << '\n';
     return 2;

@@ -17,6 +17,7 @@
 #include "cli/output.hpp"
 #include "cli/parallel_points.hpp"
 #include "cli/progress.hpp"
+#include "cli/shard.hpp"
 #include "core/error.hpp"
 #include "core/parse.hpp"
 #include "report/lightpath_log.hpp"
@@ -98,17 +99,19 @@ std::uint64_t check_run_work(const Work& w, const scheduler::RunLimits& limits, 
 // Writes CSV rows as they come: to `out`, or to PATH.partial, renamed to PATH at the end.
 class CsvStream final : public jobs::RunMonitor {
  public:
-  CsvStream(const std::string& path, std::ostream& out) : path_(path), out_(&out) {}
+  /// `prefix`: a line before the header (a shard's, cli/shard.hpp), or empty.
+  CsvStream(const std::string& path, std::ostream& out, std::string prefix = {})
+      : path_(path), out_(&out), prefix_(std::move(prefix)) {}
   void on_row(const jobs::ResultRow& row) override {
     // The header once, then each row whole, flushed. The file is made with the first row, so a
     // run that fails before any row leaves nothing behind.
-    if (!header_) open(), *out_ << report::csv_header();
+    if (!header_) open(), *out_ << prefix_ << report::csv_header();
     *out_ << report::csv_row(row) << std::flush;
     header_ = true;
   }
   // Everything ran: the file takes its final name (with no rows at all, the header alone).
   void finish() {
-    if (!header_) open(), *out_ << report::csv_header() << std::flush;
+    if (!header_) open(), *out_ << prefix_ << report::csv_header() << std::flush;
     if (path_.empty()) return;
     file_.close();
     if (std::rename(partial().c_str(), path_.c_str()) != 0) {
@@ -129,6 +132,7 @@ class CsvStream final : public jobs::RunMonitor {
   std::string path_;
   std::ofstream file_;
   std::ostream* out_;
+  std::string prefix_;
   bool header_ = false;
 
  public:
@@ -139,6 +143,7 @@ class CsvStream final : public jobs::RunMonitor {
 // concurrent job (its runs together and alone share nothing but the job).
 struct Point {
   std::size_t work = 0, size = 0, algorithm = 0;
+  std::size_t block = 0;  ///< --shard keeps blocks whole: a collective job's size, a concurrent job
 };
 
 // What a point costs, about (for costliest-first): the messages of its closed form, or what the
@@ -156,17 +161,26 @@ double point_cost(const Work& w, collective::Collective c, const std::string& gr
   return static_cast<double>(w.backend->work(o, messages, bytes));
 }
 
-// The points of `work`, in input order, with their costs.
+// The points of `work`, in input order, with their costs and (for the --shard fingerprint) what
+// each runs.
 void list_points(const std::vector<Work>& work, std::vector<Point>& points,
-                 std::vector<double>& cost) {
+                 std::vector<double>& cost, std::vector<std::string>& what) {
+  std::size_t block = 0;
   for (std::size_t k = 0; k < work.size(); ++k) {
     const Work& w = work[k];
     if (const auto* j = std::get_if<jobs::CollectiveJob>(&w.job)) {
-      for (std::size_t s = 0; s < j->sizes.size(); ++s) {
+      const std::string run = fmt::format(
+          "{} {} {} {} {} chunks {} {}", w.platform, w.topology->name(),
+          network::backend_label(*w.backend, j->backend_options),
+          jobs::endpoint_label(j->endpoint, j->endpoint_params),
+          collective::to_string(j->collective), j->chunks, j->group);
+      for (std::size_t s = 0; s < j->sizes.size(); ++s, ++block) {
         for (std::size_t a = 0; a < j->algorithms.size(); ++a) {
-          points.push_back(Point{k, s, a});
+          points.push_back(Point{k, s, a, block});
           cost.push_back(point_cost(w, j->collective, j->group, j->algorithms[a], j->sizes[s],
                                     j->chunks, j->backend_options));
+          what.push_back(fmt::format("{} {} {}", run, j->algorithms[a].label,
+                                     j->sizes[s].count));
         }
       }
       continue;
@@ -177,8 +191,10 @@ void list_points(const std::vector<Work>& work, std::vector<Point>& points,
       c += 2 * point_cost(w, m.collective, m.group, m.algorithm, m.size, m.chunks,
                           cj.backend_options);
     }
-    points.push_back(Point{k, 0, 0});
+    points.push_back(Point{k, 0, 0, block++});
     cost.push_back(c);
+    what.push_back(fmt::format("{} {} {} {} members", w.platform, w.topology->name(), cj.name,
+                               cj.members.size()));
   }
 }
 
@@ -239,7 +255,39 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
       opt.trace.empty() && opt.lightpaths.empty() ? resolve_jobs(opt.jobs) : 1;
   std::vector<Point> points;
   std::vector<double> cost;
-  list_points(work, points, cost);
+  std::vector<std::string> what;
+  list_points(work, points, cost, what);
+  // --shard I/N: this machine's contiguous slice of whole blocks (cli/shard.hpp).
+  const Shard shard = parse_shard(opt.shard);
+  std::string shard_prefix;
+  if (shard.active()) {
+    if (format != report::Format::Csv) {
+      throw core::InputError("--shard: a shard writes CSV rows for `collsim merge`; add --format csv");
+    }
+    if (!opt.trace.empty() || !opt.activity.empty() || !opt.lightpaths.empty()) {
+      throw core::InputError(
+          "--shard: only the CSV rows are sharded; leave out --trace, --activity and --lightpaths");
+    }
+    const std::size_t blocks = points.empty() ? 0 : points.back().block + 1;
+    std::vector<double> block_cost(blocks, 0.0);
+    for (std::size_t i = 0; i < points.size(); ++i) block_cost[points[i].block] += cost[i];
+    const auto [first, last] = shard_blocks(block_cost, shard);
+    shard_prefix = shard_line(shard, first, last, blocks, sweep_fingerprint(what));
+    std::vector<Point> kept;
+    std::vector<double> kept_cost;
+    total = 0;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      if (points[i].block < first || points[i].block >= last) continue;
+      kept.push_back(points[i]);
+      kept_cost.push_back(cost[i]);
+      const Work& w = work[points[i].work];
+      total += std::holds_alternative<jobs::CollectiveJob>(w.job)
+                   ? 1
+                   : jobs::count_runs(std::get<jobs::ConcurrentJob>(w.job));
+    }
+    points = std::move(kept);
+    cost = std::move(kept_cost);
+  }
   // What the runs report to (on the sweep's thread with one thread) and what takes the rows.
   jobs::MonitorList monitors, row_monitors;
   InterruptMonitor interrupt;  // first: a signal stops the run before others see the tick
@@ -257,7 +305,7 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
   }
   std::unique_ptr<CsvStream> csv;
   if (format == report::Format::Csv) {
-    csv = std::make_unique<CsvStream>(opt.output, out);
+    csv = std::make_unique<CsvStream>(opt.output, out, shard_prefix);
     row_monitors.add(csv.get());
   }
   std::unique_ptr<report::TraceWriter> trace;

@@ -12,6 +12,7 @@
 #include "cli/interrupt.hpp"
 #include "cli/parallel_points.hpp"
 #include "cli/progress.hpp"
+#include "cli/shard.hpp"
 #include "core/error.hpp"
 #include "report/training_trace.hpp"
 
@@ -29,6 +30,14 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
     throw core::InputError(
         "--lightpaths: training runs do not log lightpaths; run the collectives with "
         "`collsim collective` or `collsim run`");
+  }
+  // --shard I/N: this machine's slice of the runs, CSV for `collsim merge`.
+  const Shard shard = parse_shard(opt.shard);
+  std::string shard_prefix;
+  if (shard.active() && (format != report::Format::Csv || !opt.trace.empty())) {
+    throw core::InputError(
+        "--shard: a shard writes CSV rows for `collsim merge`; add --format csv and leave out "
+        "--trace");
   }
   jobs::TrainingSweepOptions so;
   so.timeline = !opt.trace.empty();
@@ -60,7 +69,23 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
   jobs::TrainingSweep sweep;
   try {
     sweep = jobs::prepare_training_sweep(work, so);
-    const std::vector<jobs::TrainingPoint> points = jobs::training_points(work);
+    std::vector<jobs::TrainingPoint> points = jobs::training_points(work);
+    if (shard.active()) {
+      // Every run a block of its own, of equal cost (cli/shard.hpp).
+      std::vector<std::string> what;
+      for (const jobs::TrainingPoint& p : points) {
+        const TrainingWork& w = work[p.work];
+        what.push_back(fmt::format(
+            "{} {} {} {} {} {}", w.spec.workload, w.platform,
+            network::backend_label(*w.backend, w.backend_options),
+            jobs::endpoint_label(w.endpoint, w.endpoint_params),
+            w.spec.algorithms[p.algorithm].label, jobs::to_string(w.spec.overlaps[p.overlap])));
+      }
+      const auto [first, last] = shard_blocks(std::vector<double>(points.size(), 1.0), shard);
+      shard_prefix = shard_line(shard, first, last, points.size(), sweep_fingerprint(what));
+      points = std::vector<jobs::TrainingPoint>(points.begin() + static_cast<std::ptrdiff_t>(first),
+                                                points.begin() + static_cast<std::ptrdiff_t>(last));
+    }
     const unsigned threads = resolve_jobs(opt.jobs);
     // Several threads: one progress line for all (counting finished runs), notes under it.
     std::unique_ptr<PointsProgress> shared;
@@ -124,7 +149,7 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
     report::write_file_atomically(opt.trace, report::render_training_trace(rows, row_workloads),
                                   "--trace");
   }
-  const std::string text = report::render_training(rows, format, !opt.no_layers);
+  const std::string text = shard_prefix + report::render_training(rows, format, !opt.no_layers);
   if (opt.output.empty()) {
     out << text;
   } else {
