@@ -67,6 +67,7 @@ Outcome run_together(const topology::Topology& topo, const network::BackendInfo&
   spec.endpoint = ep.info;
   spec.endpoint_params = ep.params;
   spec.group_symmetry = symmetric(launches);
+  spec.rotation_symmetry = launches.size() == 1 && !runtime::is_staged(launches[0]);
   runtime::Session session(spec);
   const RunContext ctx{what, topo, session, session.sim(), session.backend()};
   if (monitor) monitor->begin_run(ctx);
