@@ -235,8 +235,13 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
     // Input errors (an algorithm that cannot run on a group, a clock past the horizon) before
     // anything is simulated.
     check_horizon(w);
-    std::visit([&](const auto& j) { jobs::check_job(*w.topology, j, limits, w.platform); },
-               w.job);
+    if (const auto* j = std::get_if<jobs::CollectiveJob>(&w.job)) {
+      // Without a trace, a flat ring may run as its three-rank stand-in: estimated as such.
+      jobs::check_job(*w.topology, *j, limits, w.platform,
+                      opt.trace.empty() ? w.backend : nullptr);
+    } else {
+      jobs::check_job(*w.topology, std::get<jobs::ConcurrentJob>(w.job), limits, w.platform);
+    }
     const std::uint64_t m = check_run_work(w, limits, !opt.trace.empty());
     messages = m > UINT64_MAX - messages ? UINT64_MAX : messages + m;
   }

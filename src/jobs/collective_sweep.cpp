@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "endpoint/endpoint.hpp"
 #include "scheduler/hierarchical.hpp"
+#include "scheduler/rotation_symmetry.hpp"
 
 namespace collsim::jobs {
 namespace {
@@ -257,13 +258,45 @@ std::vector<collective::AlgorithmChoice> expand_all_algorithms(const topology::T
   return out;
 }
 
+namespace {
+
+// A flat ring that will run as its three-rank stand-in at every size of the job
+// (scheduler/rotation_symmetry.hpp): its work is 3/N of the full ring's.
+bool runs_as_stand_in(const topology::Topology& topo, const CollectiveJob& job,
+                      const std::vector<Communicator>& comms,
+                      const collective::AlgorithmChoice& choice,
+                      const network::BackendInfo* backend) {
+  const bool ideal = (job.endpoint == nullptr || job.endpoint->name == endpoint::kDefaultEndpoint) &&
+                     !job.endpoint_params.ideal_dma;
+  if (backend == nullptr || comms.size() != 1 || !comms.front().is_identity(topo.num_npus()) ||
+      !scheduler::rotation_planned(choice, comms.front().size(), topo, *backend,
+                                   job.backend_options, ideal) ||
+      (job.endpoint != nullptr && job.endpoint->messages_independent != nullptr &&
+       !job.endpoint->messages_independent(job.endpoint_params))) {
+    return false;
+  }
+  for (core::Bytes size : job.sizes) {
+    const Program p = collective::build_program(choice, topo, job.collective, size, job.chunks);
+    if (!scheduler::rotation_symmetry(p, topo).holds()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void check_job(const topology::Topology& topo, const CollectiveJob& job, const RunLimits& limits,
-               const std::string& platform) {
+               const std::string& platform, const network::BackendInfo* backend) {
   const std::vector<Communicator> comms = collective::parse_groups(job.group, topo, "group");
   for (core::Bytes size : job.sizes) check_chunks(size, comms.front().size(), job.chunks, "chunks");
   for (const collective::AlgorithmChoice& choice : job.algorithms) {
     // The estimate first: it builds one chunk, the check below every chunk.
-    check_limits(estimate_work(choice, topo, comms, job.collective, job.chunks, limits), limits,
+    WorkEstimate e = estimate_work(choice, topo, comms, job.collective, job.chunks, limits);
+    if (runs_as_stand_in(topo, job, comms, choice, backend)) {
+      const std::uint64_t n = comms.front().size(), m = scheduler::kRotationProxyRanks;
+      e.messages = (e.messages / n + 1) * m;
+      e.in_flight = std::min(e.in_flight, (e.in_flight / n + 1) * m);
+    }
+    check_limits(e, limits,
                  fmt::format("{} {} {} in {} chunk{}", platform.empty() ? topo.name() : platform,
                              collective::to_string(job.collective), choice.label, job.chunks,
                              job.chunks == 1 ? "" : "s"));

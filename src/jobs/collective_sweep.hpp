@@ -155,8 +155,11 @@ std::vector<jobs::ResultRow> run_concurrent_job(const std::string& platform,
 /// Input errors and resource limits (scheduler/limits.hpp) of a job, before anything runs:
 /// chunks against sizes, algorithms against groups, the work and memory estimate against
 /// `limits`. Throws core::InputError or core::ResourceError naming `platform`.
+/// With `backend`, a flat ring that will run as its three-rank stand-in
+/// (scheduler/rotation_symmetry.hpp) is estimated as the stand-in.
 void check_job(const topology::Topology& topo, const CollectiveJob& job,
-               const scheduler::RunLimits& limits = {}, const std::string& platform = "");
+               const scheduler::RunLimits& limits = {}, const std::string& platform = "",
+               const network::BackendInfo* backend = nullptr);
 void check_job(const topology::Topology& topo, const ConcurrentJob& job,
                const scheduler::RunLimits& limits = {}, const std::string& platform = "");
 

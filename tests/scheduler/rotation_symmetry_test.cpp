@@ -11,6 +11,7 @@
 #include "network/backend.hpp"
 #include "runtime/session.hpp"
 #include "topology/builders.hpp"
+#include "cli_run.hpp"
 
 namespace collsim::scheduler {
 namespace {
@@ -98,6 +99,27 @@ TEST(RotationSymmetry, WhatItRefuses) {
   EXPECT_FALSE(rotation_planned(ring, 64, torus, network::find_backend("flow", "b"), o, true));
   EXPECT_FALSE(rotation_planned(collective::parse_algorithm("direct", "a"), 64, sw,
                                 network::find_backend("flow", "b"), o, true));
+}
+
+TEST(RotationSymmetry, A16384NpuFlatRingRunsByDefaultWithItsClosedFormTime) {
+  // Issue 35: refused before (2.15e9 messages over --max-messages); as the stand-in, 3/N of them.
+  // 2 (N-1) steps, each a piece of S/(4N) over two 700 ns hops at 100 GB/s, the four chunks
+  // pipelined: 2 (N-1) (2 x 700 ns) = 45.87 ms of latency plus 2 (N-1)/N S/B = 1.34 ms of
+  // serialization at most.
+  const auto r = test::collsim(
+      "collective -t switch:16384 --link-bandwidth '100 GB/s' --link-latency '700 ns' -a ring "
+      "-s 64MiB --chunks 4 -b flow,analytical -q --format csv");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto second = r.out.find('\n', r.out.find('\n') + 1);
+  const std::string flow = r.out.substr(r.out.find('\n') + 1, second - r.out.find('\n'));
+  const std::string analytical = r.out.substr(second + 1);
+  // The same figures on both backends (one flow per link: nothing to share).
+  EXPECT_EQ(flow.substr(flow.find(",all-reduce,")), analytical.substr(analytical.find(",all-reduce,")));
+  const std::size_t time_at = flow.find(",67108864,") + 10;
+  const double time_ns = std::stod(flow.substr(time_at));
+  EXPECT_GT(time_ns, 2.0 * 16383 * 1400);
+  EXPECT_LT(time_ns, 2.0 * 16383 * 1400 + 2.0 * 16383 / 16384 * 67108864 / 100.0);
+  EXPECT_NE(flow.find(",2147352576,"), std::string::npos) << flow;  // 2 (N-1) N x 4 messages
 }
 
 }  // namespace
