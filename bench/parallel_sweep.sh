@@ -7,7 +7,7 @@ set -euo pipefail
 build=${1:-build}
 jobs=${2:-2}
 bin="$build/collsim"
-sizes=$(seq -s, 1 25 | sed 's/\([0-9]*\)/\1MiB/g')
+sizes=$(seq -s, 100 100 5000 | sed 's/\([0-9]*\)/\1KiB/g')  # 100 KiB .. 5000 KiB
 uptime
 echo "| sweep | points | --jobs 1 | --jobs $jobs | speed-up | bytes |"
 echo "|---|---|---|---|---|---|"
@@ -24,8 +24,8 @@ sweep() {  # label points args...
   printf '| %s | %s | %s s | %s s | %.2fx | %s |\n' "$label" "$points" "$t1" "$t2" \
     "$(echo "$t1 / $t2" | bc -l)" "$same"
 }
-sweep "torus:8x8 flow, 4 algorithms x 25 sizes" 100 collective -t torus:8x8 \
-  -a ring,direct,halving-doubling,multitree -s "$sizes" -b flow --format csv -q
+sweep "mesh:4x4 packet all-to-all, 2 algorithms x 50 sizes" 100 collective -t mesh:4x4 \
+  -c all-to-all -a direct,ring -s "$sizes" -b packet --format csv -q
 sweep "mesh:6x6 packet all-to-all (issue 35)" 8 collective -t mesh:6x6 -c all-to-all \
   -a direct,ring -s 1MiB,2MiB,4MiB,8MiB -b packet --format csv -q
 echo
