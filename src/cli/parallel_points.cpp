@@ -37,6 +37,16 @@ void PointStop::failed(std::size_t point) {
   }
 }
 
+std::vector<std::size_t> start_order(std::size_t n, const std::vector<double>& cost) {
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  if (cost.size() == n) {
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return cost[a] > cost[b]; });
+  }
+  return order;
+}
+
 void run_points(std::size_t n, const PointsOptions& options,
                 const std::function<void(std::size_t, const PointStop&)>& run,
                 const std::function<void(std::size_t)>& deliver) {
@@ -48,14 +58,7 @@ void run_points(std::size_t n, const PointsOptions& options,
     }
     return;
   }
-  // Costliest first; equal costs (and no costs) in input order.
-  std::vector<std::size_t> order(n);
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  if (options.cost.size() == n) {
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return options.cost[a] > options.cost[b];
-    });
-  }
+  const std::vector<std::size_t> order = start_order(n, options.cost);
   enum class State : unsigned char { Waiting, Done, Failed, Skipped };
   std::vector<State> state(n, State::Waiting);  // guarded by `mu`
   std::vector<std::exception_ptr> error(n);     // guarded by `mu`

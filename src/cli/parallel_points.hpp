@@ -49,6 +49,10 @@ struct PointsOptions {
   std::vector<double> cost;   ///< per point (empty: unknown): larger ones start first
 };
 
+/// The order points start in with several threads: costliest first, equal costs (and no costs,
+/// `cost` empty) in input order.
+std::vector<std::size_t> start_order(std::size_t n, const std::vector<double>& cost);
+
 /// Runs `run(i, stop)` for every point i in [0, n) on `options.jobs` threads; `deliver(i)` is
 /// called on the calling thread for each finished point in input order, as soon as the points
 /// before it have finished. `run` writes its result where `deliver` finds it (a slot per point)
