@@ -7,7 +7,8 @@ process and get the results as pandas DataFrames.
 
 `import collsim.plot`; collsim.plot.standard(df, "fig.png") draws the standard figure of such a DataFrame (bandwidth
 against size per algorithm, or a training breakdown); the other figures are in collsim.plot.
-Every function mirrors a `collsim` subcommand (run, collective, train, astra, llm); keyword arguments
+collsim.sweep(points, jobs=N) runs many such calls at once on N threads and returns one DataFrame.
+Every other function mirrors a `collsim` subcommand (run, collective, train, astra, llm); keyword arguments
 are its long options with `_` for `-` (`link_bandwidth="16 GB/s"`, `no_layers=True`); lists are
 joined with commas. Bad input raises CollsimError with the command line's message.
 """
@@ -20,7 +21,7 @@ import tempfile
 
 import pandas as pd
 
-__all__ = ["CollsimError", "cli", "run", "collective", "train", "astra", "llm"]
+__all__ = ["CollsimError", "cli", "run", "collective", "train", "astra", "llm", "sweep"]
 
 # Installed by `pip install .`, the model zoo is in the package; the extension runs inside the
 # interpreter, so it cannot find it from its own path as the command-line program does.
@@ -175,3 +176,57 @@ def llm(config, **options):
             raise CollsimError(message, e.status) from None
     finally:
         os.remove(path)
+
+
+_SWEEP_COMMANDS = {"collective": collective, "train": train}
+
+
+def sweep(points, jobs=None):
+    """Independent runs at once on `jobs` threads (None: the number of cores), as one DataFrame.
+
+    Each point is a dict of the keyword arguments of collective() (the default) or, with
+    "command": "train", of train(); e.g.
+        collsim.sweep([{"topology": "torus:8x8", "algorithms": "ring", "sizes": "1MiB"},
+                       {"topology": "torus:8x8", "algorithms": "direct", "sizes": "1MiB"}], jobs=2)
+    Each point runs single-threaded (jobs=1) in process with the interpreter lock released; the rows
+    come in the order of the points, each point's rows in their own order, with a column `point`
+    (the point's index in `points`). A point that fails raises CollsimError naming its index,
+    after the other running points end."""
+    import concurrent.futures
+
+    points = list(points)
+    if jobs is None:
+        jobs = os.cpu_count() or 1
+    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
+        raise ValueError(f"sweep(): jobs must be a whole number >= 1, got {jobs!r}")
+    calls = []
+    for i, point in enumerate(points):
+        if not isinstance(point, dict):
+            raise TypeError(f"sweep(): points[{i}] must be a dict of keyword arguments, "
+                            f"got {type(point).__name__}")
+        kwargs = dict(point)
+        command = kwargs.pop("command", "collective")
+        if command not in _SWEEP_COMMANDS:
+            raise ValueError(f"sweep(): points[{i}]: command must be one of "
+                             f"{sorted(_SWEEP_COMMANDS)}, got {command!r}")
+        if "jobs" in kwargs:
+            raise TypeError(f"sweep(): points[{i}]: give jobs to sweep(), not to a point")
+        calls.append((_SWEEP_COMMANDS[command], kwargs))
+
+    def one(i):
+        function, kwargs = calls[i]
+        try:
+            df = function(**kwargs, jobs=1)
+        except CollsimError as e:
+            raise CollsimError(f"points[{i}]: {e}", e.status) from None
+        df["point"] = i
+        return df
+
+    if not calls:
+        return pd.DataFrame()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=min(jobs, len(calls))) as pool:
+        frames = list(pool.map(one, range(len(calls))))
+    df = pd.concat(frames, ignore_index=True)
+    df.attrs["units"] = {c: u for c, u in UNITS.items() if c in df.columns}
+    return df
+

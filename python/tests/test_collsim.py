@@ -105,3 +105,25 @@ def test_llm_takes_a_path_or_a_dict_and_matches_the_command_line():
     with pytest.raises(collsim.CollsimError) as e:
         collsim.llm(config)
     assert "config (dict)" in str(e.value) and "parallel.tq" in str(e.value)
+
+def test_sweep_runs_points_on_threads_into_one_dataframe():
+    # The same rows as the calls one by one, in the order of the points, with their index.
+    points = [{"topology": "torus:4x4", "algorithms": a, "sizes": ["64KiB", "1MiB"],
+               "backend": "flow"} for a in ("ring", "direct", "halving-doubling")]
+    points.append({"command": "train", "workload": os.path.join(SOURCE, "examples/training/toy.yaml"),
+                   "topology": "torus:4x4", "algorithms": "ring", "backend": "analytical"})
+    df = collsim.sweep(points, jobs=2)
+    serial = [collsim.collective(**p) for p in points[:3]]
+    assert list(df.point[:6]) == [0, 0, 1, 1, 2, 2]
+    assert list(df.algorithm[:6]) == ["ring", "ring", "direct", "direct",
+                                      "halving-doubling", "halving-doubling"]
+    for i, s in enumerate(serial):
+        got = df[df.point == i].reset_index(drop=True)
+        assert list(got.time_ns) == list(s.time_ns)
+    assert "total" in set(df[df.point == 3].layer)
+    assert df.attrs["units"]["time_ns"] == "nanoseconds"
+    with pytest.raises(collsim.CollsimError) as e:
+        collsim.sweep([points[0], {"topology": "torus:4x4", "algorithms": "nope"}], jobs=2)
+    assert "points[1]" in str(e.value)
+    with pytest.raises(ValueError):
+        collsim.sweep(points, jobs=0)

@@ -40,6 +40,19 @@ void add_output_options(CLI::App* cmd, collsim::cli::OutputOptions& o) {
                 "show the progress line even when standard error is not a terminal");
 }
 
+// `run`, `collective` and `train`: the independent points on threads (cli/parallel_points.hpp).
+void add_jobs_option(CLI::App* cmd, collsim::cli::OutputOptions& o) {
+  cmd->add_option("--jobs,-j", o.jobs,
+                  "run N points (algorithm x size x backend runs) at once on N threads, "
+                  "costliest first; rows in input order, the same bytes as --jobs 1 "
+                  "(0, the default: the number of cores; --trace and --lightpaths run one at a "
+                  "time)");
+  cmd->add_option("--shard", o.shard,
+                  "run only slice I of N (0 <= I < N; e.g. "
+                  "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT) and write its CSV rows for "
+                  "`collsim merge` (needs --format csv; docs/parallel.md)");
+}
+
 }  // namespace
 
 namespace collsim::cli {
@@ -67,6 +80,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   auto* run = app.add_subcommand("run", "run a scenario file (YAML): platforms x jobs");
   run->add_option("SCENARIO", scenario, "scenario file, e.g. examples/default.yaml")->required();
   add_output_options(run, out_opt);
+  add_jobs_option(run, out_opt);
   cli::add_limit_options(*run, out_opt.max_messages, out_opt.max_memory);
   run->add_flag("--no-layers", out_opt.no_layers,
                 "training jobs' table: the totals and the summary only, no per-layer lines");
@@ -100,6 +114,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   coll->add_option("--max-time", co.max_time,
                    "stop a run that has not finished after this much simulated time, e.g. 10 s");
   add_output_options(coll, out_opt);
+  add_jobs_option(coll, out_opt);
   cli::add_limit_options(*coll, out_opt.max_messages, out_opt.max_memory);
 
   auto* list = app.add_subcommand("list", "list topologies, collectives, algorithms, backends");
@@ -201,6 +216,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   train->add_option("--max-time", tr.max_time,
                     "stop a run that has not finished after this much simulated time");
   add_output_options(train, out_opt);
+  add_jobs_option(train, out_opt);
   train->add_flag("--no-layers", out_opt.no_layers,
                   "table: the totals and the summary only, no per-layer lines");
 
@@ -226,6 +242,16 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       "what one topology, dimension kind, algorithm, backend, endpoint or model takes: "
       "parameters with types, units, defaults, ranges and their paper sources");
   help->add_option("name", help_name, "e.g. torus, hierarchical, flow, ace, resnet50")->required();
+
+  std::vector<std::string> merge_files;
+  std::string merge_output;
+  auto* merge = app.add_subcommand(
+      "merge",
+      "put the CSV files of a sweep run with --shard I/N back together: the bytes of the "
+      "same run without --shard (docs/parallel.md)");
+  merge->add_option("SHARDS", merge_files, "every shard's CSV file, in any order")->required();
+  merge->add_option("--output,-o", merge_output,
+                    "write the CSV to FILE instead of standard output (all or nothing)");
 
   cli::AstraOptions ao;
   auto* astra = app.add_subcommand(
@@ -409,6 +435,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       return cli::run_nccl_tests_command(nt, out);
     }
     if (*validate_nccl) return cli::validate_nccl_logs(vn, out);
+    if (*merge) return cli::merge_results(merge_files, merge_output, out);
   } catch (const core::InputError& e) {
     err << "collsim: error: " << e.what() << '\n';
     return 2;

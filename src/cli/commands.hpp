@@ -24,6 +24,11 @@ struct OutputOptions {
   /// Resource limits of `run` and `collective` (scheduler/limits.hpp); empty: the defaults.
   std::string max_messages;
   std::string max_memory;
+  /// `run`, `collective` and `train`: independent points on this many threads
+  /// (cli/parallel_points.hpp); 0: the number of cores.
+  std::uint32_t jobs = 0;
+  /// `run`, `collective` and `train`: "I/N" runs the I-th of N slices (cli/shard.hpp); empty: all.
+  std::string shard;
 };
 
 /// `collsim run SCENARIO.yaml`
@@ -134,6 +139,11 @@ int plot_results(const PlotOptions& opt, std::ostream& err);
 /// algorithm, backend, endpoint, endpoint parameter or model), every entry of that name.
 /// Throws core::InputError listing the names for an unknown one.
 int help_for(const std::string& name, std::ostream& out);
+
+/// `collsim merge SHARD.csv...`: the shards of a --shard sweep as one CSV (cli/shard.hpp), to
+/// `output` (atomically) or `out`.
+int merge_results(const std::vector<std::string>& files, const std::string& output,
+                  std::ostream& out);
 
 /// `collsim list`: every topology, algorithm (with parameters), collective and backend.
 int list_everything(std::ostream& out);

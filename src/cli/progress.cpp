@@ -52,4 +52,54 @@ void ProgressLine::clear() {
   drawn_ = false;
 }
 
+PointsProgress::PointsProgress(std::ostream& err, std::uint64_t total, bool line,
+                               std::chrono::milliseconds min_interval)
+    : err_(err), total_(total), line_(line), min_interval_(min_interval) {}
+
+PointsProgress::~PointsProgress() { clear(); }
+
+void PointsProgress::started(const std::string& what) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++running_;
+  draw(what, "started", true);
+}
+
+void PointsProgress::tick(const std::string& what, core::Time simulated) {
+  std::lock_guard<std::mutex> lock(mu_);
+  draw(what, core::to_string(simulated) + " simulated", false);
+}
+
+void PointsProgress::finished(const std::string& what) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++done_;
+  if (running_ > 0) --running_;
+  draw(what, "finished", true);
+}
+
+void PointsProgress::note(const std::string& text) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (drawn_) err_ << "\r\033[K";
+  err_ << text << '\n' << std::flush;
+  drawn_ = false;
+}
+
+void PointsProgress::draw(const std::string& what, const std::string& news, bool force) {
+  if (!line_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (!force && drawn_ && now - last_draw_ < min_interval_) return;
+  last_draw_ = now;
+  err_ << fmt::format("\r\033[Kcollsim: [{}/{} done, {} running] {}: {}", done_, total_, running_,
+                      what, news)
+       << std::flush;
+  drawn_ = true;
+}
+
+void PointsProgress::clear() {
+  const std::lock_guard<std::mutex> lock(mu_);
+  if (!drawn_) return;
+  err_ << "\r\033[K" << std::flush;
+  drawn_ = false;
+}
+
 }  // namespace collsim::cli
+

@@ -4,6 +4,7 @@
 // and --quiet is not given: the CLI decides), at most five times a second.
 #include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <iosfwd>
 #include <string>
 
@@ -34,6 +35,35 @@ class ProgressLine final : public jobs::RunMonitor {
   std::chrono::milliseconds min_interval_;
   std::chrono::steady_clock::time_point run_start_, last_draw_;
   std::uint64_t run_events_start_ = 0;
+  bool drawn_ = false;
+};
+
+/// The progress line of a sweep run on several threads (--jobs): the points that finished and the
+/// latest news of a running one, "collsim: [3/48 done, 2 running] torus-8x8 ring 64 MiB flow:
+/// 2.31 ms simulated", at most five times a second. Thread-safe: the points' threads call started
+/// and tick, the sweep's thread finished.
+class PointsProgress {
+ public:
+  /// `line`: draw the line (else only note() writes).
+  PointsProgress(std::ostream& err, std::uint64_t total, bool line = true,
+                 std::chrono::milliseconds min_interval = std::chrono::milliseconds(200));
+  ~PointsProgress();
+  void started(const std::string& what);
+  void tick(const std::string& what, core::Time simulated);
+  void finished(const std::string& what);
+  /// A line of its own on standard error ("collsim: [2/6] resnet50 on ..."), above the line.
+  void note(const std::string& text);
+  /// Erase the line (before results or an error are printed).
+  void clear();
+
+ private:
+  void draw(const std::string& what, const std::string& news, bool force);  // `mu_` held
+  std::mutex mu_;
+  std::ostream& err_;
+  std::uint64_t total_, done_ = 0, running_ = 0;
+  bool line_;
+  std::chrono::milliseconds min_interval_;
+  std::chrono::steady_clock::time_point last_draw_;
   bool drawn_ = false;
 };
 

@@ -15,7 +15,9 @@
 #include "cli/horizon_check.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/output.hpp"
+#include "cli/parallel_points.hpp"
 #include "cli/progress.hpp"
+#include "cli/shard.hpp"
 #include "core/error.hpp"
 #include "core/parse.hpp"
 #include "report/lightpath_log.hpp"
@@ -97,17 +99,19 @@ std::uint64_t check_run_work(const Work& w, const scheduler::RunLimits& limits, 
 // Writes CSV rows as they come: to `out`, or to PATH.partial, renamed to PATH at the end.
 class CsvStream final : public jobs::RunMonitor {
  public:
-  CsvStream(const std::string& path, std::ostream& out) : path_(path), out_(&out) {}
+  /// `prefix`: a line before the header (a shard's, cli/shard.hpp), or empty.
+  CsvStream(const std::string& path, std::ostream& out, std::string prefix = {})
+      : path_(path), out_(&out), prefix_(std::move(prefix)) {}
   void on_row(const jobs::ResultRow& row) override {
     // The header once, then each row whole, flushed. The file is made with the first row, so a
     // run that fails before any row leaves nothing behind.
-    if (!header_) open(), *out_ << report::csv_header();
+    if (!header_) open(), *out_ << prefix_ << report::csv_header();
     *out_ << report::csv_row(row) << std::flush;
     header_ = true;
   }
   // Everything ran: the file takes its final name (with no rows at all, the header alone).
   void finish() {
-    if (!header_) open(), *out_ << report::csv_header() << std::flush;
+    if (!header_) open(), *out_ << prefix_ << report::csv_header() << std::flush;
     if (path_.empty()) return;
     file_.close();
     if (std::rename(partial().c_str(), path_.c_str()) != 0) {
@@ -128,10 +132,93 @@ class CsvStream final : public jobs::RunMonitor {
   std::string path_;
   std::ofstream file_;
   std::ostream* out_;
+  std::string prefix_;
   bool header_ = false;
 
  public:
   bool wrote_rows() const { return header_; }
+};
+
+// One independent simulation of the work: a collective job's (size, algorithm) run, or a whole
+// concurrent job (its runs together and alone share nothing but the job).
+struct Point {
+  std::size_t work = 0, size = 0, algorithm = 0;
+  std::size_t block = 0;  ///< --shard keeps blocks whole: a collective job's size, a concurrent job
+};
+
+// What a point costs, about (for costliest-first): the messages of its closed form, or what the
+// backend simulates for them (the packet backend's packets).
+double point_cost(const Work& w, collective::Collective c, const std::string& group,
+                  const collective::AlgorithmChoice& a, core::Bytes size, std::uint32_t chunks,
+                  const network::BackendOptions& o) {
+  const auto comms = collective::parse_groups(group, *w.topology, "group");
+  const std::uint64_t messages = scheduler::bound_work(a, *w.topology, comms, c, chunks).messages;
+  if (w.backend->work == nullptr) return static_cast<double>(messages);
+  std::uint64_t bytes = 0;
+  for (const auto& comm : comms) {
+    bytes = std::max(bytes, bytes + scheduler::moved_bytes(c, comm.size(), size));
+  }
+  return static_cast<double>(w.backend->work(o, messages, bytes));
+}
+
+// The points of `work`, in input order, with their costs and (for the --shard fingerprint) what
+// each runs.
+void list_points(const std::vector<Work>& work, std::vector<Point>& points,
+                 std::vector<double>& cost, std::vector<std::string>& what) {
+  std::size_t block = 0;
+  for (std::size_t k = 0; k < work.size(); ++k) {
+    const Work& w = work[k];
+    if (const auto* j = std::get_if<jobs::CollectiveJob>(&w.job)) {
+      const std::string run = fmt::format(
+          "{} {} {} {} {} chunks {} {}", w.platform, w.topology->name(),
+          network::backend_label(*w.backend, j->backend_options),
+          jobs::endpoint_label(j->endpoint, j->endpoint_params),
+          collective::to_string(j->collective), j->chunks, j->group);
+      for (std::size_t s = 0; s < j->sizes.size(); ++s, ++block) {
+        for (std::size_t a = 0; a < j->algorithms.size(); ++a) {
+          points.push_back(Point{k, s, a, block});
+          cost.push_back(point_cost(w, j->collective, j->group, j->algorithms[a], j->sizes[s],
+                                    j->chunks, j->backend_options));
+          what.push_back(fmt::format("{} {} {}", run, j->algorithms[a].label,
+                                     j->sizes[s].count));
+        }
+      }
+      continue;
+    }
+    const auto& cj = std::get<jobs::ConcurrentJob>(w.job);
+    double c = 0;
+    for (const auto& m : cj.members) {
+      c += 2 * point_cost(w, m.collective, m.group, m.algorithm, m.size, m.chunks,
+                          cj.backend_options);
+    }
+    points.push_back(Point{k, 0, 0, block++});
+    cost.push_back(c);
+    what.push_back(fmt::format("{} {} {} {} members", w.platform, w.topology->name(), cj.name,
+                               cj.members.size()));
+  }
+}
+
+// A point's runs on a thread of its own: stops when told (PointStop), shows its progress.
+class PointMonitor final : public jobs::RunMonitor {
+ public:
+  PointMonitor(const PointStop& stop, std::size_t point, PointsProgress* progress)
+      : stop_(stop), point_(point), progress_(progress) {}
+  void begin_run(const jobs::RunContext& c) override {
+    stop_.check(point_);
+    if (progress_) progress_->started(c.what);
+  }
+  void tick(const jobs::RunContext& c) override {
+    stop_.check(point_);
+    if (progress_) progress_->tick(c.what, c.sim.now());
+  }
+  void end_run(const jobs::RunContext& c) override {
+    if (progress_) progress_->finished(c.what);
+  }
+
+ private:
+  const PointStop& stop_;
+  std::size_t point_;
+  PointsProgress* progress_;
 };
 
 }  // namespace
@@ -148,8 +235,13 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
     // Input errors (an algorithm that cannot run on a group, a clock past the horizon) before
     // anything is simulated.
     check_horizon(w);
-    std::visit([&](const auto& j) { jobs::check_job(*w.topology, j, limits, w.platform); },
-               w.job);
+    if (const auto* j = std::get_if<jobs::CollectiveJob>(&w.job)) {
+      // Without a trace, a flat ring may run as its three-rank stand-in: estimated as such.
+      jobs::check_job(*w.topology, *j, limits, w.platform,
+                      opt.trace.empty() ? w.backend : nullptr);
+    } else {
+      jobs::check_job(*w.topology, std::get<jobs::ConcurrentJob>(w.job), limits, w.platform);
+    }
     const std::uint64_t m = check_run_work(w, limits, !opt.trace.empty());
     messages = m > UINT64_MAX - messages ? UINT64_MAX : messages + m;
   }
@@ -163,19 +255,63 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
         fmt::format("--trace of {} run{}: it keeps every message of every run", total,
                     total == 1 ? "" : "s"));
   }
-  jobs::MonitorList monitors;
+  // --trace and --lightpaths watch every run as it goes: their points run one at a time.
+  const unsigned threads =
+      opt.trace.empty() && opt.lightpaths.empty() ? resolve_jobs(opt.jobs) : 1;
+  std::vector<Point> points;
+  std::vector<double> cost;
+  std::vector<std::string> what;
+  list_points(work, points, cost, what);
+  // --shard I/N: this machine's contiguous slice of whole blocks (cli/shard.hpp).
+  const Shard shard = parse_shard(opt.shard);
+  std::string shard_prefix;
+  if (shard.active()) {
+    if (format != report::Format::Csv) {
+      throw core::InputError("--shard: a shard writes CSV rows for `collsim merge`; add --format csv");
+    }
+    if (!opt.trace.empty() || !opt.activity.empty() || !opt.lightpaths.empty()) {
+      throw core::InputError(
+          "--shard: only the CSV rows are sharded; leave out --trace, --activity and --lightpaths");
+    }
+    const std::size_t blocks = points.empty() ? 0 : points.back().block + 1;
+    std::vector<double> block_cost(blocks, 0.0);
+    for (std::size_t i = 0; i < points.size(); ++i) block_cost[points[i].block] += cost[i];
+    const auto [first, last] = shard_blocks(block_cost, shard);
+    shard_prefix = shard_line(shard, first, last, blocks, sweep_fingerprint(what));
+    std::vector<Point> kept;
+    std::vector<double> kept_cost;
+    total = 0;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      if (points[i].block < first || points[i].block >= last) continue;
+      kept.push_back(points[i]);
+      kept_cost.push_back(cost[i]);
+      const Work& w = work[points[i].work];
+      total += std::holds_alternative<jobs::CollectiveJob>(w.job)
+                   ? 1
+                   : jobs::count_runs(std::get<jobs::ConcurrentJob>(w.job));
+    }
+    points = std::move(kept);
+    cost = std::move(kept_cost);
+  }
+  // What the runs report to (on the sweep's thread with one thread) and what takes the rows.
+  jobs::MonitorList monitors, row_monitors;
   InterruptMonitor interrupt;  // first: a signal stops the run before others see the tick
   monitors.add(&interrupt);
   std::unique_ptr<ProgressLine> progress;
+  std::unique_ptr<PointsProgress> points_progress;
   const bool terminal = &err == &std::cerr && isatty(STDERR_FILENO);
   if (!opt.quiet && (opt.progress || terminal)) {
-    progress = std::make_unique<ProgressLine>(err, total);
-    monitors.add(progress.get());
+    if (threads > 1 && points.size() > 1) {
+      points_progress = std::make_unique<PointsProgress>(err, total);
+    } else {
+      progress = std::make_unique<ProgressLine>(err, total);
+      monitors.add(progress.get());
+    }
   }
   std::unique_ptr<CsvStream> csv;
   if (format == report::Format::Csv) {
-    csv = std::make_unique<CsvStream>(opt.output, out);
-    monitors.add(csv.get());
+    csv = std::make_unique<CsvStream>(opt.output, out, shard_prefix);
+    row_monitors.add(csv.get());
   }
   std::unique_ptr<report::TraceWriter> trace;
   if (!opt.trace.empty()) {
@@ -187,32 +323,67 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
     void on_row(const jobs::ResultRow& r) override { rows.push_back(r); }
     std::vector<jobs::ResultRow> rows;
   } finished;
-  monitors.add(&finished);
+  row_monitors.add(&finished);
   std::unique_ptr<report::LightpathLog> lightpaths;
   if (!opt.lightpaths.empty()) {
     lightpaths = std::make_unique<report::LightpathLog>();
     monitors.add(lightpaths.get());
   }
   std::vector<jobs::ResultRow> rows;
+  // Each point's rows, from its thread to the sweep's (a slot each: no sharing).
+  std::vector<std::vector<jobs::ResultRow>> results(points.size());
+  const auto run_point = [&](std::size_t i, const PointStop& stop) {
+    const Point& p = points[i];
+    const Work& w = work[p.work];
+    PointMonitor point_monitor(stop, i, points_progress.get());
+    jobs::RunMonitor* m = threads > 1 ? static_cast<jobs::RunMonitor*>(&point_monitor) : &monitors;
+    if (const auto* j = std::get_if<jobs::CollectiveJob>(&w.job)) {
+      results[i].push_back(jobs::run_collective_point(w.platform, *w.topology, *w.backend, *j,
+                                                      p.size, p.algorithm, m));
+    } else {
+      results[i] = jobs::run_concurrent_job(w.platform, *w.topology, *w.backend,
+                                            std::get<jobs::ConcurrentJob>(w.job), m);
+    }
+  };
+  core::Time base;  // the time of the size's first algorithm (delivered before the others)
+  const auto take = [&](jobs::ResultRow&& row) {
+    row_monitors.on_row(row);
+    rows.push_back(std::move(row));
+  };
+  const auto deliver = [&](std::size_t i) {
+    const Point& p = points[i];
+    const Work& w = work[p.work];
+    std::vector<jobs::ResultRow> part = std::move(results[i]);
+    results[i] = {};
+    const auto* j = std::get_if<jobs::CollectiveJob>(&w.job);
+    if (j == nullptr) {
+      for (jobs::ResultRow& row : part) take(std::move(row));
+      return;
+    }
+    jobs::ResultRow& row = part.at(0);
+    if (p.algorithm == 0) base = row.time;
+    jobs::set_speedup(row, base);
+    take(std::move(row));
+    if (p.algorithm + 1 == j->algorithms.size()) {
+      for (jobs::ResultRow& r :
+           jobs::size_closing_rows(w.platform, *w.topology, *w.backend, *j, p.size, base)) {
+        take(std::move(r));
+      }
+    }
+  };
   // On an error: clear the progress line and say where the finished CSV rows are.
   const auto stopped = [&] {
     if (progress) progress->clear();
+    if (points_progress) points_progress->clear();
     if (csv && !opt.output.empty() && csv->wrote_rows()) {
       err << fmt::format("collsim: the rows finished before the error are in {}\n", csv->partial());
     }
   };
   try {
-    for (const Work& w : work) {
-      std::vector<jobs::ResultRow> part;
-      if (const auto* j = std::get_if<jobs::CollectiveJob>(&w.job)) {
-        part = jobs::run_collective_job(w.platform, *w.topology, *w.backend, *j, &monitors);
-      } else {
-        part = jobs::run_concurrent_job(w.platform, *w.topology, *w.backend,
-                                             std::get<jobs::ConcurrentJob>(w.job), &monitors);
-      }
-      rows.insert(rows.end(), std::make_move_iterator(part.begin()),
-                  std::make_move_iterator(part.end()));
-    }
+    PointsOptions po;
+    po.jobs = threads;
+    po.cost = cost;
+    run_points(points.size(), po, run_point, deliver);
   } catch (const core::Interrupted&) {
     stopped();
     // Nothing lost: the rows that finished, on standard output (CSV: already there, or in the
@@ -248,6 +419,7 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
     throw;
   }
   if (progress) progress->clear();
+  if (points_progress) points_progress->clear();
   // Render everything that can still be refused (a too small --activity-window) before any
   // file takes its name: on exit 2 every existing file stays as it was.
   std::string activity_text;

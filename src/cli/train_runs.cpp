@@ -5,11 +5,14 @@
 
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <ostream>
 
 #include "cli/backend_flags.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/parallel_points.hpp"
 #include "cli/progress.hpp"
+#include "cli/shard.hpp"
 #include "core/error.hpp"
 #include "report/training_trace.hpp"
 
@@ -27,6 +30,14 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
     throw core::InputError(
         "--lightpaths: training runs do not log lightpaths; run the collectives with "
         "`collsim collective` or `collsim run`");
+  }
+  // --shard I/N: this machine's slice of the runs, CSV for `collsim merge`.
+  const Shard shard = parse_shard(opt.shard);
+  std::string shard_prefix;
+  if (shard.active() && (format != report::Format::Csv || !opt.trace.empty())) {
+    throw core::InputError(
+        "--shard: a shard writes CSV rows for `collsim merge`; add --format csv and leave out "
+        "--trace");
   }
   jobs::TrainingSweepOptions so;
   so.timeline = !opt.trace.empty();
@@ -57,7 +68,74 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
   };
   jobs::TrainingSweep sweep;
   try {
-    sweep = jobs::run_training_sweep(work, so);
+    sweep = jobs::prepare_training_sweep(work, so);
+    std::vector<jobs::TrainingPoint> points = jobs::training_points(work);
+    if (shard.active()) {
+      // Every run a block of its own, of equal cost (cli/shard.hpp).
+      std::vector<std::string> what;
+      for (const jobs::TrainingPoint& p : points) {
+        const TrainingWork& w = work[p.work];
+        what.push_back(fmt::format(
+            "{} {} {} {} {} {}", w.spec.workload, w.platform,
+            network::backend_label(*w.backend, w.backend_options),
+            jobs::endpoint_label(w.endpoint, w.endpoint_params),
+            w.spec.algorithms[p.algorithm].label, jobs::to_string(w.spec.overlaps[p.overlap])));
+      }
+      const auto [first, last] = shard_blocks(std::vector<double>(points.size(), 1.0), shard);
+      shard_prefix = shard_line(shard, first, last, points.size(), sweep_fingerprint(what));
+      points = std::vector<jobs::TrainingPoint>(points.begin() + static_cast<std::ptrdiff_t>(first),
+                                                points.begin() + static_cast<std::ptrdiff_t>(last));
+    }
+    const unsigned threads = resolve_jobs(opt.jobs);
+    // Several threads: one progress line for all (counting finished runs), notes under it.
+    std::unique_ptr<PointsProgress> shared;
+    if (threads > 1 && points.size() > 1) {
+      if (progress) progress->clear();
+      progress.reset();
+      shared = std::make_unique<PointsProgress>(
+          err, points.size(), !opt.quiet && (opt.progress || (&err == &std::cerr &&
+                                                              isatty(STDERR_FILENO))));
+    }
+    std::vector<std::optional<jobs::TrainingRow>> results(points.size());
+    const auto run = [&](std::size_t i, const PointStop& stop) {
+      const jobs::TrainingPoint& p = points[i];
+      if (!shared) {
+        results[i] = jobs::run_training_point(work[p.work], sweep.workloads[p.work], p, so, i + 1,
+                                              points.size());
+        return;
+      }
+      jobs::TrainingSweepOptions mine = so;  // this thread's callbacks
+      mine.on_start = [&](std::size_t k, std::size_t n, const std::string& line,
+                          const std::string& what) {
+        stop.check(i);
+        if (!opt.quiet) shared->note(fmt::format("collsim: [{}/{}] {}", k, n, line));
+        shared->started(what);
+      };
+      mine.on_progress = [&](const std::string& what, core::Time t, std::uint64_t) {
+        stop.check(i);
+        shared->tick(what, t);
+      };
+      results[i] = jobs::run_training_point(work[p.work], sweep.workloads[p.work], p, mine, i + 1,
+                                            points.size());
+      shared->finished(results[i]->workload + " on " + results[i]->platform + ": " +
+                       results[i]->algorithm);
+    };
+    const auto deliver = [&](std::size_t i) {
+      jobs::TrainingRow row = std::move(*results[i]);
+      results[i].reset();
+      so.on_row(row);
+      sweep.rows.push_back(std::move(row));
+      sweep.row_workload.push_back(points[i].work);
+    };
+    PointsOptions po;
+    po.jobs = threads;
+    try {
+      run_points(points.size(), po, run, deliver);
+    } catch (...) {
+      if (shared) shared->clear();
+      throw;
+    }
+    if (shared) shared->clear();
   } catch (const core::Interrupted&) {
     // Nothing lost: the rows that finished, on standard output.
     if (progress) progress->clear();
@@ -71,7 +149,7 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
     report::write_file_atomically(opt.trace, report::render_training_trace(rows, row_workloads),
                                   "--trace");
   }
-  const std::string text = report::render_training(rows, format, !opt.no_layers);
+  const std::string text = shard_prefix + report::render_training(rows, format, !opt.no_layers);
   if (opt.output.empty()) {
     out << text;
   } else {

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "endpoint/endpoint.hpp"
 #include "scheduler/hierarchical.hpp"
+#include "scheduler/rotation_symmetry.hpp"
 
 namespace collsim::jobs {
 namespace {
@@ -67,6 +68,7 @@ Outcome run_together(const topology::Topology& topo, const network::BackendInfo&
   spec.endpoint = ep.info;
   spec.endpoint_params = ep.params;
   spec.group_symmetry = symmetric(launches);
+  spec.rotation_symmetry = launches.size() == 1 && !runtime::is_staged(launches[0]);
   runtime::Session session(spec);
   const RunContext ctx{what, topo, session, session.sim(), session.backend()};
   if (monitor) monitor->begin_run(ctx);
@@ -256,13 +258,45 @@ std::vector<collective::AlgorithmChoice> expand_all_algorithms(const topology::T
   return out;
 }
 
+namespace {
+
+// A flat ring that will run as its three-rank stand-in at every size of the job
+// (scheduler/rotation_symmetry.hpp): its work is 3/N of the full ring's.
+bool runs_as_stand_in(const topology::Topology& topo, const CollectiveJob& job,
+                      const std::vector<Communicator>& comms,
+                      const collective::AlgorithmChoice& choice,
+                      const network::BackendInfo* backend) {
+  const bool ideal = (job.endpoint == nullptr || job.endpoint->name == endpoint::kDefaultEndpoint) &&
+                     !job.endpoint_params.ideal_dma;
+  if (backend == nullptr || comms.size() != 1 || !comms.front().is_identity(topo.num_npus()) ||
+      !scheduler::rotation_planned(choice, comms.front().size(), topo, *backend,
+                                   job.backend_options, ideal) ||
+      (job.endpoint != nullptr && job.endpoint->messages_independent != nullptr &&
+       !job.endpoint->messages_independent(job.endpoint_params))) {
+    return false;
+  }
+  for (core::Bytes size : job.sizes) {
+    const Program p = collective::build_program(choice, topo, job.collective, size, job.chunks);
+    if (!scheduler::rotation_symmetry(p, topo).holds()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void check_job(const topology::Topology& topo, const CollectiveJob& job, const RunLimits& limits,
-               const std::string& platform) {
+               const std::string& platform, const network::BackendInfo* backend) {
   const std::vector<Communicator> comms = collective::parse_groups(job.group, topo, "group");
   for (core::Bytes size : job.sizes) check_chunks(size, comms.front().size(), job.chunks, "chunks");
   for (const collective::AlgorithmChoice& choice : job.algorithms) {
     // The estimate first: it builds one chunk, the check below every chunk.
-    check_limits(estimate_work(choice, topo, comms, job.collective, job.chunks, limits), limits,
+    WorkEstimate e = estimate_work(choice, topo, comms, job.collective, job.chunks, limits);
+    if (runs_as_stand_in(topo, job, comms, choice, backend)) {
+      const std::uint64_t n = comms.front().size(), m = scheduler::kRotationProxyRanks;
+      e.messages = (e.messages / n + 1) * m;
+      e.in_flight = std::min(e.in_flight, (e.in_flight / n + 1) * m);
+    }
+    check_limits(e, limits,
                  fmt::format("{} {} {} in {} chunk{}", platform.empty() ? topo.name() : platform,
                              collective::to_string(job.collective), choice.label, job.chunks,
                              job.chunks == 1 ? "" : "s"));
@@ -314,64 +348,107 @@ std::uint64_t count_runs(const ConcurrentJob& job) {
   return job.members.size() > 1 ? job.members.size() + 1 : 1;
 }
 
+namespace {
+
+// The run label of a collective job's rows and its endpoint label.
+struct JobLabels {
+  std::string backend, endpoint, run;
+};
+
+JobLabels job_labels(const network::BackendInfo& backend, const CollectiveJob& job) {
+  JobLabels l;
+  l.backend = network::backend_label(backend, job.backend_options);
+  l.endpoint = endpoint_label(job.endpoint, job.endpoint_params);
+  // The endpoint joins the run's name when it is not the default.
+  l.run = l.endpoint == endpoint::kDefaultEndpoint ? l.backend : l.backend + " " + l.endpoint;
+  return l;
+}
+
+}  // namespace
+
+jobs::ResultRow run_collective_point(const std::string& platform, const topology::Topology& topo,
+                                     const network::BackendInfo& backend, const CollectiveJob& job,
+                                     std::size_t size_index, std::size_t algorithm_index,
+                                     RunMonitor* monitor) {
+  const std::vector<Communicator> comms = collective::parse_groups(job.group, topo, "group");
+  const JobLabels labels = job_labels(backend, job);
+  const core::Bytes size = job.sizes.at(size_index);
+  const collective::AlgorithmChoice& choice = job.algorithms.at(algorithm_index);
+  const std::string what =
+      fmt::format("{} {} {} {}", platform, choice.label, core::to_string(size), labels.run);
+  Outcome o;
+  try {
+    std::vector<CollectiveRequest> launch;
+    launch.push_back(request(choice, comms, job.collective, size, job.chunks, choice.label));
+    o = run_together(topo, backend, job.backend_options, {job.endpoint, job.endpoint_params},
+                     launch, job.max_time, what, monitor);
+  } catch (const std::bad_alloc&) {
+    throw out_of_memory(what);
+  }
+  jobs::ResultRow row = make_row(platform, topo, labels.backend, job.collective, choice.label,
+                                 job.chunks, size, job.group, comms, o.launches[0]);
+  add_network_metrics(row, topo, o, row.time, job.busiest_links);
+  row.endpoint = labels.endpoint;
+  row.endpoint_metrics = o.endpoint[0];
+  row.dim_activity = o.activity[0];
+  row.dim_busy = o.busy[0];
+  row.speedup = 1.0;
+  return row;
+}
+
+void set_speedup(jobs::ResultRow& row, core::Time base) {
+  row.speedup =
+      row.time.ps > 0 ? static_cast<double>(base.ps) / static_cast<double>(row.time.ps) : 1.0;
+}
+
+std::vector<jobs::ResultRow> size_closing_rows(const std::string& platform,
+                                               const topology::Topology& topo,
+                                               const network::BackendInfo& backend,
+                                               const CollectiveJob& job, std::size_t size_index,
+                                               core::Time base) {
+  const std::vector<Communicator> comms = collective::parse_groups(job.group, topo, "group");
+  const JobLabels labels = job_labels(backend, job);
+  const core::Bytes size = job.sizes.at(size_index);
+  std::vector<jobs::ResultRow> rows;
+  // Next to staged (hierarchical) collectives, Table 3's reference: every byte at the NPU's
+  // total bandwidth over all dimensions.
+  const bool staged = std::any_of(job.algorithms.begin(), job.algorithms.end(),
+                                  [](const auto& a) { return a.info->staged; });
+  if (staged) {
+    jobs::ResultRow row = make_row(platform, topo, labels.backend, job.collective, "ideal",
+                                   job.chunks, size, job.group, comms, ideal_stats(topo, size));
+    row.endpoint = labels.endpoint;
+    row.speedup = static_cast<double>(base.ps) / static_cast<double>(row.time.ps);
+    rows.push_back(std::move(row));
+  }
+  // `-a all`: what did not run, and why, in the table itself (not on standard error only).
+  for (const auto& [name, why] : job.skipped) {
+    jobs::ResultRow row = make_row(platform, topo, labels.backend, job.collective, name,
+                                   job.chunks, size, job.group, comms, CollectiveStats{});
+    row.endpoint = labels.endpoint;
+    row.skipped = why;
+    row.algbw_GBps = row.busbw_GBps = 0;
+    row.speedup = 0;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
 std::vector<jobs::ResultRow> run_collective_job(const std::string& platform,
                                                   const topology::Topology& topo,
                                                   const network::BackendInfo& backend,
                                                   const CollectiveJob& job, RunMonitor* monitor) {
-  const std::vector<Communicator> comms = collective::parse_groups(job.group, topo, "group");
-  const std::string label = network::backend_label(backend, job.backend_options);
-  const std::string ep_label = endpoint_label(job.endpoint, job.endpoint_params);
-  // The endpoint joins the run's name when it is not the default.
-  const std::string run_label =
-      ep_label == endpoint::kDefaultEndpoint ? label : label + " " + ep_label;
   std::vector<jobs::ResultRow> rows;
-  for (core::Bytes size : job.sizes) {
+  for (std::size_t s = 0; s < job.sizes.size(); ++s) {
     const std::size_t first = rows.size();
-    for (const collective::AlgorithmChoice& choice : job.algorithms) {
-      const std::string what =
-          fmt::format("{} {} {} {}", platform, choice.label, core::to_string(size), run_label);
-      Outcome o;
-      try {
-        std::vector<CollectiveRequest> launch;
-        launch.push_back(request(choice, comms, job.collective, size, job.chunks, choice.label));
-        o = run_together(topo, backend, job.backend_options, {job.endpoint, job.endpoint_params},
-                         launch, job.max_time, what, monitor);
-      } catch (const std::bad_alloc&) {
-        throw out_of_memory(what);
-      }
-      jobs::ResultRow row = make_row(platform, topo, label, job.collective, choice.label,
-                                       job.chunks, size, job.group, comms, o.launches[0]);
-      add_network_metrics(row, topo, o, row.time, job.busiest_links);
-      row.endpoint = ep_label;
-      row.endpoint_metrics = o.endpoint[0];
-      row.dim_activity = o.activity[0];
-      row.dim_busy = o.busy[0];
-      const core::Time base = rows.size() > first ? rows[first].time : row.time;
-      row.speedup =
-          row.time.ps > 0 ? static_cast<double>(base.ps) / static_cast<double>(row.time.ps) : 1.0;
+    for (std::size_t a = 0; a < job.algorithms.size(); ++a) {
+      jobs::ResultRow row = run_collective_point(platform, topo, backend, job, s, a, monitor);
+      set_speedup(row, rows.size() > first ? rows[first].time : row.time);
       if (monitor) monitor->on_row(row);
       rows.push_back(std::move(row));
     }
-    // Next to staged (hierarchical) collectives, Table 3's reference: every byte at the NPU's
-    // total bandwidth over all dimensions.
-    const bool staged = std::any_of(job.algorithms.begin(), job.algorithms.end(),
-                                    [](const auto& a) { return a.info->staged; });
-    if (staged) {
-      jobs::ResultRow row = make_row(platform, topo, label, job.collective, "ideal", job.chunks,
-                                       size, job.group, comms, ideal_stats(topo, size));
-      row.endpoint = ep_label;
-      row.speedup = static_cast<double>(rows[first].time.ps) / static_cast<double>(row.time.ps);
-      if (monitor) monitor->on_row(row);
-      rows.push_back(std::move(row));
-    }
-    // `-a all`: what did not run, and why, in the table itself (not on standard error only).
-    for (const auto& [name, why] : job.skipped) {
-      jobs::ResultRow row = make_row(platform, topo, label, job.collective, name, job.chunks, size,
-                                     job.group, comms, CollectiveStats{});
-      row.endpoint = ep_label;
-      row.skipped = why;
-      row.algbw_GBps = row.busbw_GBps = 0;
-      row.speedup = 0;
+    for (jobs::ResultRow& row :
+         size_closing_rows(platform, topo, backend, job, s, rows[first].time)) {
       if (monitor) monitor->on_row(row);
       rows.push_back(std::move(row));
     }

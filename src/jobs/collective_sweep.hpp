@@ -126,6 +126,23 @@ std::vector<jobs::ResultRow> run_collective_job(const std::string& platform,
                                                   const CollectiveJob& job,
                                                   RunMonitor* monitor = nullptr);
 
+/// The points of a collective job, for drivers that run them apart (cli/parallel_points.hpp):
+/// one (size, algorithm) run in its own Session, its row with speedup 1; `monitor` sees
+/// begin_run, tick and end_run (not on_row). Throws as run_collective_job.
+jobs::ResultRow run_collective_point(const std::string& platform, const topology::Topology& topo,
+                                     const network::BackendInfo& backend, const CollectiveJob& job,
+                                     std::size_t size_index, std::size_t algorithm_index,
+                                     RunMonitor* monitor = nullptr);
+/// A row's speedup against `base`, the time of its size's first algorithm.
+void set_speedup(jobs::ResultRow& row, core::Time base);
+/// The rows that close a size after its runs: the "ideal" reference next to staged collectives
+/// (speedup against `base`, the size's first row's time) and the skipped algorithms of `-a all`.
+std::vector<jobs::ResultRow> size_closing_rows(const std::string& platform,
+                                               const topology::Topology& topo,
+                                               const network::BackendInfo& backend,
+                                               const CollectiveJob& job, std::size_t size_index,
+                                               core::Time base);
+
 /// Runs the members together, then each alone; one row per member, in order.
 std::vector<jobs::ResultRow> run_concurrent_job(const std::string& platform,
                                                   const topology::Topology& topo,
@@ -138,8 +155,11 @@ std::vector<jobs::ResultRow> run_concurrent_job(const std::string& platform,
 /// Input errors and resource limits (scheduler/limits.hpp) of a job, before anything runs:
 /// chunks against sizes, algorithms against groups, the work and memory estimate against
 /// `limits`. Throws core::InputError or core::ResourceError naming `platform`.
+/// With `backend`, a flat ring that will run as its three-rank stand-in
+/// (scheduler/rotation_symmetry.hpp) is estimated as the stand-in.
 void check_job(const topology::Topology& topo, const CollectiveJob& job,
-               const scheduler::RunLimits& limits = {}, const std::string& platform = "");
+               const scheduler::RunLimits& limits = {}, const std::string& platform = "",
+               const network::BackendInfo* backend = nullptr);
 void check_job(const topology::Topology& topo, const ConcurrentJob& job,
                const scheduler::RunLimits& limits = {}, const std::string& platform = "");
 

@@ -102,4 +102,21 @@ struct TrainingSweepOptions {
 TrainingSweep run_training_sweep(const std::vector<TrainingWork>& work,
                                  const TrainingSweepOptions& options = {});
 
+/// The pieces of run_training_sweep, for drivers that run its runs apart (cli/parallel_points.hpp):
+/// the workloads loaded and every run checked, no rows yet (throws as run_training_sweep before
+/// any run) ...
+TrainingSweep prepare_training_sweep(const std::vector<TrainingWork>& work,
+                                     const TrainingSweepOptions& options = {});
+/// ... the runs, in the sweep's order: each work's algorithms, each with every overlap ...
+struct TrainingPoint {
+  std::size_t work = 0, algorithm = 0, overlap = 0;
+};
+std::vector<TrainingPoint> training_points(const std::vector<TrainingWork>& work);
+/// ... and one run on its own Session: options.on_start (as the `k`-th of `total`) and
+/// on_progress are called from the calling thread; on_row is not. Throws what run_training throws.
+TrainingRow run_training_point(const TrainingWork& w, const workload::Workload& wl,
+                               const TrainingPoint& p, const TrainingSweepOptions& options,
+                               std::size_t k, std::size_t total);
+
 }  // namespace collsim::jobs
+

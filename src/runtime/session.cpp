@@ -95,7 +95,13 @@ class Session::Observers final : public scheduler::ExecutionObserver {
 };
 
 Session::Session(const MachineSpec& spec)
-    : topo_(*spec.topology), allow_symmetry_(spec.group_symmetry) {
+    : topo_(*spec.topology),
+      allow_symmetry_(spec.group_symmetry),
+      ideal_endpoint_((spec.endpoint == nullptr ||
+                       spec.endpoint->name == endpoint::kDefaultEndpoint) &&
+                      !spec.endpoint_params.ideal_dma) {
+  allow_rotation_ = spec.rotation_symmetry;
+  rotation_.broken = "not asked for";
   backend_ = network::make_backend(*spec.backend, sim_, topo_, spec.backend_options, "backend");
   endpoint_ = endpoint::endpoint_or_default(spec.endpoint)
                   .make(sim_, *backend_, topo_, spec.endpoint_params);
@@ -152,6 +158,7 @@ LaunchId Session::launch(const CollectiveRequest& r, Done on_done) {
 }
 
 void Session::start_staged(LaunchId id, const CollectiveRequest& r) {
+  if (rotation_.holds()) throw std::logic_error("Session: a collective beside a ring stand-in");
   scheduler::HierarchicalSpec spec = staged_spec(topo_, r);
   if (!queues_) {
     // Decided once, at the first hierarchical collective: the dimension queues are shared by
@@ -184,12 +191,36 @@ void Session::start_flat(LaunchId id, const CollectiveRequest& r) {
     // One group stands for all only while nothing else uses the links (group_symmetry.hpp).
     throw std::logic_error("Session: a flat collective beside one-group hierarchical ones");
   }
+  if (rotation_.holds()) throw std::logic_error("Session: a collective beside a ring stand-in");
+  const bool first = !flat_launched_ && launches_.size() == 1;
   flat_launched_ = true;
   const std::vector<Program>& ps = programs(r);
   remaining_[id] = static_cast<std::uint32_t>(ps.size());
   const std::string label =
       r.label.empty() ? fmt::format("{} {}", collective::to_string(r.collective), r.algorithm.label)
                       : r.label;
+  // A flat ring alone on the machine: three ranks stand for all where every rank would do the
+  // same (scheduler/rotation_symmetry.hpp); messages and bytes scaled back to every rank's.
+  if (allow_rotation_ && first && ps.size() == 1 && ideal_endpoint_ &&
+      !(executor_->observer() && executor_->observer()->watches_messages()) &&
+      scheduler::one_group_blocker(*backend_, *endpoint_).empty()) {
+    rotation_ = scheduler::rotation_symmetry(ps[0], topo_);
+  }
+  if (rotation_.holds()) {
+    proxy_ = std::make_unique<Program>(scheduler::rotation_proxy(ps[0]));
+    const std::uint64_t n = rotation_.ranks, m = scheduler::kRotationProxyRanks;
+    stager_->start(
+        *proxy_,
+        [this, id, n, m](scheduler::CollectiveId, const CollectiveStats& s) {
+          LaunchStats& l = launches_[id];
+          l.stats.end = std::max(l.stats.end, s.end);
+          l.stats.messages += s.messages / m * n;
+          l.stats.bytes += s.bytes / m * n;
+          if (--remaining_[id] == 0) finish(id, l.stats);
+        },
+        label);
+    return;
+  }
   for (const Program& p : ps) {
     stager_->start(
         p,
@@ -210,7 +241,7 @@ LaunchId Session::send(topology::NodeId src, topology::NodeId dst, core::Bytes b
   if (src >= n || dst >= n) {
     throw core::InputError(fmt::format("send: NPU {} -> {} on a platform of {} NPUs", src, dst, n));
   }
-  if (symmetry_.holds()) {
+  if (symmetry_.holds() || rotation_.holds()) {
     throw std::logic_error("Session: a point-to-point message beside one-group collectives");
   }
   flat_launched_ = true;
@@ -264,8 +295,10 @@ void Session::run(const RunOptions& options) {
 
 SessionReport Session::report() const {
   SessionReport r;
-  r.links = symmetry_.holds() ? scheduler::expand_link_stats(backend_->link_stats(), symmetry_)
-                              : backend_->link_stats();
+  r.links = symmetry_.holds()  ? scheduler::expand_link_stats(backend_->link_stats(), symmetry_)
+            : rotation_.holds() ? scheduler::expand_rotation_link_stats(backend_->link_stats(),
+                                                                        rotation_)
+                                : backend_->link_stats();
   r.backend_metrics = backend_->summary();
   r.resources = backend_->resources();
   r.endpoint = endpoint_->stats();

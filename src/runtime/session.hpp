@@ -33,6 +33,7 @@
 #include "scheduler/executor.hpp"
 #include "scheduler/group_symmetry.hpp"
 #include "scheduler/hierarchical.hpp"
+#include "scheduler/rotation_symmetry.hpp"
 #include "scheduler/staging.hpp"
 #include "topology/topology.hpp"
 
@@ -51,6 +52,10 @@ struct MachineSpec {
   /// flat collectives or point-to-point messages on the same machine; an observer that watches
   /// messages, or a request with groups=all, turns it off too.
   bool group_symmetry = false;
+  /// A flat ring of many ranks may run as its three-rank stand-in where every rank would do the
+  /// same (scheduler/rotation_symmetry.hpp). The driver sets it only when the machine runs that
+  /// one collective and nothing else; an observer that watches messages turns it off.
+  bool rotation_symmetry = false;
 };
 
 /// One collective to launch. Flat algorithms run their Program on every communicator of
@@ -167,6 +172,7 @@ class Session {
 
   const topology::Topology& topo_;
   bool allow_symmetry_;
+  bool ideal_endpoint_;
   core::Simulation sim_;
   std::unique_ptr<network::Backend> backend_;
   std::unique_ptr<endpoint::Endpoint> endpoint_;
@@ -174,6 +180,9 @@ class Session {
   std::unique_ptr<scheduler::Stager> stager_;
   std::unique_ptr<Observers> observers_;
   scheduler::GroupSymmetry symmetry_;
+  bool allow_rotation_ = false;
+  scheduler::RotationSymmetry rotation_;  // holds while a flat ring runs as its stand-in
+  std::unique_ptr<collective::Program> proxy_;
   bool flat_launched_ = false;
   std::unique_ptr<scheduler::DimensionQueues> queues_;
   std::vector<std::unique_ptr<scheduler::HierarchicalCollective>> staged_;  // by launch, or null

@@ -364,7 +364,10 @@ TEST(CliGroups, ConcurrentScenarioJobAndItsErrors) {
 }
 
 TEST(CliProgress, ProgressLineNamesTheRunAndQuietSilencesIt) {
-  const std::string args = "collective -t ring:8 -a ring,direct -s 1MiB --busiest-links 0";
+  // One thread: each run named as it starts (--jobs 2 counts finished points instead:
+  // ParallelJobs.ProgressCountsFinishedPoints).
+  const std::string args =
+      "collective -t ring:8 -a ring,direct -s 1MiB --busiest-links 0 --jobs 1";
   const Result p = collsim(args + " --progress");
   ASSERT_EQ(p.status, 0) << p.err;
   EXPECT_NE(p.err.find("[1/2] ring:8 ring 1 MiB flow"), std::string::npos) << p.err;

@@ -42,8 +42,18 @@ SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file_
 KEEP = "KEEP\n"
 
 # Known-failure classes owned by another change, allowed by name until that change merges
-# (name -> predicate over the case and its outcome). Empty: issue 36's items all merged.
-ALLOWED = {}
+# (name -> predicate over the case and its outcome). Issue 36's items all merged.
+ALLOWED = {
+    # Found when issue 35's new options and `merge` shifted the fixed-seed sample; the same
+    # command line takes as long on the main branch (55 s of CPU): double-binary-tree's few
+    # messages on a 1024-NPU ring take routes of up to 512 hops, and the flow backend's max-min
+    # recomputation, not the message count --max-messages bounds, is the cost. Owner: the flow
+    # backend's work estimate (BackendInfo::work is null for flow).
+    "flow-long-ring-routes (flow backend work estimate)": lambda c, r: (
+        r["class"] == "timeout" and c["argv"][:1] == ["collective"]
+        and any(a.startswith("double-binary-tree") for a in c["argv"])
+        and any(re.match(r"ring:\d{4,}$", a) for a in c["argv"])),
+}
 
 
 def run_text(binary, args):

@@ -1,0 +1,46 @@
+#pragma once
+// Sharding a sweep over machines (a Slurm job array, docs/parallel.md): `--shard I/N` runs the
+// I-th of N contiguous slices of the sweep's points (0 <= I < N) and writes its CSV rows after a
+// first line "# collsim shard I/N: blocks A-B of P, sweep FINGERPRINT"; `collsim merge` puts the
+// N files back together, in shard order, into the bytes a run without --shard writes.
+//
+// The slices are contiguous blocks of points (a collective job's sizes, with every algorithm of
+// a size together: the size's speedup column and its ideal and skipped rows need them all), cut
+// where the estimated cost (cli/parallel_points.hpp) is shared about evenly.
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace collsim::cli {
+
+struct Shard {
+  std::uint32_t index = 0;  ///< 0-based
+  std::uint32_t count = 1;
+  bool active() const { return count > 1 || index > 0; }
+};
+
+/// "I/N" with 0 <= I < N (SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT with --array=0-(N-1));
+/// empty: no sharding. Throws core::InputError naming `field`.
+Shard parse_shard(const std::string& text, const std::string& field = "--shard");
+
+/// The blocks [first, last) of shard `s`, of blocks with costs `cost` (contiguous, in order; every
+/// block in exactly one shard; each shard about an even share of the cost left after the ones
+/// before it, and at least one block while there are enough).
+std::pair<std::size_t, std::size_t> shard_blocks(const std::vector<double>& cost, Shard s);
+
+/// A sweep's fingerprint (FNV-1a, 16 hex digits) from the descriptions of all its points.
+std::string sweep_fingerprint(const std::vector<std::string>& points);
+
+/// The first line of a shard's CSV (with its newline): blocks [first, last) of `total`.
+std::string shard_line(Shard s, std::size_t first, std::size_t last, std::size_t total,
+                       const std::string& fingerprint);
+
+/// `collsim merge`: the shards' CSV files (any order) as one CSV: the header once, then every
+/// shard's rows in shard order. Throws core::InputError when a file is missing or unreadable, is
+/// not a shard, belongs to another sweep, or a shard is missing or given twice.
+std::string merge_shards(const std::vector<std::string>& files);
+
+}  // namespace collsim::cli
