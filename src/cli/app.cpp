@@ -35,6 +35,10 @@ void add_output_options(CLI::App* cmd, collsim::cli::OutputOptions& o) {
   cmd->add_option("--lightpaths", o.lightpaths,
                   "optical backend: write every lightpath (nodes, direction, hops, wavelength, "
                   "requested, begin and end time) to FILE.csv (all or nothing)");
+  cmd->add_option("--links", o.links,
+                  "write every link's bytes, busy time and utilization in every run to FILE.csv "
+                  "(the figures behind the per-dimension utilization and busiest links; all or "
+                  "nothing)");
   cmd->add_flag("--quiet,-q", o.quiet, "no progress line and no notes on standard error");
   cmd->add_flag("--progress", o.progress,
                 "show the progress line even when standard error is not a terminal");

@@ -124,6 +124,11 @@ int run_replay(const AstraOptions& opt, const OutputOptions& out_opt, std::ostre
         "timeline",
         out_opt.activity.empty() ? "--lightpaths" : "--activity"));
   }
+  if (!out_opt.links.empty()) {
+    throw core::InputError(
+        "--links: a replayed Chakra trace keeps no per-link figures yet; give ASTRA-sim text "
+        "workloads, or run the collectives with `collsim collective`");
+  }
   const report::Format format = report::parse_format(out_opt.format, "--format");
   jobs::ReplayOptions ro;
   std::vector<collective::Collective> used;

@@ -43,6 +43,12 @@ int run_llm_runs(const std::vector<LlmScenarioRun>& runs, const LlmOptions& opt,
   if (!out_opt.lightpaths.empty()) {
     throw core::InputError("--lightpaths: LLM runs write no lightpath log");
   }
+  if (!out_opt.links.empty()) {
+    throw core::InputError(
+        "--links: an LLM iteration times each kind of collective in its own simulation of one "
+        "group, so no run covers every link; use `collsim collective` or `collsim run` on the "
+        "platform");
+  }
   if (!out_opt.trace.empty() && runs.size() != 1) {
     throw core::InputError("--trace: give one config (the trace has a lane per pipeline stage)");
   }

@@ -20,6 +20,7 @@
 #include "cli/shard.hpp"
 #include "core/error.hpp"
 #include "core/parse.hpp"
+#include "report/link_csv.hpp"
 #include "report/lightpath_log.hpp"
 #include "report/trace.hpp"
 #include "report/writers.hpp"
@@ -223,8 +224,15 @@ class PointMonitor final : public jobs::RunMonitor {
 
 }  // namespace
 
-int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostream& out,
+int run_work(const std::vector<Work>& given, const OutputOptions& opt, std::ostream& out,
              std::ostream& err) {
+  // --links: every row keeps every link's use.
+  std::vector<Work> linked;
+  if (!opt.links.empty()) {
+    linked = given;
+    for (Work& w : linked) std::visit([](auto& j) { j.all_links = true; }, w.job);
+  }
+  const std::vector<Work>& work = opt.links.empty() ? given : linked;
   const report::Format format = report::parse_format(opt.format, "--format");
   const core::Time activity_window =
       core::parse_time(opt.activity_window, "--activity-window", core::Zero::Reject);
@@ -269,9 +277,11 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
     if (format != report::Format::Csv) {
       throw core::InputError("--shard: a shard writes CSV rows for `collsim merge`; add --format csv");
     }
-    if (!opt.trace.empty() || !opt.activity.empty() || !opt.lightpaths.empty()) {
+    if (!opt.trace.empty() || !opt.activity.empty() || !opt.lightpaths.empty() ||
+        !opt.links.empty()) {
       throw core::InputError(
-          "--shard: only the CSV rows are sharded; leave out --trace, --activity and --lightpaths");
+          "--shard: only the CSV rows are sharded; leave out --trace, --activity, --lightpaths "
+          "and --links");
     }
     const std::size_t blocks = points.empty() ? 0 : points.back().block + 1;
     std::vector<double> block_cost(blocks, 0.0);
@@ -435,6 +445,9 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
   }
   if (lightpaths) {
     report::write_file_atomically(opt.lightpaths, lightpaths->csv(), "--lightpaths");
+  }
+  if (!opt.links.empty()) {
+    report::write_file_atomically(opt.links, report::render_links_csv(rows), "--links");
   }
   if (csv) {
     csv->finish();

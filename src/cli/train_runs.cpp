@@ -14,6 +14,7 @@
 #include "cli/progress.hpp"
 #include "cli/shard.hpp"
 #include "core/error.hpp"
+#include "report/link_csv.hpp"
 #include "report/training_trace.hpp"
 
 namespace collsim::cli {
@@ -34,12 +35,14 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
   // --shard I/N: this machine's slice of the runs, CSV for `collsim merge`.
   const Shard shard = parse_shard(opt.shard);
   std::string shard_prefix;
-  if (shard.active() && (format != report::Format::Csv || !opt.trace.empty())) {
+  if (shard.active() && (format != report::Format::Csv || !opt.trace.empty() ||
+                         !opt.links.empty())) {
     throw core::InputError(
         "--shard: a shard writes CSV rows for `collsim merge`; add --format csv and leave out "
-        "--trace");
+        "--trace and --links");
   }
   jobs::TrainingSweepOptions so;
+  so.all_links = !opt.links.empty();
   so.timeline = !opt.trace.empty();
   so.limits = parse_limits(opt.max_messages, opt.max_memory);
   // A progress line with simulated time on a terminal (or with --progress).
@@ -148,6 +151,9 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
   if (!opt.trace.empty()) {
     report::write_file_atomically(opt.trace, report::render_training_trace(rows, row_workloads),
                                   "--trace");
+  }
+  if (!opt.links.empty()) {
+    report::write_file_atomically(opt.links, report::render_training_links_csv(rows), "--links");
   }
   const std::string text = shard_prefix + report::render_training(rows, format, !opt.no_layers);
   if (opt.output.empty()) {

@@ -149,11 +149,12 @@ jobs::ResultRow make_row(const std::string& platform, const topology::Topology& 
 }
 
 void add_network_metrics(jobs::ResultRow& row, const topology::Topology& topo, const Outcome& o,
-                         core::Time span, std::uint32_t busiest) {
+                         core::Time span, std::uint32_t busiest, bool all_links) {
   // Link figures are of the whole network over the run's span (all its collectives).
   jobs::ResultRow tmp;
   tmp.time = span;
-  jobs::fill_link_metrics(tmp, topo, o.links, busiest, o.resources);
+  jobs::fill_link_metrics(tmp, topo, o.links, busiest, o.resources,
+                          all_links ? &row.links : nullptr);
   row.max_link_utilization = tmp.max_link_utilization;
   row.dim_utilization = std::move(tmp.dim_utilization);
   row.bw_utilization = tmp.bw_utilization;
@@ -387,7 +388,7 @@ jobs::ResultRow run_collective_point(const std::string& platform, const topology
   }
   jobs::ResultRow row = make_row(platform, topo, labels.backend, job.collective, choice.label,
                                  job.chunks, size, job.group, comms, o.launches[0]);
-  add_network_metrics(row, topo, o, row.time, job.busiest_links);
+  add_network_metrics(row, topo, o, row.time, job.busiest_links, job.all_links);
   row.endpoint = labels.endpoint;
   row.endpoint_metrics = o.endpoint[0];
   row.dim_activity = o.activity[0];
@@ -487,7 +488,7 @@ std::vector<jobs::ResultRow> run_concurrent_job(const std::string& platform,
     const ConcurrentMember& m = job.members[i];
     jobs::ResultRow row = make_row(platform, topo, label, m.collective, m.algorithm.label,
                                      m.chunks, m.size, m.group, comms[i], together.launches[i]);
-    add_network_metrics(row, topo, together, span, job.busiest_links);
+    add_network_metrics(row, topo, together, span, job.busiest_links, job.all_links);
     row.endpoint = ep_label;
     row.endpoint_metrics = together.endpoint[i];
     row.concurrent = job.name;

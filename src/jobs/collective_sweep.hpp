@@ -27,6 +27,7 @@ struct CollectiveJob {
   std::optional<core::Time> max_time;  ///< per run; exceeding it is a core::SimulationError
   network::BackendOptions backend_options;
   std::uint32_t busiest_links = 3;  ///< how many of the busiest links each row lists
+  bool all_links = false;           ///< every link's use in ResultRow::links (--links)
   const endpoint::EndpointInfo* endpoint = nullptr;  ///< nullptr: ideal
   endpoint::EndpointParams endpoint_params;
   /// `-a all`: the algorithms left out, each with why (expand_all_algorithms); every size gets a
@@ -49,6 +50,7 @@ struct ConcurrentJob {
   std::optional<core::Time> max_time;
   network::BackendOptions backend_options;
   std::uint32_t busiest_links = 3;
+  bool all_links = false;  ///< every link's use in ResultRow::links (--links)
   const endpoint::EndpointInfo* endpoint = nullptr;  ///< nullptr: ideal
   endpoint::EndpointParams endpoint_params;
 };

@@ -47,7 +47,8 @@ void derive_bandwidths(ResultRow& row) {
 
 void fill_link_metrics(ResultRow& row, const topology::Topology& topo,
                        const std::vector<network::LinkStats>& stats, std::uint32_t busiest,
-                       const std::vector<network::Resource>& resources) {
+                       const std::vector<network::Resource>& resources,
+                       std::vector<LinkUse>* all) {
   const double seconds = row.time.seconds();
   const auto& links = topo.links();
   row.dim_utilization.assign(topo.dimensions().empty() ? 1 : topo.dimensions().size(), 0.0);
@@ -92,6 +93,7 @@ void fill_link_metrics(ResultRow& row, const topology::Topology& topo,
     den += weight[d];
   }
   row.bw_utilization = den > 0 ? num / den : 0.0;
+  if (all != nullptr) *all = uses;  // in link id order, as built
   const std::size_t k = std::min<std::size_t>(busiest, uses.size());
   std::partial_sort(uses.begin(), uses.begin() + static_cast<std::ptrdiff_t>(k), uses.end(),
                     [](const LinkUse& a, const LinkUse& b) {

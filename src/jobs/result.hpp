@@ -71,6 +71,8 @@ struct ResultRow {
   /// ran, from the run's start (activity_series() turns them into Fig. 9's time series).
   std::vector<std::vector<std::pair<core::Time, core::Time>>> dim_busy;
   std::vector<LinkUse> busiest_links;  ///< most utilized first, ties to the lower link id
+  /// Every link and backend resource, by link id (filled only when the job asks: --links).
+  std::vector<LinkUse> links;
   /// Backend-specific figures (packet: head-flit overhead, message latency percentiles, ...).
   std::vector<std::pair<std::string, double>> backend_metrics;
   /// Endpoint figures (ACE Fig. 11's breakdown, averages in ns: bus_queuing_ns, bus_transfer_ns,
@@ -92,8 +94,10 @@ void derive_bandwidths(ResultRow& row);
 /// backend's per-link statistics. Entries past the topology's links are the backend's
 /// `resources` (NIC caps): they count for the maximum and the busiest list, not for the
 /// dimensions. row.time must be set.
+/// With `all`, every link's and resource's use is also stored there, by link id.
 void fill_link_metrics(ResultRow& row, const topology::Topology& topo,
                        const std::vector<network::LinkStats>& stats, std::uint32_t busiest,
-                       const std::vector<network::Resource>& resources = {});
+                       const std::vector<network::Resource>& resources = {},
+                       std::vector<LinkUse>* all = nullptr);
 
 }  // namespace collsim::jobs

@@ -12,10 +12,12 @@ namespace {
 
 // The per-dimension utilization and busiest links of a run, as `collective` gives them; the
 // per-link statistics are dropped afterwards (a large platform has many links).
-void add_link_metrics(TrainingRow& row, const topology::Topology& topo, std::uint32_t busiest) {
+void add_link_metrics(TrainingRow& row, const topology::Topology& topo, std::uint32_t busiest,
+                      bool all_links) {
   ResultRow tmp;
   tmp.time = row.result.total;
-  fill_link_metrics(tmp, topo, row.result.links, busiest, row.result.resources);
+  fill_link_metrics(tmp, topo, row.result.links, busiest, row.result.resources,
+                    all_links ? &row.links : nullptr);
   row.dim_utilization = std::move(tmp.dim_utilization);
   row.bw_utilization = tmp.bw_utilization;
   row.max_link_utilization = tmp.max_link_utilization;
@@ -120,7 +122,7 @@ TrainingRow run_training_point(const TrainingWork& w, const workload::Workload& 
   row.order = to_string(w.spec.order);
   row.iterations = w.spec.iterations;
   row.result = run_training(*w.topology, *w.backend, wl, to);
-  add_link_metrics(row, *w.topology, options.busiest_links);
+  add_link_metrics(row, *w.topology, options.busiest_links, options.all_links);
   return row;
 }
 

@@ -73,6 +73,7 @@ struct TrainingRow {
   double bw_utilization = -1;
   double max_link_utilization = 0;
   std::vector<LinkUse> busiest_links;
+  std::vector<LinkUse> links;  ///< every link, by id, when TrainingSweepOptions::all_links
 };
 
 struct TrainingSweep {
@@ -84,6 +85,7 @@ struct TrainingSweep {
 struct TrainingSweepOptions {
   bool timeline = false;  ///< record each run's timeline (TrainingOptions::timeline)
   std::uint32_t busiest_links = 3;  ///< links kept per row in TrainingRow::busiest_links
+  bool all_links = false;           ///< every link's use in TrainingRow::links (--links)
   /// Every run's estimate (jobs/training_limits.hpp) is checked against these before any runs.
   scheduler::RunLimits limits;
   /// Before each run: its 1-based index, the number of runs, a line naming it in full
