@@ -40,8 +40,12 @@ void ProgressLine::draw(const std::string& what, core::Time simulated, std::uint
   const double events = static_cast<double>(events_now - run_events_start_);
   std::string rate;
   if (wall > 0.05) rate = fmt::format(", {:.1f} M events/s", events / wall / 1e6);
-  err_ << fmt::format("\r\033[Kcollsim: [{}/{}] {}: {} simulated{}", started_, total_, what,
-                      core::to_string(simulated), rate)
+  // Before its first event a run is building its schedule and network: say so rather than
+  // "0 simulated", which reads as a hang on a large platform.
+  const std::string state = events == 0 && simulated == core::Time{}
+                                ? fmt::format("setting up ({:.0f} s)", wall)
+                                : core::to_string(simulated) + " simulated" + rate;
+  err_ << fmt::format("\r\033[Kcollsim: [{}/{}] {}: {}", started_, total_, what, state)
        << std::flush;
   drawn_ = true;
 }
@@ -61,7 +65,7 @@ PointsProgress::~PointsProgress() { clear(); }
 void PointsProgress::started(const std::string& what) {
   std::lock_guard<std::mutex> lock(mu_);
   ++running_;
-  draw(what, "started", true);
+  draw(what, "setting up", true);
 }
 
 void PointsProgress::tick(const std::string& what, core::Time simulated) {

@@ -372,6 +372,9 @@ TEST(CliProgress, ProgressLineNamesTheRunAndQuietSilencesIt) {
   ASSERT_EQ(p.status, 0) << p.err;
   EXPECT_NE(p.err.find("[1/2] ring:8 ring 1 MiB flow"), std::string::npos) << p.err;
   EXPECT_NE(p.err.find("[2/2] ring:8 direct 1 MiB flow"), std::string::npos) << p.err;
+  // A run is named before its first event as setting up, not as "0 simulated".
+  EXPECT_NE(p.err.find("[1/2] ring:8 ring 1 MiB flow: setting up"), std::string::npos) << p.err;
+  EXPECT_EQ(p.err.find(": 0 simulated"), std::string::npos) << p.err;
   const Result q = collsim(args + " --progress --quiet");
   EXPECT_EQ(q.err, "");
   EXPECT_EQ(q.out, p.out);
