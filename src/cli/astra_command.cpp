@@ -50,11 +50,14 @@ void print_sys_line(std::ostream* to, std::size_t rank, core::Time finish, core:
 int run_replay(const AstraOptions& opt, const OutputOptions& out_opt, std::ostream& out,
                std::ostream& err, const config::AstraNetwork& net, const config::AstraSystem& sys,
                const std::vector<workload::chakra::RankTrace>& traces, const std::string& reason) {
-  if (!out_opt.activity.empty() || !out_opt.lightpaths.empty()) {
+  if (!out_opt.activity.empty() || !out_opt.lightpaths.empty() ||
+      !out_opt.packet_trace.empty()) {
     throw core::InputError(fmt::format(
-        "{}: a replayed trace has no activity series or lightpath log; use --trace for its "
-        "timeline",
-        out_opt.activity.empty() ? "--lightpaths" : "--activity"));
+        "{}: a replayed trace has no activity series, lightpath log or packet trace; use "
+        "--trace for its timeline",
+        !out_opt.activity.empty() ? "--activity"
+        : !out_opt.lightpaths.empty() ? "--lightpaths"
+                                      : "--packet-trace"));
   }
   const report::Format format = report::parse_format(out_opt.format, "--format");
   jobs::ReplayOptions ro;

@@ -19,6 +19,7 @@
 #include "core/error.hpp"
 #include "core/parse.hpp"
 #include "report/lightpath_log.hpp"
+#include "report/packet_trace_log.hpp"
 #include "report/trace.hpp"
 #include "report/writers.hpp"
 #include "scheduler/group_symmetry.hpp"
@@ -193,6 +194,11 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
     lightpaths = std::make_unique<report::LightpathLog>();
     monitors.add(lightpaths.get());
   }
+  std::unique_ptr<report::PacketTraceLog> packet_trace;
+  if (!opt.packet_trace.empty()) {
+    packet_trace = std::make_unique<report::PacketTraceLog>();
+    monitors.add(packet_trace.get());
+  }
   std::vector<jobs::ResultRow> rows;
   // On an error: clear the progress line and say where the finished CSV rows are.
   const auto stopped = [&] {
@@ -241,6 +247,12 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
       trace->close();  // what ran until the error, e.g. the messages before a deadlock
       err << fmt::format("collsim: the trace until the error is in {}\n", opt.trace);
     }
+    if (packet_trace) {
+      // The packet events before a deadlock are what --packet-trace is for.
+      report::write_file_atomically(opt.packet_trace, packet_trace->csv(), "--packet-trace");
+      err << fmt::format("collsim: the packet trace until the error is in {}\n",
+                         opt.packet_trace);
+    }
     throw;
   } catch (const std::exception&) {
     stopped();
@@ -263,6 +275,9 @@ int run_work(const std::vector<Work>& work, const OutputOptions& opt, std::ostre
   }
   if (lightpaths) {
     report::write_file_atomically(opt.lightpaths, lightpaths->csv(), "--lightpaths");
+  }
+  if (packet_trace) {
+    report::write_file_atomically(opt.packet_trace, packet_trace->csv(), "--packet-trace");
   }
   if (csv) {
     csv->finish();

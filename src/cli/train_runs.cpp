@@ -28,6 +28,11 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
         "--lightpaths: training runs do not log lightpaths; run the collectives with "
         "`collsim collective` or `collsim run`");
   }
+  if (!opt.packet_trace.empty()) {
+    throw core::InputError(
+        "--packet-trace: training runs do not log packet events; run the collectives with "
+        "`collsim collective` or `collsim run`");
+  }
   jobs::TrainingSweepOptions so;
   so.timeline = !opt.trace.empty();
   so.limits = parse_limits(opt.max_messages, opt.max_memory);

@@ -55,6 +55,8 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
     }
   }
   vcs_ = opt_.vcs;
+  per_flit_credits_ = opt_.credit_return == CreditReturn::PerFlit;
+  input_first_ = opt_.switch_allocator == SwitchAllocator::InputFirst;
   pipeline_ = opt_.router_period * opt_.router_pipeline_cycles;
   credit_delay_ = opt_.router_period * opt_.credit_delay_cycles;
   for (const auto& d : topo.dimensions()) {
@@ -152,6 +154,18 @@ std::uint32_t PacketBackend::ni_channel(topology::NodeId npu, std::uint32_t ni,
   const std::uint32_t per = topo_.num_npus() * opt_.nis_per_npu;
   return static_cast<std::uint32_t>(topo_.links().size()) + (ejection ? per : 0) +
          npu * opt_.nis_per_npu + ni;
+}
+
+std::string PacketBackend::channel_name(std::uint32_t ch) const {
+  if (ch == kNoChannel) return "NI queue";
+  const Channel& c = channels_[ch];
+  if (c.link >= 0) return fmt::format("link {}->{}", c.from, c.to);
+  const char* stage = c.into_ni ? (c.injection ? "feed" : "ejection-to-queue")
+                      : c.sink && drain_base_ != kNoChannel ? "drain"
+                      : c.injection                         ? "injection"
+                                                            : "ejection";
+  return fmt::format("NPU {} NI {} {}", c.from,
+                     (ch - topo_.links().size()) % opt_.nis_per_npu, stage);
 }
 
 std::uint64_t PacketBackend::flits_for(std::uint64_t bytes) const {
@@ -353,6 +367,18 @@ void PacketBackend::make_ready(std::uint32_t ivc) {
   }
   in.requesting = true;
   const std::uint32_t ch = messages_[p.message].path[p.hop];
+  if (observer_) {
+    observer_->on_packet_event({.kind = PacketEvent::Kind::Request,
+                                .at = sim_.now(),
+                                .packet = in.packets.front(),
+                                .message = p.message,
+                                .channel = ch,
+                                .in_channel = in.channel,
+                                .in_vc = in.channel == kNoChannel ? 0 : ivc % vcs_,
+                                .out_vc = kNoVc,
+                                .flits = p.flits,
+                                .until = core::Time{0}});
+  }
   channels_[ch].arriving.push_back(ivc);
   request_alloc(ch);
 }
@@ -377,11 +403,25 @@ void PacketBackend::request_alloc(std::uint32_t ch) {
   sim_.schedule_in(core::Time{0}, *this, ev(kAllocPass, 0));
 }
 
+std::uint32_t PacketBackend::CreditBack::arrived(core::Time now) const {
+  if (now >= last) return flits;
+  if (step.ps <= 0) return 0;
+  // Flits j with last - (flits - j) step <= now: j <= flits - ceil((last - now) / step).
+  const std::int64_t late = (last - now).ps, st = step.ps;
+  const auto behind = static_cast<std::uint64_t>((late + st - 1) / st);
+  return behind >= flits ? 0 : flits - static_cast<std::uint32_t>(behind);
+}
+
 // Separable allocation, once per instant after the instant's changes: the output channels with
 // something new allocate in channel order, each round-robin over its requests; an input port
 // granted by one output is busy for the others (a maximal matching, as iSLIP converges to).
+// Input-first (the default): an input port offers one of its VCs, its round-robin choice among
+// those whose request can go now, and outputs consider only offered VCs; a port whose choice
+// lost to another port's is asked again in a further pass of the same instant (another iSLIP
+// iteration), when its choice has moved on to a VC whose output is still free.
 void PacketBackend::allocation_pass() {
   pass_scheduled_ = false;
+  ++pass_id_;
   alloc_now_.swap(alloc_due_);
   std::sort(alloc_now_.begin(), alloc_now_.end());
   for (std::uint32_t ch : alloc_now_) {
@@ -393,6 +433,49 @@ void PacketBackend::allocation_pass() {
     try_grant(ch);
   }
   alloc_now_.clear();
+  const core::Time now = sim_.now();
+  for (std::uint32_t port : chose_) {
+    const Channel& pc = channels_[port];
+    if (pc.port_busy_until > now || pc.choice == kNoVc) continue;
+    const InputVc& chosen = ivcs_[pc.choice];
+    if (!chosen.requesting) continue;
+    const Packet& cp = packets_[chosen.packets.front()];
+    if (channels_[messages_[cp.message].path[cp.hop]].busy_until <= now) continue;
+    // Its choice lost: its other VCs may go to outputs that are still free.
+    for (std::uint32_t v = 0; v < vcs_; ++v) {
+      const InputVc& in = ivcs_[port * vcs_ + v];
+      if (!in.requesting) continue;
+      const Packet& p = packets_[in.packets.front()];
+      const std::uint32_t t = messages_[p.message].path[p.hop];
+      if (channels_[t].busy_until <= now) request_alloc(t);
+    }
+  }
+  chose_.clear();
+}
+
+std::uint32_t PacketBackend::port_choice(std::uint32_t port, std::uint32_t allocating) {
+  Channel& pc = channels_[port];
+  if (pc.choice_pass == pass_id_) return pc.choice;
+  pc.choice_pass = pass_id_;
+  pc.choice = kNoVc;
+  chose_.push_back(port);
+  const core::Time now = sim_.now();
+  for (std::uint32_t k = 0; k < vcs_; ++k) {
+    const std::uint32_t v = (pc.port_rr + k) % vcs_;
+    const std::uint32_t ivc = port * vcs_ + v;
+    const InputVc& in = ivcs_[ivc];
+    if (!in.requesting) continue;
+    const Packet& p = packets_[in.packets.front()];
+    const std::uint32_t t = messages_[p.message].path[p.hop];
+    if (channels_[t].busy_until > now) continue;
+    apply_credits(t);
+    if (pick_vc(channels_[t], p, in) == kNoVc) continue;
+    pc.choice = ivc;
+    // Its output allocates in this instant (again, if it already has).
+    if (t != allocating && !channels_[t].alloc_due) request_alloc(t);
+    break;
+  }
+  return pc.choice;
 }
 
 std::uint32_t PacketBackend::pick_vc(const Channel& c, const Packet& p, const InputVc& in) const {
@@ -413,6 +496,15 @@ std::uint32_t PacketBackend::pick_vc(const Channel& c, const Packet& p, const In
   if (datelines_) {
     lo = cls * (vcs_ / 2);
     hi = lo + vcs_ / 2;
+  }
+  if (opt_.vc_select == VcSelect::RoundRobin) {
+    // The first usable VC at or after the class's round-robin pointer.
+    const std::uint32_t n = hi - lo, start = c.vc_rr[datelines_ ? cls : 0];
+    for (std::uint32_t k = 0; k < n; ++k) {
+      const std::uint32_t v = lo + (start + k) % n;
+      if (usable(v)) return v;
+    }
+    return kNoVc;
   }
   // The VC with the most free space (ties: the lowest): packets spread over the VCs instead of
   // queueing behind each other in one, as a VC allocator that prefers idle VCs does.
@@ -443,11 +535,53 @@ void PacketBackend::apply_credits(std::uint32_t ch) {
   const core::Time now = sim_.now();
   for (std::uint32_t v = 0; v < vcs_; ++v) {
     auto& back = ivcs_[ch * vcs_ + v].returning;
-    while (!back.empty() && back.front().at <= now) {
-      c.credits[v] += back.front().flits;
+    while (!back.empty()) {
+      CreditBack& r = back.front();
+      const std::uint32_t got = r.arrived(now);
+      if (got > r.given) {
+        c.credits[v] += got - r.given;
+        if (observer_) {
+          observer_->on_packet_event({.kind = PacketEvent::Kind::Credit,
+                                      .at = got == r.flits ? r.last : now,
+                                      .packet = 0,
+                                      .message = 0,
+                                      .channel = ch,
+                                      .in_channel = kNoChannel,
+                                      .in_vc = 0,
+                                      .out_vc = v,
+                                      .flits = got - r.given,
+                                      .until = core::Time{0}});
+        }
+        r.given = got;
+      }
+      if (r.given < r.flits) break;  // the rest arrive later; later returns later still
       back.pop_front();
     }
   }
+}
+
+core::Time PacketBackend::credit_wake(std::uint32_t ch) const {
+  const Channel& c = channels_[ch];
+  if (c.sink) return core::Time::max();  // no credits: it waits for ports, not space
+  std::uint32_t need = UINT32_MAX;
+  for (std::uint32_t r : c.requests) {
+    need = std::min(need, packets_[ivcs_[r].packets.front()].flits);
+  }
+  if (need == UINT32_MAX) need = 1;
+  core::Time wake = core::Time::max();
+  for (std::uint32_t v = 0; v < vcs_; ++v) {
+    if (c.credits[v] >= need) continue;  // room already: another reason holds it back
+    std::uint32_t missing = need - c.credits[v];
+    for (const CreditBack& r : ivcs_[ch * vcs_ + v].returning) {
+      const std::uint32_t left = r.flits - r.given;
+      if (left >= missing) {
+        wake = std::min(wake, r.time_of(r.given + missing));
+        break;
+      }
+      missing -= left;
+    }
+  }
+  return std::max(wake, sim_.now());
 }
 
 void PacketBackend::try_grant(std::uint32_t ch) {
@@ -464,7 +598,8 @@ void PacketBackend::try_grant(std::uint32_t ch) {
   // Round-robin over the requests that can go (their port is free and a downstream VC has room);
   // schedule_ni: the earliest step among them, round-robin among equals.
   std::size_t idx = n;
-  std::uint32_t vc = kNoVc, best_key = UINT32_MAX;
+  std::uint32_t vc = kNoVc, best_key = UINT32_MAX, best_dist = UINT32_MAX;
+  const auto num_ivcs = static_cast<std::uint32_t>(ivcs_.size());
   for (std::size_t k = 0, i = c.rr < n ? c.rr : 0; k < n; ++k, i = i + 1 == n ? 0 : i + 1) {
     const InputVc& cand = ivcs_[c.requests[i]];
     if (cand.channel != kNoChannel) {
@@ -477,11 +612,27 @@ void PacketBackend::try_grant(std::uint32_t ch) {
         }
         continue;
       }
+      // Input-first: the port offers one VC this instant.
+      if (input_first_ && port_choice(cand.channel, ch) != c.requests[i]) continue;
     }
     const Packet& cp = packets_[cand.packets.front()];
     const std::uint32_t v = pick_vc(c, cp, cand);
     if (v == kNoVc) continue;
     const std::uint32_t key = messages_[cp.message].priority_key;
+    if (input_first_) {
+      // A round-robin arbiter over the input VCs by identity: the first after the one granted
+      // last (schedule_ni: the earliest step first).
+      const std::uint32_t dist = c.requests[i] > c.last_grant
+                                     ? c.requests[i] - c.last_grant
+                                     : c.requests[i] + num_ivcs - c.last_grant;
+      if (idx == n || key < best_key || (key == best_key && dist < best_dist)) {
+        idx = i;
+        vc = v;
+        best_key = key;
+        best_dist = dist;
+      }
+      continue;
+    }
     if (idx == n || key < best_key) {
       idx = i;
       vc = v;
@@ -497,6 +648,7 @@ void PacketBackend::try_grant(std::uint32_t ch) {
     // Grant: round-robin resumes after this requester.
     c.requests.erase(c.requests.begin() + static_cast<std::ptrdiff_t>(idx));
     c.rr = idx < c.requests.size() ? static_cast<std::uint32_t>(idx) : 0;
+    c.last_grant = ivc;
     const core::Time in_pipe = pipe_of(in);
     const core::Time finish =
         std::max(now + c.flit_time * p.flits, p.tail_at + in_pipe + c.flit_time);
@@ -510,11 +662,37 @@ void PacketBackend::try_grant(std::uint32_t ch) {
     if (in.channel != kNoChannel) {
       const std::uint32_t up = in.channel;
       channels_[up].port_busy_until = finish;
+      channels_[up].port_rr = (ivc % vcs_ + 1) % vcs_;
+      // Its other VCs that were waiting (an output may have passed them over while the port
+      // offered this one) ask again when this tail has left.
+      if (!channels_[up].port_wake_scheduled) {
+        for (std::uint32_t v = 0; v < vcs_; ++v) {
+          if (up * vcs_ + v == ivc || !ivcs_[up * vcs_ + v].requesting) continue;
+          channels_[up].port_wake_scheduled = true;
+          sim_.schedule_at(finish, *this, ev(kPortFree, up));
+          break;
+        }
+      }
+      // Each flit's credit leaves as the flit leaves the VC (at the output's flit rate, the tail
+      // at `finish`; per packet: all at the tail) and crosses the upstream channel back.
       const core::Time back = finish + channels_[up].latency + credit_delay_;
-      in.returning.push_back({back, p.flits});
-      if (channels_[up].blocked) schedule_wake(up, back);
+      const core::Time step = per_flit_credits_ ? c.flit_time : core::Time{0};
+      in.returning.push_back({back, step, p.flits, 0});
+      if (channels_[up].blocked) schedule_wake(up, credit_wake(up));
     } else if (p.last) {
       sim_.schedule_at(finish, *this, ev(kInjected, p.message));
+    }
+    if (observer_) {
+      observer_->on_packet_event({.kind = PacketEvent::Kind::Grant,
+                                  .at = now,
+                                  .packet = pid,
+                                  .message = p.message,
+                                  .channel = ch,
+                                  .in_channel = in.channel,
+                                  .in_vc = in.channel == kNoChannel ? 0 : ivc % vcs_,
+                                  .out_vc = c.sink ? kNoVc : vc,
+                                  .flits = p.flits,
+                                  .until = finish});
     }
     if (c.link >= 0) {
       LinkStats& s = stats_[static_cast<std::size_t>(c.link)];
@@ -538,6 +716,11 @@ void PacketBackend::try_grant(std::uint32_t ch) {
       }
     } else {
       c.credits[vc] -= p.flits;
+      if (!c.into_ni) {
+        // The class's round-robin pointer moves past the VC granted.
+        const std::uint32_t n = datelines_ ? vcs_ / 2 : vcs_, cls = vc / n;
+        c.vc_rr[cls] = (vc - cls * n + 1) % n;
+      }
       if (worms_) {
         // A worm holds its downstream VC from its head's grant until its tail's.
         if (p.worm_head) in.out_vc = vc;
@@ -567,10 +750,8 @@ void PacketBackend::try_grant(std::uint32_t ch) {
   // Nobody fits downstream: try again when the earliest credit comes back (or, if none is on its
   // way, when one is sent back).
   c.blocked = true;
-  for (std::uint32_t v = 0; v < vcs_; ++v) {
-    const auto& back = ivcs_[ch * vcs_ + v].returning;
-    if (!back.empty()) schedule_wake(ch, back.front().at);
-  }
+  const core::Time wake = credit_wake(ch);
+  if (wake != core::Time::max()) schedule_wake(ch, wake);
 }
 
 void PacketBackend::on_event(std::uint64_t event) {
@@ -677,8 +858,11 @@ namespace {
 constexpr std::string_view kModels = "packets, flits and virtual channels";
 constexpr std::string_view kTable3 = "MultiTree Table III";
 constexpr std::uint64_t kMax32 = UINT32_MAX;
-// In the order of Switching.
+// In the order of Switching, CreditReturn, VcSelect and SwitchAllocator.
 constexpr std::string_view kSwitching[] = {"virtual-cut-through", "wormhole"};
+constexpr std::string_view kCreditReturn[] = {"per-flit", "per-packet"};
+constexpr std::string_view kVcSelect[] = {"round-robin", "most-free"};
+constexpr std::string_view kSwitchAllocator[] = {"input-first", "output-order"};
 
 std::vector<BackendParam> packet_params() {
   return {
@@ -839,6 +1023,57 @@ std::vector<BackendParam> packet_params() {
            },
        .get = [](const BackendOptions& o) -> std::optional<ParamValue> {
          return ChoiceIndex{static_cast<std::uint32_t>(o.packet.switching)};
+       }},
+      {.spec = {.key = "credit_return",
+                .type = ParamType::Choice,
+                .choices = kCreditReturn,
+                .description =
+                    "per-flit (a credit as each flit leaves the VC) or per-packet (all at the "
+                    "tail, collsim before issue 37)",
+                .source = "Dally & Towles ch. 13.3 (credit-based flow control); BookSim"},
+       .label = "credits",
+       .models = kModels,
+       .set =
+           [](BackendOptions& o, const ParamValue& v) {
+             o.packet.credit_return = static_cast<CreditReturn>(std::get<ChoiceIndex>(v).index);
+           },
+       .get = [](const BackendOptions& o) -> std::optional<ParamValue> {
+         return ChoiceIndex{static_cast<std::uint32_t>(o.packet.credit_return)};
+       }},
+      {.spec = {.key = "vc_select",
+                .type = ParamType::Choice,
+                .choices = kVcSelect,
+                .description =
+                    "which free downstream VC of its class a packet gets: round-robin (the VC "
+                    "allocator's arbiter) or most-free (collsim before issue 37)",
+                .source = "Dally & Towles ch. 19 (VC allocation); BookSim"},
+       .label = "vcsel",
+       .models = kModels,
+       .set =
+           [](BackendOptions& o, const ParamValue& v) {
+             o.packet.vc_select = static_cast<VcSelect>(std::get<ChoiceIndex>(v).index);
+           },
+       .get = [](const BackendOptions& o) -> std::optional<ParamValue> {
+         return ChoiceIndex{static_cast<std::uint32_t>(o.packet.vc_select)};
+       }},
+      {.spec = {.key = "switch_allocator",
+                .type = ParamType::Choice,
+                .choices = kSwitchAllocator,
+                .description =
+                    "input-first (each input port offers one VC, round-robin, then each output "
+                    "picks round-robin among the ports) or output-order (outputs in channel "
+                    "order, collsim before issue 37)",
+                .source = "Dally & Towles ch. 19 (separable allocators); BookSim "
+                          "separable_input_first"},
+       .label = "sa",
+       .models = kModels,
+       .set =
+           [](BackendOptions& o, const ParamValue& v) {
+             o.packet.switch_allocator =
+                 static_cast<SwitchAllocator>(std::get<ChoiceIndex>(v).index);
+           },
+       .get = [](const BackendOptions& o) -> std::optional<ParamValue> {
+         return ChoiceIndex{static_cast<std::uint32_t>(o.packet.switch_allocator)};
        }},
       {.spec = {.key = "injection_queue_flits",
                 .type = ParamType::Count,
