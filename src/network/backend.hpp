@@ -247,6 +247,20 @@ struct OpticalOptions {
   std::optional<std::uint32_t> receivers;     ///< lightpaths a node sinks at once; unset: any
 };
 
+/// How an NPU's network interface serves the messages queued at it (issue 37). Unset in
+/// BackendOptions: the backend's own (packet: Fifo, flow: AllAtOnce).
+enum class NiPolicy {
+  /// One message after another, each whole before the next (the packet NI; BookSim's source
+  /// queue). Flow: one flow per source NPU at a time; the NPU's ejection at its fastest link.
+  Fifo,
+  /// Packet: the NI cuts one packet from each queued message in turn. Flow (its fluid limit):
+  /// all queued messages at once, sharing an injection and an ejection of the NPU's fastest link
+  /// rate fairly.
+  RoundRobin,
+  /// Flow only: every message its own flow at once, limited by the links alone (max-min fair).
+  AllAtOnce,
+};
+
 /// Options of the backends, typed and parsed once. Each backend declares the ones it takes as its
 /// parameter schema (params.hpp); the member initializers are the defaults.
 struct BackendOptions {
@@ -254,6 +268,8 @@ struct BackendOptions {
   /// than the sum of its links (ACE's NPU-NIC bus, MultiTree's NI). Unset: no cap.
   std::optional<core::Bandwidth> npu_injection_bandwidth;
   std::optional<core::Bandwidth> npu_ejection_bandwidth;
+  /// The NI's policy (packet and flow backends); unset: the backend's default (NiPolicy).
+  std::optional<NiPolicy> ni_policy;
   PacketOptions packet;    ///< used by the packet backend only
   OpticalOptions optical;  ///< used by the optical backend only
 };

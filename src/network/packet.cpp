@@ -54,6 +54,20 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
                             packet_flits, *depth));
     }
   }
+  const NiPolicy ni_policy = options.ni_policy.value_or(NiPolicy::Fifo);
+  if (ni_policy == NiPolicy::AllAtOnce) {
+    fail("ni_policy", "all-at-once needs the flow backend's fluid NI; the packet NI sends one "
+                      "packet at a time (fifo or round-robin)");
+  }
+  ni_round_robin_ = ni_policy == NiPolicy::RoundRobin;
+  if (ni_round_robin_ && opt_.schedule_ni) {
+    fail("ni_policy", "round-robin cannot go with schedule_ni, whose NI sends one message at a "
+                      "time by its schedule");
+  }
+  if (ni_round_robin_ && opt_.message_based_flow_control) {
+    fail("ni_policy", "round-robin cannot go with message_based_flow_control: a message's "
+                      "headless packets must follow its head");
+  }
   vcs_ = opt_.vcs;
   per_flit_credits_ = opt_.credit_return == CreditReturn::PerFlit;
   input_first_ = opt_.switch_allocator == SwitchAllocator::InputFirst;
@@ -351,7 +365,13 @@ void PacketBackend::next_ni_packet(std::uint32_t q) {
   p.dim = UINT32_MAX;
   p.head_at = p.tail_at = msg.sent;
   p.last = packet_end && msg.bytes_left == 0;
-  if (p.last) ni.messages.pop_front();
+  if (p.last) {
+    ni.messages.pop_front();
+  } else if (ni_round_robin_ && packet_end && ni.messages.size() > 1) {
+    // Round-robin: the next packet comes from the next queued message.
+    ni.messages.pop_front();
+    ni.messages.push_back(m);
+  }
   ivcs_[p.ivc].packets.push_back(id);
   make_ready(p.ivc);
 }
@@ -599,7 +619,7 @@ void PacketBackend::try_grant(std::uint32_t ch) {
   // schedule_ni: the earliest step among them, round-robin among equals.
   std::size_t idx = n;
   std::uint32_t vc = kNoVc, best_key = UINT32_MAX, best_dist = UINT32_MAX;
-  const auto num_ivcs = static_cast<std::uint32_t>(ivcs_.size());
+  const auto num_ports = static_cast<std::uint32_t>(channels_.size() + nis_.size());
   for (std::size_t k = 0, i = c.rr < n ? c.rr : 0; k < n; ++k, i = i + 1 == n ? 0 : i + 1) {
     const InputVc& cand = ivcs_[c.requests[i]];
     if (cand.channel != kNoChannel) {
@@ -620,11 +640,11 @@ void PacketBackend::try_grant(std::uint32_t ch) {
     if (v == kNoVc) continue;
     const std::uint32_t key = messages_[cp.message].priority_key;
     if (input_first_) {
-      // A round-robin arbiter over the input VCs by identity: the first after the one granted
-      // last (schedule_ni: the earliest step first).
-      const std::uint32_t dist = c.requests[i] > c.last_grant
-                                     ? c.requests[i] - c.last_grant
-                                     : c.requests[i] + num_ivcs - c.last_grant;
+      // A round-robin arbiter over the input ports (each offers one VC): the first after the
+      // port granted last (schedule_ni: the earliest step first).
+      const std::uint32_t from = port_id(c.requests[i]);
+      const std::uint32_t dist =
+          from > c.last_grant ? from - c.last_grant : from + num_ports - c.last_grant;
       if (idx == n || key < best_key || (key == best_key && dist < best_dist)) {
         idx = i;
         vc = v;
@@ -648,7 +668,7 @@ void PacketBackend::try_grant(std::uint32_t ch) {
     // Grant: round-robin resumes after this requester.
     c.requests.erase(c.requests.begin() + static_cast<std::ptrdiff_t>(idx));
     c.rr = idx < c.requests.size() ? static_cast<std::uint32_t>(idx) : 0;
-    c.last_grant = ivc;
+    c.last_grant = port_id(ivc);
     const core::Time in_pipe = pipe_of(in);
     const core::Time finish =
         std::max(now + c.flit_time * p.flits, p.tail_at + in_pipe + c.flit_time);
@@ -866,6 +886,7 @@ constexpr std::string_view kSwitchAllocator[] = {"input-first", "output-order"};
 
 std::vector<BackendParam> packet_params() {
   return {
+      ni_policy_param(),
       {.spec = {.key = "message_based_flow_control",
                 .type = ParamType::Bool,
                 .description = "one head flit per message instead of per packet",

@@ -13,24 +13,28 @@
 //    an injection channel into its router and an ejection channel out of it. Every channel ends
 //    in an input port with `vcs` virtual channels of vc_buffer_flits flits (ejection: a sink).
 //  * Virtual cut-through, switched per packet: a packet's head may leave a router
-//    router_pipeline_cycles after it arrived, once the output channel is free (round-robin among
-//    the input VCs that want it) and a downstream VC of its class has room for the whole packet.
-//    The channel then sends its flits back to back; the tail cannot leave before it has arrived
-//    (+ pipeline), so a faster output waits for a slower input. The downstream VC's credits are
-//    taken at the grant and returned when the tail has left that VC, after the upstream channel's
-//    latency + credit_delay_cycles.
+//    router_pipeline_cycles after it arrived, once the output channel is free and a downstream VC
+//    of its class has room for the whole packet. The channel then sends its flits back to back;
+//    the tail cannot leave before it has arrived (+ pipeline), so a faster output waits for a
+//    slower input. The downstream VC's credits are taken at the grant; with credit_return
+//    per-flit (Dally & Towles ch. 13.3; BookSim) each flit's credit leaves as the flit leaves the
+//    VC, at the output's flit rate, the tail's last; per-packet: all at the tail. Either way they
+//    reach the upstream channel after its latency + credit_delay_cycles.
 //  * Packets on a torus ring change to the second half of the VCs after crossing the ring's
 //    dateline (its wrap-around link), and back to the first when they enter a new dimension:
 //    with dimension-order routing this breaks every cyclic channel dependency.
-//  * Separable switch allocation with the switch held for the packet: an input port (the VCs at
-//    the end of one channel) sends one packet at a time, from its grant until its tail has left,
-//    and an output channel one packet at a time. Allocation runs once per instant, after
-//    everything that instant changes (requests, credits, channels and ports freeing), as a
-//    cycle-based router allocates after the cycle's updates: the outputs with something new
-//    allocate in channel order, each round-robin over its requests, skipping input ports already
-//    sending; so no port is granted twice and the matching is maximal (what iSLIP converges to
-//    with enough iterations; MultiTree's BookSim ran one). Requests made in the same instant join
-//    the round-robin in input-VC order.
+//  * Allocation (Dally & Towles ch. 16-19; BookSim's iq_router), with the switch held for the
+//    packet: an input port (the VCs at the end of one channel) sends one packet at a time, from
+//    its grant until its tail has left, and an output channel one packet at a time. Allocation
+//    runs once per instant, after everything that instant changes (requests, credits, channels
+//    and ports freeing), as a cycle-based router allocates after the cycle's updates.
+//    switch_allocator input-first (default): separable input-first; each input port offers one
+//    of its VCs whose request can go now (round-robin over VC numbers, moving past the winner),
+//    each output grants among the offers round-robin over input-VC identities (moving past the
+//    winner); a port whose offer lost offers its next VC in a further pass of the same instant
+//    (an iSLIP iteration). output-order (collsim before issue 37): outputs in channel order,
+//    round-robin over a list position. vc_select round-robin (default): the first usable VC of
+//    the class after the one granted last on the channel; most-free: the one with most space.
 //  * Events are per packet per hop, and each packet's flits move back to back, so the timing is
 //    that of flit-by-flit simulation with packet-granularity switch allocation (no flit
 //    interleaving of two packets on one channel); credits return per packet, at the tail.
@@ -58,9 +62,11 @@
 //    destination NI is round-robin per receiver; a channel grants the request of the earliest
 //    step (round-robin among equal steps). Without it an NI queues every message it is given
 //    (round-robin over the NIs) and serves them in order, and channels are plain round-robin.
+//  * ni_policy (BackendOptions): fifo (default) or round-robin (one packet of each queued message
+//    in turn); all-at-once is refused (the NI sends one packet at a time).
 // Left out: flit-level interleaving of virtual cut-through packets on a link (BookSim's iSLIP
-// allocates per flit; here a VCT packet holds the channel and its input port until its tail),
-// and adaptive routing.
+// allocates per flit; here a VCT packet holds the channel and its input port until its tail;
+// switching wormhole allocates per flit), and adaptive routing.
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -155,7 +161,7 @@ class PacketBackend final : public Backend, private core::EventHandler {
     std::vector<std::uint8_t> held;       // wormhole: per downstream VC, a worm holds it
     std::vector<std::uint32_t> requests;  // input VCs whose head packet wants this channel
     std::uint32_t rr = 0;                 // output-order: round-robin position in `requests`
-    std::uint32_t last_grant = UINT32_MAX;  // input-first: the input VC granted last
+    std::uint32_t last_grant = UINT32_MAX;  // input-first: the input port granted last
     std::vector<std::uint32_t> arriving;  // requests made this instant, not yet in `requests`
     bool free_scheduled = false;
     bool alloc_due = false;  // in alloc_due_ for this instant's allocation pass
@@ -244,6 +250,12 @@ class PacketBackend final : public Backend, private core::EventHandler {
   core::Time credit_wake(std::uint32_t ch) const;
   // Input-first switch allocation: the input VC port `port` offers this instant (kNoVc: none).
   std::uint32_t port_choice(std::uint32_t port, std::uint32_t allocating);
+  // The input port of input VC ivc: its channel, or (an NI queue) one after all channels.
+  std::uint32_t port_id(std::uint32_t ivc) const {
+    const std::uint32_t ch = ivcs_[ivc].channel;
+    return ch != UINT32_MAX ? ch
+                            : static_cast<std::uint32_t>(channels_.size()) + ivc - ni_queue_base_;
+  }
   std::uint32_t pick_vc(const Channel& c, const Packet& p, const InputVc& in) const;
   std::uint32_t ni_channel(topology::NodeId npu, std::uint32_t ni, bool ejection) const;
   void route_via(std::uint32_t m, std::uint32_t src_ni, std::uint32_t dst_ni);
@@ -262,6 +274,7 @@ class PacketBackend final : public Backend, private core::EventHandler {
   bool datelines_ = false;
   bool wormhole_ = false;
   bool per_flit_credits_ = true;
+  bool ni_round_robin_ = false;  // ni_policy round-robin
   bool input_first_ = true;
   bool worms_ = false;  // VCs are held by worms (wormhole, or message-based flow control)
   std::vector<Channel> channels_;
