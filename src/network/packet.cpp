@@ -480,6 +480,7 @@ std::uint32_t PacketBackend::port_choice(std::uint32_t port, std::uint32_t alloc
   pc.choice = kNoVc;
   chose_.push_back(port);
   const core::Time now = sim_.now();
+  std::uint32_t best_key = UINT32_MAX, target = kNoChannel;
   for (std::uint32_t k = 0; k < vcs_; ++k) {
     const std::uint32_t v = (pc.port_rr + k) % vcs_;
     const std::uint32_t ivc = port * vcs_ + v;
@@ -490,10 +491,17 @@ std::uint32_t PacketBackend::port_choice(std::uint32_t port, std::uint32_t alloc
     if (channels_[t].busy_until > now) continue;
     apply_credits(t);
     if (pick_vc(channels_[t], p, in) == kNoVc) continue;
+    // schedule_ni: the earliest step first (round-robin among equals), as the outputs do.
+    const std::uint32_t key = messages_[p.message].priority_key;
+    if (pc.choice != kNoVc && key >= best_key) continue;
     pc.choice = ivc;
-    // Its output allocates in this instant (again, if it already has).
-    if (t != allocating && !channels_[t].alloc_due) request_alloc(t);
-    break;
+    best_key = key;
+    target = t;
+    if (!opt_.schedule_ni) break;
+  }
+  // Its output allocates in this instant (again, if it already has).
+  if (target != kNoChannel && target != allocating && !channels_[target].alloc_due) {
+    request_alloc(target);
   }
   return pc.choice;
 }
@@ -583,14 +591,16 @@ void PacketBackend::apply_credits(std::uint32_t ch) {
 core::Time PacketBackend::credit_wake(std::uint32_t ch) const {
   const Channel& c = channels_[ch];
   if (c.sink) return core::Time::max();  // no credits: it waits for ports, not space
-  std::uint32_t need = UINT32_MAX;
-  for (std::uint32_t r : c.requests) {
-    need = std::min(need, packets_[ivcs_[r].packets.front()].flits);
-  }
-  if (need == UINT32_MAX) need = 1;
   core::Time wake = core::Time::max();
   for (std::uint32_t v = 0; v < vcs_; ++v) {
-    if (c.credits[v] >= need) continue;  // room already: another reason holds it back
+    // The next credit count at which one more waiting packet would fit in v (none: v is held
+    // back by something other than its space).
+    std::uint32_t need = UINT32_MAX;
+    for (std::uint32_t r : c.requests) {
+      const std::uint32_t f = packets_[ivcs_[r].packets.front()].flits;
+      if (f > c.credits[v]) need = std::min(need, f);
+    }
+    if (need == UINT32_MAX) continue;
     std::uint32_t missing = need - c.credits[v];
     for (const CreditBack& r : ivcs_[ch * vcs_ + v].returning) {
       const std::uint32_t left = r.flits - r.given;
@@ -638,7 +648,7 @@ void PacketBackend::try_grant(std::uint32_t ch) {
     const Packet& cp = packets_[cand.packets.front()];
     const std::uint32_t v = pick_vc(c, cp, cand);
     if (v == kNoVc) continue;
-    const std::uint32_t key = messages_[cp.message].priority_key;
+    const std::uint32_t key = opt_.schedule_ni ? messages_[cp.message].priority_key : 0;
     if (input_first_) {
       // A round-robin arbiter over the input ports (each offers one VC): the first after the
       // port granted last (schedule_ni: the earliest step first).
