@@ -386,6 +386,7 @@ void PacketBackend::make_ready(std::uint32_t ivc) {
     return;
   }
   in.requesting = true;
+  if (in.channel != kNoChannel) ++channels_[in.channel].port_requests;
   const std::uint32_t ch = messages_[p.message].path[p.hop];
   if (observer_) {
     observer_->on_packet_event({.kind = PacketEvent::Kind::Request,
@@ -423,9 +424,7 @@ void PacketBackend::request_alloc(std::uint32_t ch) {
   sim_.schedule_in(core::Time{0}, *this, ev(kAllocPass, 0));
 }
 
-std::uint32_t PacketBackend::CreditBack::arrived(core::Time now) const {
-  if (now >= last) return flits;
-  if (step.ps <= 0) return 0;
+std::uint32_t PacketBackend::CreditBack::arrived_partly(core::Time now) const {
   // Flits j with last - (flits - j) step <= now: j <= flits - ceil((last - now) / step).
   const std::int64_t late = (last - now).ps, st = step.ps;
   const auto behind = static_cast<std::uint64_t>((late + st - 1) / st);
@@ -511,10 +510,12 @@ std::uint32_t PacketBackend::pick_vc(const Channel& c, const Packet& p, const In
   // Virtual cut-through needs room for the whole packet; wormhole room for one flit, in the VC
   // the worm's head took (body flits) or in an idle VC (a head).
   const std::uint32_t need = p.flits;
-  if (!p.worm_head) return c.credits[in.out_vc] >= need ? in.out_vc : kNoVc;
-  const auto usable = [&](std::uint32_t v) {
-    return c.credits[v] >= need && (!worms_ || !c.held[v]);
+  const auto ch = static_cast<std::uint32_t>(&c - channels_.data());
+  const auto room = [&](std::uint32_t v) {
+    return c.credits[v] >= need || c.credits[v] + partial_credits(ch, v) >= need;
   };
+  if (!p.worm_head) return room(in.out_vc) ? in.out_vc : kNoVc;
+  const auto usable = [&](std::uint32_t v) { return room(v) && (!worms_ || !c.held[v]); };
   if (c.into_ni) return usable(0) ? 0 : kNoVc;
   // Dateline classes: a new dimension starts in class 0; the wrap-around link and everything
   // after it in that dimension use class 1.
@@ -557,61 +558,90 @@ void PacketBackend::schedule_wake(std::uint32_t ch, core::Time at) {
   sim_.schedule_at(at, *this, ev(kWake, ch));
 }
 
+// Credits of returns wholly back by now, for every VC (no division: a comparison per return);
+// those of a return still coming back flit by flit are counted by partial_credits and taken at a
+// grant (take_partial), so a VC with room to spare costs nothing more.
 void PacketBackend::apply_credits(std::uint32_t ch) {
   Channel& c = channels_[ch];
   if (c.sink) return;
   const core::Time now = sim_.now();
   for (std::uint32_t v = 0; v < vcs_; ++v) {
     auto& back = ivcs_[ch * vcs_ + v].returning;
-    while (!back.empty()) {
-      CreditBack& r = back.front();
-      const std::uint32_t got = r.arrived(now);
-      if (got > r.given) {
-        c.credits[v] += got - r.given;
-        if (observer_) {
-          observer_->on_packet_event({.kind = PacketEvent::Kind::Credit,
-                                      .at = got == r.flits ? r.last : now,
-                                      .packet = 0,
-                                      .message = 0,
-                                      .channel = ch,
-                                      .in_channel = kNoChannel,
-                                      .in_vc = 0,
-                                      .out_vc = v,
-                                      .flits = got - r.given,
-                                      .until = core::Time{0}});
-        }
-        r.given = got;
-      }
-      if (r.given < r.flits) break;  // the rest arrive later; later returns later still
+    while (!back.empty() && now >= back.front().last) {
+      const CreditBack& r = back.front();
+      c.credits[v] += r.flits - r.given;
+      if (observer_) report_credit(ch, v, r.last, r.flits - r.given);
       back.pop_front();
     }
   }
 }
 
+std::uint32_t PacketBackend::partial_credits(std::uint32_t ch, std::uint32_t v) const {
+  const auto& back = ivcs_[ch * vcs_ + v].returning;
+  if (back.empty()) return 0;
+  const CreditBack& r = back.front();  // only the front one can be partly back
+  return r.arrived(sim_.now()) - r.given;
+}
+
+void PacketBackend::take_partial(std::uint32_t ch, std::uint32_t v) {
+  const std::uint32_t got = partial_credits(ch, v);
+  if (got == 0) return;
+  CreditBack& r = ivcs_[ch * vcs_ + v].returning.front();
+  r.given += got;
+  channels_[ch].credits[v] += got;
+  if (observer_) report_credit(ch, v, sim_.now(), got);
+  if (r.given == r.flits) ivcs_[ch * vcs_ + v].returning.pop_front();
+}
+
+void PacketBackend::report_credit(std::uint32_t ch, std::uint32_t v, core::Time at,
+                                  std::uint32_t flits) {
+  observer_->on_packet_event({.kind = PacketEvent::Kind::Credit,
+                              .at = at,
+                              .packet = 0,
+                              .message = 0,
+                              .channel = ch,
+                              .in_channel = kNoChannel,
+                              .in_vc = 0,
+                              .out_vc = v,
+                              .flits = flits,
+                              .until = core::Time{0}});
+}
+
 core::Time PacketBackend::credit_wake(std::uint32_t ch) const {
   const Channel& c = channels_[ch];
   if (c.sink) return core::Time::max();  // no credits: it waits for ports, not space
+  const core::Time now = sim_.now();
   core::Time wake = core::Time::max();
   for (std::uint32_t v = 0; v < vcs_; ++v) {
+    const auto& back = ivcs_[ch * vcs_ + v].returning;
+    // Space back by now, applied or not.
+    std::uint32_t have = c.credits[v];
+    for (const CreditBack& r : back) {
+      const std::uint32_t got = r.arrived(now);
+      have += got - r.given;
+      if (got < r.flits) break;
+    }
     // The next credit count at which one more waiting packet would fit in v (none: v is held
     // back by something other than its space).
     std::uint32_t need = UINT32_MAX;
     for (std::uint32_t r : c.requests) {
       const std::uint32_t f = packets_[ivcs_[r].packets.front()].flits;
-      if (f > c.credits[v]) need = std::min(need, f);
+      if (f > have) need = std::min(need, f);
     }
     if (need == UINT32_MAX) continue;
-    std::uint32_t missing = need - c.credits[v];
-    for (const CreditBack& r : ivcs_[ch * vcs_ + v].returning) {
-      const std::uint32_t left = r.flits - r.given;
+    // When the credits still to come make up the rest: strictly after now.
+    std::uint32_t missing = need - have;
+    for (const CreditBack& r : back) {
+      const std::uint32_t got = r.arrived(now);
+      const std::uint32_t left = r.flits - got;
       if (left >= missing) {
-        wake = std::min(wake, r.time_of(r.given + missing));
+        wake = std::min(wake, r.time_of(got + missing));
         break;
       }
       missing -= left;
     }
   }
-  return std::max(wake, sim_.now());
+  return wake;
 }
 
 void PacketBackend::try_grant(std::uint32_t ch) {
@@ -642,14 +672,17 @@ void PacketBackend::try_grant(std::uint32_t ch) {
         }
         continue;
       }
-      // Input-first: the port offers one VC this instant.
-      if (input_first_ && port_choice(cand.channel, ch) != c.requests[i]) continue;
+      // Input-first: the port offers one VC this instant (a port with one request offers it).
+      if (input_first_ && port.port_requests > 1 &&
+          port_choice(cand.channel, ch) != c.requests[i]) {
+        continue;
+      }
     }
     const Packet& cp = packets_[cand.packets.front()];
     const std::uint32_t v = pick_vc(c, cp, cand);
     if (v == kNoVc) continue;
     const std::uint32_t key = opt_.schedule_ni ? messages_[cp.message].priority_key : 0;
-    if (input_first_) {
+    if (input_first_ && n > 1) {
       // A round-robin arbiter over the input ports (each offers one VC): the first after the
       // port granted last (schedule_ni: the earliest step first).
       const std::uint32_t from = port_id(c.requests[i]);
@@ -661,6 +694,7 @@ void PacketBackend::try_grant(std::uint32_t ch) {
         best_key = key;
         best_dist = dist;
       }
+      if (dist == 1 && !opt_.schedule_ni) break;  // the port right after the last: first in line
       continue;
     }
     if (idx == n || key < best_key) {
@@ -687,6 +721,7 @@ void PacketBackend::try_grant(std::uint32_t ch) {
     // The packet leaves its input VC: the VC is busy until the tail has gone, and the space goes
     // back to the channel that filled it a latency + credit delay after that.
     in.requesting = false;
+    if (in.channel != kNoChannel) --channels_[in.channel].port_requests;
     in.packets.pop_front();
     in.busy_until = finish;
     if (in.channel != kNoChannel) {
@@ -695,7 +730,7 @@ void PacketBackend::try_grant(std::uint32_t ch) {
       channels_[up].port_rr = (ivc % vcs_ + 1) % vcs_;
       // Its other VCs that were waiting (an output may have passed them over while the port
       // offered this one) ask again when this tail has left.
-      if (!channels_[up].port_wake_scheduled) {
+      if (channels_[up].port_requests > 0 && !channels_[up].port_wake_scheduled) {
         for (std::uint32_t v = 0; v < vcs_; ++v) {
           if (up * vcs_ + v == ivc || !ivcs_[up * vcs_ + v].requesting) continue;
           channels_[up].port_wake_scheduled = true;
@@ -745,6 +780,7 @@ void PacketBackend::try_grant(std::uint32_t ch) {
         sim_.schedule_at(finish + topo_.ni_latency(), *this, ev(kDeliver, m));
       }
     } else {
+      take_partial(ch, vc);
       c.credits[vc] -= p.flits;
       if (!c.into_ni) {
         // The class's round-robin pointer moves past the VC granted.

@@ -171,6 +171,7 @@ class PacketBackend final : public Backend, private core::EventHandler {
     // Input-first switch allocation: the port's round-robin VC pointer, and the VC (input VC
     // index) it chose in allocation pass choice_pass.
     std::uint32_t port_rr = 0;
+    std::uint32_t port_requests = 0;  // its VCs with a request (requesting)
     std::uint32_t choice = UINT32_MAX;
     std::uint64_t choice_pass = 0;
     // Round-robin VC allocation: the next downstream VC to try first, per dateline class.
@@ -185,7 +186,11 @@ class PacketBackend final : public Backend, private core::EventHandler {
     std::uint32_t flits = 0;
     std::uint32_t given = 0;
     // Credits of this return that have arrived by `now`.
-    std::uint32_t arrived(core::Time now) const;
+    std::uint32_t arrived(core::Time now) const {
+      if (now >= last) return flits;
+      return step.ps <= 0 ? 0 : arrived_partly(now);
+    }
+    std::uint32_t arrived_partly(core::Time now) const;
     // When its j-th flit's credit arrives (1 <= j <= flits).
     core::Time time_of(std::uint32_t j) const { return last - step * (flits - j); }
   };
@@ -246,6 +251,9 @@ class PacketBackend final : public Backend, private core::EventHandler {
   void schedule_free(std::uint32_t ch);
   void schedule_wake(std::uint32_t ch, core::Time at);
   void apply_credits(std::uint32_t ch);
+  std::uint32_t partial_credits(std::uint32_t ch, std::uint32_t v) const;
+  void take_partial(std::uint32_t ch, std::uint32_t v);
+  void report_credit(std::uint32_t ch, std::uint32_t v, core::Time at, std::uint32_t flits);
   // Blocked channel ch: when enough credits will be back for one of its waiting packets.
   core::Time credit_wake(std::uint32_t ch) const;
   // Input-first switch allocation: the input VC port `port` offers this instant (kNoVc: none).
