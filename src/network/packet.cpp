@@ -481,7 +481,7 @@ std::uint32_t PacketBackend::port_choice(std::uint32_t port, std::uint32_t alloc
   const core::Time now = sim_.now();
   std::uint32_t best_key = UINT32_MAX, target = kNoChannel;
   for (std::uint32_t k = 0; k < vcs_; ++k) {
-    const std::uint32_t v = (pc.port_rr + k) % vcs_;
+    const std::uint32_t v = pc.port_rr + k < vcs_ ? pc.port_rr + k : pc.port_rr + k - vcs_;
     const std::uint32_t ivc = port * vcs_ + v;
     const InputVc& in = ivcs_[ivc];
     if (!in.requesting) continue;
@@ -530,7 +530,7 @@ std::uint32_t PacketBackend::pick_vc(const Channel& c, const Packet& p, const In
     // The first usable VC at or after the class's round-robin pointer.
     const std::uint32_t n = hi - lo, start = c.vc_rr[datelines_ ? cls : 0];
     for (std::uint32_t k = 0; k < n; ++k) {
-      const std::uint32_t v = lo + (start + k) % n;
+      const std::uint32_t v = start + k < n ? lo + start + k : lo + start + k - n;
       if (usable(v)) return v;
     }
     return kNoVc;
@@ -727,7 +727,8 @@ void PacketBackend::try_grant(std::uint32_t ch) {
     if (in.channel != kNoChannel) {
       const std::uint32_t up = in.channel;
       channels_[up].port_busy_until = finish;
-      channels_[up].port_rr = (ivc % vcs_ + 1) % vcs_;
+      const std::uint32_t next = ivc - up * vcs_ + 1;  // no division per grant
+      channels_[up].port_rr = next == vcs_ ? 0 : next;
       // Its other VCs that were waiting (an output may have passed them over while the port
       // offered this one) ask again when this tail has left.
       if (channels_[up].port_requests > 0 && !channels_[up].port_wake_scheduled) {
@@ -784,8 +785,9 @@ void PacketBackend::try_grant(std::uint32_t ch) {
       c.credits[vc] -= p.flits;
       if (!c.into_ni) {
         // The class's round-robin pointer moves past the VC granted.
-        const std::uint32_t n = datelines_ ? vcs_ / 2 : vcs_, cls = vc / n;
-        c.vc_rr[cls] = (vc - cls * n + 1) % n;
+        const std::uint32_t n = datelines_ ? vcs_ / 2 : vcs_, cls = vc >= n ? 1 : 0;
+        const std::uint32_t next = vc - cls * n + 1;
+        c.vc_rr[cls] = next == n ? 0 : next;
       }
       if (worms_) {
         // A worm holds its downstream VC from its head's grant until its tail's.
