@@ -223,6 +223,12 @@ inline PacketTimes drive_packet_backend(const topology::Topology& topo,
   core::Simulation sim;
   network::BackendOptions options;
   options.packet = opt;
+  // The flit-level references implement collsim's allocation before issue 37, which the backend
+  // keeps as options; the textbook allocator (the default) is checked by the properties of
+  // tests/network/packet_router_test.cpp.
+  options.packet.credit_return = network::CreditReturn::PerPacket;
+  options.packet.vc_select = network::VcSelect::MostFree;
+  options.packet.switch_allocator = network::SwitchAllocator::OutputOrder;
   network::PacketBackend net(sim, topo, options);
   Driver driver(sim, net, sends);
   for (std::uint32_t m = 0; m < sends.size(); ++m) {

@@ -39,6 +39,9 @@ void add_output_options(CLI::App* cmd, collsim::cli::OutputOptions& o) {
                   "write every link's bytes, busy time and utilization in every run to FILE.csv "
                   "(the figures behind the per-dimension utilization and busiest links; all or "
                   "nothing)");
+  cmd->add_option("--packet-trace", o.packet_trace,
+                  "packet backend: write every packet request, grant (with its VC) and credit "
+                  "return to FILE.csv, for small runs (at most 1e6 events; all or nothing)");
   cmd->add_flag("--quiet,-q", o.quiet, "no progress line and no notes on standard error");
   cmd->add_flag("--progress", o.progress,
                 "show the progress line even when standard error is not a terminal");

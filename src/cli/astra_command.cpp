@@ -118,11 +118,14 @@ int run_replay(const AstraOptions& opt, const OutputOptions& out_opt, std::ostre
                std::ostream& err, const config::AstraNetwork& net, const config::AstraSystem& sys,
                const std::vector<workload::chakra::RankTrace>& traces, const std::string& reason,
                const std::vector<std::string>& notes) {
-  if (!out_opt.activity.empty() || !out_opt.lightpaths.empty()) {
+  if (!out_opt.activity.empty() || !out_opt.lightpaths.empty() ||
+      !out_opt.packet_trace.empty()) {
     throw core::InputError(fmt::format(
-        "{}: a replayed trace has no activity series or lightpath log; use --trace for its "
-        "timeline",
-        out_opt.activity.empty() ? "--lightpaths" : "--activity"));
+        "{}: a replayed trace has no activity series, lightpath log or packet trace; use "
+        "--trace for its timeline",
+        !out_opt.activity.empty() ? "--activity"
+        : !out_opt.lightpaths.empty() ? "--lightpaths"
+                                      : "--packet-trace"));
   }
   if (!out_opt.links.empty()) {
     throw core::InputError(

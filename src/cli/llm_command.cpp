@@ -43,6 +43,11 @@ int run_llm_runs(const std::vector<LlmScenarioRun>& runs, const LlmOptions& opt,
   if (!out_opt.lightpaths.empty()) {
     throw core::InputError("--lightpaths: LLM runs write no lightpath log");
   }
+  if (!out_opt.packet_trace.empty()) {
+    throw core::InputError(
+        "--packet-trace: an LLM iteration runs many small simulations; trace the packets of one "
+        "collective with `collsim collective -b packet`");
+  }
   if (!out_opt.links.empty()) {
     throw core::InputError(
         "--links: an LLM iteration times each kind of collective in its own simulation of one "

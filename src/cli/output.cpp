@@ -24,6 +24,7 @@ void check_output_paths(const OutputOptions& opt) {
   report::check_output_path(opt.activity, "--activity");
   report::check_output_path(opt.lightpaths, "--lightpaths");
   report::check_output_path(opt.links, "--links");
+  report::check_output_path(opt.packet_trace, "--packet-trace");
 }
 
 void emit(const std::vector<jobs::ResultRow>& rows, const OutputOptions& opt, std::ostream& out) {

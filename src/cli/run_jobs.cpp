@@ -22,6 +22,7 @@
 #include "core/parse.hpp"
 #include "report/link_csv.hpp"
 #include "report/lightpath_log.hpp"
+#include "report/packet_trace_log.hpp"
 #include "report/trace.hpp"
 #include "report/writers.hpp"
 #include "scheduler/group_symmetry.hpp"
@@ -263,9 +264,11 @@ int run_work(const std::vector<Work>& given, const OutputOptions& opt, std::ostr
         fmt::format("--trace of {} run{}: it keeps every message of every run", total,
                     total == 1 ? "" : "s"));
   }
-  // --trace and --lightpaths watch every run as it goes: their points run one at a time.
-  const unsigned threads =
-      opt.trace.empty() && opt.lightpaths.empty() ? resolve_jobs(opt.jobs) : 1;
+  // --trace, --lightpaths and --packet-trace watch every run as it goes: their points run one at
+  // a time.
+  const unsigned threads = opt.trace.empty() && opt.lightpaths.empty() && opt.packet_trace.empty()
+                               ? resolve_jobs(opt.jobs)
+                               : 1;
   std::vector<Point> points;
   std::vector<double> cost;
   std::vector<std::string> what;
@@ -278,10 +281,10 @@ int run_work(const std::vector<Work>& given, const OutputOptions& opt, std::ostr
       throw core::InputError("--shard: a shard writes CSV rows for `collsim merge`; add --format csv");
     }
     if (!opt.trace.empty() || !opt.activity.empty() || !opt.lightpaths.empty() ||
-        !opt.links.empty()) {
+        !opt.links.empty() || !opt.packet_trace.empty()) {
       throw core::InputError(
-          "--shard: only the CSV rows are sharded; leave out --trace, --activity, --lightpaths "
-          "and --links");
+          "--shard: only the CSV rows are sharded; leave out --trace, --activity, --lightpaths, "
+          "--links and --packet-trace");
     }
     const std::size_t blocks = points.empty() ? 0 : points.back().block + 1;
     std::vector<double> block_cost(blocks, 0.0);
@@ -338,6 +341,11 @@ int run_work(const std::vector<Work>& given, const OutputOptions& opt, std::ostr
   if (!opt.lightpaths.empty()) {
     lightpaths = std::make_unique<report::LightpathLog>();
     monitors.add(lightpaths.get());
+  }
+  std::unique_ptr<report::PacketTraceLog> packet_trace;
+  if (!opt.packet_trace.empty()) {
+    packet_trace = std::make_unique<report::PacketTraceLog>();
+    monitors.add(packet_trace.get());
   }
   std::vector<jobs::ResultRow> rows;
   // Each point's rows, from its thread to the sweep's (a slot each: no sharing).
@@ -422,6 +430,12 @@ int run_work(const std::vector<Work>& given, const OutputOptions& opt, std::ostr
       trace->close();  // what ran until the error, e.g. the messages before a deadlock
       err << fmt::format("collsim: the trace until the error is in {}\n", opt.trace);
     }
+    if (packet_trace) {
+      // The packet events before a deadlock are what --packet-trace is for.
+      report::write_file_atomically(opt.packet_trace, packet_trace->csv(), "--packet-trace");
+      err << fmt::format("collsim: the packet trace until the error is in {}\n",
+                         opt.packet_trace);
+    }
     throw;
   } catch (const std::exception&) {
     stopped();
@@ -448,6 +462,9 @@ int run_work(const std::vector<Work>& given, const OutputOptions& opt, std::ostr
   }
   if (!opt.links.empty()) {
     report::write_file_atomically(opt.links, report::render_links_csv(rows), "--links");
+  }
+  if (packet_trace) {
+    report::write_file_atomically(opt.packet_trace, packet_trace->csv(), "--packet-trace");
   }
   if (csv) {
     csv->finish();

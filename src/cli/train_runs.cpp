@@ -32,6 +32,11 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
         "--lightpaths: training runs do not log lightpaths; run the collectives with "
         "`collsim collective` or `collsim run`");
   }
+  if (!opt.packet_trace.empty()) {
+    throw core::InputError(
+        "--packet-trace: training runs do not log packet events; run the collectives with "
+        "`collsim collective` or `collsim run`");
+  }
   // --shard I/N: this machine's slice of the runs, CSV for `collsim merge`.
   const Shard shard = parse_shard(opt.shard);
   std::string shard_prefix;

@@ -165,8 +165,41 @@ enum class Switching {
   Wormhole,
 };
 
+/// When a router gives the upstream channel back the buffer space of a packet that has left one
+/// of its VCs (Dally & Towles ch. 13.3, credit-based flow control).
+enum class CreditReturn {
+  /// One credit per flit, as each flit leaves the VC (Dally & Towles; BookSim): the upstream
+  /// channel may start the next packet as soon as enough flits of space are back.
+  PerFlit,
+  /// All of a packet's credits at once, when its tail has left (collsim before issue 37).
+  PerPacket,
+};
+
+/// Which free downstream VC of its class a packet's head is given (Dally & Towles ch. 19).
+enum class VcSelect {
+  /// The separable VC allocator's round-robin arbiter: the first usable VC after the one granted
+  /// last on that channel (BookSim's round-robin VC allocator).
+  RoundRobin,
+  /// The usable VC with the most free space, ties to the lowest (collsim before issue 37).
+  MostFree,
+};
+
+/// How the switch allocator matches input ports to output channels (Dally & Towles ch. 19).
+enum class SwitchAllocator {
+  /// Separable input-first: each input port's round-robin arbiter picks one of its VCs whose
+  /// request can go now, then each output's round-robin arbiter picks among the ports that chose
+  /// it; both pointers move past the winner (BookSim's separable_input_first).
+  InputFirst,
+  /// Outputs allocate one after another in channel order, each round-robin over its requests,
+  /// skipping ports already sending (collsim before issue 37).
+  OutputOrder,
+};
+
 struct PacketOptions {
   Switching switching = Switching::VirtualCutThrough;
+  CreditReturn credit_return = CreditReturn::PerFlit;
+  VcSelect vc_select = VcSelect::RoundRobin;
+  SwitchAllocator switch_allocator = SwitchAllocator::InputFirst;
   std::uint32_t flit_bytes = 16;             ///< 128-bit channels
   std::uint32_t packet_payload_bytes = 256;  ///< "Data Packet Payload 256 Bytes for Baselines"
   std::uint32_t vcs = 4;                     ///< virtual channels per input port
@@ -214,6 +247,20 @@ struct OpticalOptions {
   std::optional<std::uint32_t> receivers;     ///< lightpaths a node sinks at once; unset: any
 };
 
+/// How an NPU's network interface serves the messages queued at it (issue 37). Unset in
+/// BackendOptions: the backend's own (packet: Fifo, flow: AllAtOnce).
+enum class NiPolicy {
+  /// One message after another, each whole before the next (the packet NI; BookSim's source
+  /// queue). Flow: one flow per source NPU at a time; the NPU's ejection at its fastest link.
+  Fifo,
+  /// Packet: the NI cuts one packet from each queued message in turn. Flow (its fluid limit):
+  /// all queued messages at once, sharing an injection and an ejection of the NPU's fastest link
+  /// rate fairly.
+  RoundRobin,
+  /// Flow only: every message its own flow at once, limited by the links alone (max-min fair).
+  AllAtOnce,
+};
+
 /// Options of the backends, typed and parsed once. Each backend declares the ones it takes as its
 /// parameter schema (params.hpp); the member initializers are the defaults.
 struct BackendOptions {
@@ -221,6 +268,8 @@ struct BackendOptions {
   /// than the sum of its links (ACE's NPU-NIC bus, MultiTree's NI). Unset: no cap.
   std::optional<core::Bandwidth> npu_injection_bandwidth;
   std::optional<core::Bandwidth> npu_ejection_bandwidth;
+  /// The NI's policy (packet and flow backends); unset: the backend's default (NiPolicy).
+  std::optional<NiPolicy> ni_policy;
   PacketOptions packet;    ///< used by the packet backend only
   OpticalOptions optical;  ///< used by the optical backend only
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "network/backend.hpp"
 
@@ -31,12 +32,32 @@ FlowBackend::FlowBackend(core::Simulation& sim, const topology::Topology& topo,
       topo_(topo),
       num_links_(static_cast<std::uint32_t>(topo.links().size())) {
   for (const topology::Link& l : topo.links()) capacity_.push_back(l.bandwidth.bytes_per_s);
-  inject_cap_ = opt.npu_injection_bandwidth.has_value();
-  eject_cap_ = opt.npu_ejection_bandwidth.has_value();
-  if (inject_cap_)
-    capacity_.resize(capacity_.size() + topo.num_npus(), opt.npu_injection_bandwidth->bytes_per_s);
-  if (eject_cap_)
-    capacity_.resize(capacity_.size() + topo.num_npus(), opt.npu_ejection_bandwidth->bytes_per_s);
+  // The NI policy (backend.hpp NiPolicy): fifo and round-robin give the NPU an NI of its fastest
+  // link's rate (unless capped explicitly), fifo one message at a time through it.
+  const NiPolicy policy = opt.ni_policy.value_or(NiPolicy::AllAtOnce);
+  fifo_ = policy == NiPolicy::Fifo;
+  const bool ni_inject = policy == NiPolicy::RoundRobin;
+  const bool ni_eject = policy != NiPolicy::AllAtOnce;
+  inject_cap_ = opt.npu_injection_bandwidth.has_value() || ni_inject;
+  eject_cap_ = opt.npu_ejection_bandwidth.has_value() || ni_eject;
+  const auto fastest = [&](topology::NodeId npu) {
+    double bw = 0;
+    for (topology::LinkId l : topo.out_links(npu)) {
+      bw = std::max(bw, topo.links()[l].bandwidth.bytes_per_s);
+    }
+    return bw > 0 ? bw : std::numeric_limits<double>::infinity();
+  };
+  for (int side = 0; side < 2; ++side) {
+    const auto& cap = side == 0 ? opt.npu_injection_bandwidth : opt.npu_ejection_bandwidth;
+    if (!(side == 0 ? inject_cap_ : eject_cap_)) continue;
+    for (topology::NodeId npu = 0; npu < topo.num_npus(); ++npu) {
+      capacity_.push_back(cap ? cap->bytes_per_s : fastest(npu));
+    }
+  }
+  if (fifo_) {
+    fifo_queue_.resize(topo.num_npus());
+    fifo_busy_.assign(topo.num_npus(), 0);
+  }
   const std::size_t n = capacity_.size();
   stats_.resize(n);
   on_res_.resize(n);
@@ -68,6 +89,8 @@ void FlowBackend::transmit(topology::NodeId src, topology::NodeId dst, core::Byt
   Flow& fl = flows_[f];
   fl.handler = &handler;
   fl.tag = tag;
+  fl.src = src;
+  fl.queued = false;
   fl.bytes = bytes.count;
   fl.remaining = static_cast<double>(bytes.count);
   fl.rate = 0;
@@ -95,6 +118,21 @@ void FlowBackend::transmit(topology::NodeId src, topology::NodeId dst, core::Byt
     sim_.schedule_in(core::Time{0}, *this, event_tag(f, fl.version, kFinish));
     return;
   }
+  if (fifo_) {
+    // The NI sends one message at a time: this one waits for those before it.
+    fl.queued = true;
+    if (fifo_busy_[src]) {
+      fifo_queue_[src].push_back(f);
+      return;
+    }
+    fifo_busy_[src] = 1;
+  }
+  activate(f);
+}
+
+void FlowBackend::activate(std::uint32_t f) {
+  Flow& fl = flows_[f];
+  fl.updated = sim_.now();
   fl.active = true;
   for (std::uint32_t i = 0; i < fl.res.size(); ++i) {
     const std::uint32_t r = fl.res[i];
@@ -141,6 +179,18 @@ void FlowBackend::on_event(std::uint64_t event) {
 void FlowBackend::finish(std::uint32_t f) {
   Flow& fl = flows_[f];
   if (fl.active) detach(f);
+  if (fl.queued) {
+    // fifo: the NI takes its next message.
+    fl.queued = false;
+    auto& q = fifo_queue_[fl.src];
+    if (q.empty()) {
+      fifo_busy_[fl.src] = 0;
+    } else {
+      const std::uint32_t next = q.front();
+      q.pop_front();
+      activate(next);
+    }
+  }
   ++fl.version;  // no later finish event for this flow is valid
   sim_.schedule_in(flows_[f].latency, *this, event_tag(f, 0, kDelivered));
   // The callback may send() and grow flows_: copy what it needs first.
@@ -282,6 +332,7 @@ BackendInfo flow_info() {
               "fairly, latency added once per message; NPU injection/ejection caps",
           .params =
               {
+                  ni_policy_param(),
                   {.spec = {.key = "npu_injection_bandwidth",
                             .type = ParamType::Bandwidth,
                             .unset = "no cap",
@@ -322,7 +373,8 @@ BackendInfo flow_info() {
           },
           .links_only =
               [](const BackendOptions& o) {
-                return !o.npu_injection_bandwidth && !o.npu_ejection_bandwidth;
+                return !o.npu_injection_bandwidth && !o.npu_ejection_bandwidth &&
+                       o.ni_policy.value_or(NiPolicy::AllAtOnce) == NiPolicy::AllAtOnce;
               }};
 }
 

@@ -13,11 +13,18 @@
 // flow from NPU u also crosses u's injection link, every flow to v crosses v's ejection link
 // (a NIC slower than the sum of its network links: ACE Sec. 3, MultiTree Sec. V-A).
 //
+// ni_policy (BackendOptions, NiPolicy): all-at-once (default) is the above; round-robin adds an
+// injection and an ejection link per NPU of its fastest link's rate (unless capped explicitly),
+// the fluid limit of an NI that cuts a packet of each queued message in turn; fifo starts an
+// NPU's flows one at a time, in send order, each when the one before has left its source, with
+// that ejection link (the packet backend's NI).
+//
 // Left out, by design: packets, headers, buffers and back-pressure (switches forward with no
 // buffering limit), store-and-forward delay, and TCP-like rate dynamics. Use `packet` for those.
 // Cost: a recomputation is O((F + L) log L) in the component it touches; traffic where every flow
 // shares links with every other (all-to-all through one switch) makes each recomputation global.
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 #include "core/slot_pool.hpp"
@@ -35,7 +42,7 @@ class FlowBackend final : public Backend, private core::EventHandler {
                 std::uint64_t tag) override;
   const std::vector<LinkStats>& link_stats() const override { return stats_; }
   std::vector<Resource> resources() const override;
-  bool link_contention_only() const override { return !inject_cap_ && !eject_cap_; }
+  bool link_contention_only() const override { return !inject_cap_ && !eject_cap_ && !fifo_; }
 
   /// Current rate of the flow carrying message `tag` (bytes/s; for tests), or -1 if none.
   double rate_of(std::uint64_t tag) const;
@@ -60,12 +67,15 @@ class FlowBackend final : public Backend, private core::EventHandler {
     std::uint32_t seen = 0;     // component-search epoch
     bool active = false;
     bool frozen = false;
+    bool queued = false;  // ni_policy fifo: it holds (or waits for) its NPU's NI
+    topology::NodeId src = 0;
   };
 
   void on_event(std::uint64_t event) override;
   void mark_dirty(std::uint32_t res);
   void recompute();
   void finish(std::uint32_t f);
+  void activate(std::uint32_t f);
   void detach(std::uint32_t f);
   static std::uint64_t event_tag(std::uint32_t flow, std::uint32_t version, Kind k) {
     return (std::uint64_t{version & 0x3fffffffu} << 34) | (std::uint64_t{flow} << 2) | k;
@@ -75,6 +85,9 @@ class FlowBackend final : public Backend, private core::EventHandler {
   const topology::Topology& topo_;
   std::uint32_t num_links_ = 0;
   bool inject_cap_ = false, eject_cap_ = false;
+  bool fifo_ = false;  // ni_policy fifo: one flow per source NPU at a time
+  std::vector<std::deque<std::uint32_t>> fifo_queue_;  // per NPU: flows waiting for its NI
+  std::vector<std::uint8_t> fifo_busy_;
   std::vector<double> capacity_;  // per resource: topology links, then injection, then ejection
   std::vector<LinkStats> stats_;
   std::vector<std::vector<Entry>> on_res_;  // active flows per resource

@@ -54,7 +54,23 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
                             packet_flits, *depth));
     }
   }
+  const NiPolicy ni_policy = options.ni_policy.value_or(NiPolicy::Fifo);
+  if (ni_policy == NiPolicy::AllAtOnce) {
+    fail("ni_policy", "all-at-once needs the flow backend's fluid NI; the packet NI sends one "
+                      "packet at a time (fifo or round-robin)");
+  }
+  ni_round_robin_ = ni_policy == NiPolicy::RoundRobin;
+  if (ni_round_robin_ && opt_.schedule_ni) {
+    fail("ni_policy", "round-robin cannot go with schedule_ni, whose NI sends one message at a "
+                      "time by its schedule");
+  }
+  if (ni_round_robin_ && opt_.message_based_flow_control) {
+    fail("ni_policy", "round-robin cannot go with message_based_flow_control: a message's "
+                      "headless packets must follow its head");
+  }
   vcs_ = opt_.vcs;
+  per_flit_credits_ = opt_.credit_return == CreditReturn::PerFlit;
+  input_first_ = opt_.switch_allocator == SwitchAllocator::InputFirst;
   pipeline_ = opt_.router_period * opt_.router_pipeline_cycles;
   credit_delay_ = opt_.router_period * opt_.credit_delay_cycles;
   for (const auto& d : topo.dimensions()) {
@@ -152,6 +168,18 @@ std::uint32_t PacketBackend::ni_channel(topology::NodeId npu, std::uint32_t ni,
   const std::uint32_t per = topo_.num_npus() * opt_.nis_per_npu;
   return static_cast<std::uint32_t>(topo_.links().size()) + (ejection ? per : 0) +
          npu * opt_.nis_per_npu + ni;
+}
+
+std::string PacketBackend::channel_name(std::uint32_t ch) const {
+  if (ch == kNoChannel) return "NI queue";
+  const Channel& c = channels_[ch];
+  if (c.link >= 0) return fmt::format("link {}->{}", c.from, c.to);
+  const char* stage = c.into_ni ? (c.injection ? "feed" : "ejection-to-queue")
+                      : c.sink && drain_base_ != kNoChannel ? "drain"
+                      : c.injection                         ? "injection"
+                                                            : "ejection";
+  return fmt::format("NPU {} NI {} {}", c.from,
+                     (ch - topo_.links().size()) % opt_.nis_per_npu, stage);
 }
 
 std::uint64_t PacketBackend::flits_for(std::uint64_t bytes) const {
@@ -337,7 +365,13 @@ void PacketBackend::next_ni_packet(std::uint32_t q) {
   p.dim = UINT32_MAX;
   p.head_at = p.tail_at = msg.sent;
   p.last = packet_end && msg.bytes_left == 0;
-  if (p.last) ni.messages.pop_front();
+  if (p.last) {
+    ni.messages.pop_front();
+  } else if (ni_round_robin_ && packet_end && ni.messages.size() > 1) {
+    // Round-robin: the next packet comes from the next queued message.
+    ni.messages.pop_front();
+    ni.messages.push_back(m);
+  }
   ivcs_[p.ivc].packets.push_back(id);
   make_ready(p.ivc);
 }
@@ -352,7 +386,20 @@ void PacketBackend::make_ready(std::uint32_t ivc) {
     return;
   }
   in.requesting = true;
+  if (in.channel != kNoChannel) ++channels_[in.channel].port_requests;
   const std::uint32_t ch = messages_[p.message].path[p.hop];
+  if (observer_) {
+    observer_->on_packet_event({.kind = PacketEvent::Kind::Request,
+                                .at = sim_.now(),
+                                .packet = in.packets.front(),
+                                .message = p.message,
+                                .channel = ch,
+                                .in_channel = in.channel,
+                                .in_vc = in.channel == kNoChannel ? 0 : ivc % vcs_,
+                                .out_vc = kNoVc,
+                                .flits = p.flits,
+                                .until = core::Time{0}});
+  }
   channels_[ch].arriving.push_back(ivc);
   request_alloc(ch);
 }
@@ -377,11 +424,23 @@ void PacketBackend::request_alloc(std::uint32_t ch) {
   sim_.schedule_in(core::Time{0}, *this, ev(kAllocPass, 0));
 }
 
+std::uint32_t PacketBackend::CreditBack::arrived_partly(core::Time now) const {
+  // Flits j with last - (flits - j) step <= now: j <= flits - ceil((last - now) / step).
+  const std::int64_t late = (last - now).ps, st = step.ps;
+  const auto behind = static_cast<std::uint64_t>((late + st - 1) / st);
+  return behind >= flits ? 0 : flits - static_cast<std::uint32_t>(behind);
+}
+
 // Separable allocation, once per instant after the instant's changes: the output channels with
 // something new allocate in channel order, each round-robin over its requests; an input port
 // granted by one output is busy for the others (a maximal matching, as iSLIP converges to).
+// Input-first (the default): an input port offers one of its VCs, its round-robin choice among
+// those whose request can go now, and outputs consider only offered VCs; a port whose choice
+// lost to another port's is asked again in a further pass of the same instant (another iSLIP
+// iteration), when its choice has moved on to a VC whose output is still free.
 void PacketBackend::allocation_pass() {
   pass_scheduled_ = false;
+  ++pass_id_;
   alloc_now_.swap(alloc_due_);
   std::sort(alloc_now_.begin(), alloc_now_.end());
   for (std::uint32_t ch : alloc_now_) {
@@ -393,6 +452,57 @@ void PacketBackend::allocation_pass() {
     try_grant(ch);
   }
   alloc_now_.clear();
+  const core::Time now = sim_.now();
+  for (std::uint32_t port : chose_) {
+    const Channel& pc = channels_[port];
+    if (pc.port_busy_until > now || pc.choice == kNoVc) continue;
+    const InputVc& chosen = ivcs_[pc.choice];
+    if (!chosen.requesting) continue;
+    const Packet& cp = packets_[chosen.packets.front()];
+    if (channels_[messages_[cp.message].path[cp.hop]].busy_until <= now) continue;
+    // Its choice lost: its other VCs may go to outputs that are still free.
+    for (std::uint32_t v = 0; v < vcs_; ++v) {
+      const InputVc& in = ivcs_[port * vcs_ + v];
+      if (!in.requesting) continue;
+      const Packet& p = packets_[in.packets.front()];
+      const std::uint32_t t = messages_[p.message].path[p.hop];
+      if (channels_[t].busy_until <= now) request_alloc(t);
+    }
+  }
+  chose_.clear();
+}
+
+std::uint32_t PacketBackend::port_choice(std::uint32_t port, std::uint32_t allocating) {
+  Channel& pc = channels_[port];
+  if (pc.choice_pass == pass_id_) return pc.choice;
+  pc.choice_pass = pass_id_;
+  pc.choice = kNoVc;
+  chose_.push_back(port);
+  const core::Time now = sim_.now();
+  std::uint32_t best_key = UINT32_MAX, target = kNoChannel;
+  for (std::uint32_t k = 0; k < vcs_; ++k) {
+    const std::uint32_t v = pc.port_rr + k < vcs_ ? pc.port_rr + k : pc.port_rr + k - vcs_;
+    const std::uint32_t ivc = port * vcs_ + v;
+    const InputVc& in = ivcs_[ivc];
+    if (!in.requesting) continue;
+    const Packet& p = packets_[in.packets.front()];
+    const std::uint32_t t = messages_[p.message].path[p.hop];
+    if (channels_[t].busy_until > now) continue;
+    apply_credits(t);
+    if (pick_vc(channels_[t], p, in) == kNoVc) continue;
+    // schedule_ni: the earliest step first (round-robin among equals), as the outputs do.
+    const std::uint32_t key = messages_[p.message].priority_key;
+    if (pc.choice != kNoVc && key >= best_key) continue;
+    pc.choice = ivc;
+    best_key = key;
+    target = t;
+    if (!opt_.schedule_ni) break;
+  }
+  // Its output allocates in this instant (again, if it already has).
+  if (target != kNoChannel && target != allocating && !channels_[target].alloc_due) {
+    request_alloc(target);
+  }
+  return pc.choice;
 }
 
 std::uint32_t PacketBackend::pick_vc(const Channel& c, const Packet& p, const InputVc& in) const {
@@ -400,10 +510,12 @@ std::uint32_t PacketBackend::pick_vc(const Channel& c, const Packet& p, const In
   // Virtual cut-through needs room for the whole packet; wormhole room for one flit, in the VC
   // the worm's head took (body flits) or in an idle VC (a head).
   const std::uint32_t need = p.flits;
-  if (!p.worm_head) return c.credits[in.out_vc] >= need ? in.out_vc : kNoVc;
-  const auto usable = [&](std::uint32_t v) {
-    return c.credits[v] >= need && (!worms_ || !c.held[v]);
+  const auto ch = static_cast<std::uint32_t>(&c - channels_.data());
+  const auto room = [&](std::uint32_t v) {
+    return c.credits[v] >= need || c.credits[v] + partial_credits(ch, v) >= need;
   };
+  if (!p.worm_head) return room(in.out_vc) ? in.out_vc : kNoVc;
+  const auto usable = [&](std::uint32_t v) { return room(v) && (!worms_ || !c.held[v]); };
   if (c.into_ni) return usable(0) ? 0 : kNoVc;
   // Dateline classes: a new dimension starts in class 0; the wrap-around link and everything
   // after it in that dimension use class 1.
@@ -413,6 +525,15 @@ std::uint32_t PacketBackend::pick_vc(const Channel& c, const Packet& p, const In
   if (datelines_) {
     lo = cls * (vcs_ / 2);
     hi = lo + vcs_ / 2;
+  }
+  if (opt_.vc_select == VcSelect::RoundRobin) {
+    // The first usable VC at or after the class's round-robin pointer.
+    const std::uint32_t n = hi - lo, start = c.vc_rr[datelines_ ? cls : 0];
+    for (std::uint32_t k = 0; k < n; ++k) {
+      const std::uint32_t v = start + k < n ? lo + start + k : lo + start + k - n;
+      if (usable(v)) return v;
+    }
+    return kNoVc;
   }
   // The VC with the most free space (ties: the lowest): packets spread over the VCs instead of
   // queueing behind each other in one, as a VC allocator that prefers idle VCs does.
@@ -437,17 +558,90 @@ void PacketBackend::schedule_wake(std::uint32_t ch, core::Time at) {
   sim_.schedule_at(at, *this, ev(kWake, ch));
 }
 
+// Credits of returns wholly back by now, for every VC (no division: a comparison per return);
+// those of a return still coming back flit by flit are counted by partial_credits and taken at a
+// grant (take_partial), so a VC with room to spare costs nothing more.
 void PacketBackend::apply_credits(std::uint32_t ch) {
   Channel& c = channels_[ch];
   if (c.sink) return;
   const core::Time now = sim_.now();
   for (std::uint32_t v = 0; v < vcs_; ++v) {
     auto& back = ivcs_[ch * vcs_ + v].returning;
-    while (!back.empty() && back.front().at <= now) {
-      c.credits[v] += back.front().flits;
+    while (!back.empty() && now >= back.front().last) {
+      const CreditBack& r = back.front();
+      c.credits[v] += r.flits - r.given;
+      if (observer_) report_credit(ch, v, r.last, r.flits - r.given);
       back.pop_front();
     }
   }
+}
+
+std::uint32_t PacketBackend::partial_credits(std::uint32_t ch, std::uint32_t v) const {
+  const auto& back = ivcs_[ch * vcs_ + v].returning;
+  if (back.empty()) return 0;
+  const CreditBack& r = back.front();  // only the front one can be partly back
+  return r.arrived(sim_.now()) - r.given;
+}
+
+void PacketBackend::take_partial(std::uint32_t ch, std::uint32_t v) {
+  const std::uint32_t got = partial_credits(ch, v);
+  if (got == 0) return;
+  CreditBack& r = ivcs_[ch * vcs_ + v].returning.front();
+  r.given += got;
+  channels_[ch].credits[v] += got;
+  if (observer_) report_credit(ch, v, sim_.now(), got);
+  if (r.given == r.flits) ivcs_[ch * vcs_ + v].returning.pop_front();
+}
+
+void PacketBackend::report_credit(std::uint32_t ch, std::uint32_t v, core::Time at,
+                                  std::uint32_t flits) {
+  observer_->on_packet_event({.kind = PacketEvent::Kind::Credit,
+                              .at = at,
+                              .packet = 0,
+                              .message = 0,
+                              .channel = ch,
+                              .in_channel = kNoChannel,
+                              .in_vc = 0,
+                              .out_vc = v,
+                              .flits = flits,
+                              .until = core::Time{0}});
+}
+
+core::Time PacketBackend::credit_wake(std::uint32_t ch) const {
+  const Channel& c = channels_[ch];
+  if (c.sink) return core::Time::max();  // no credits: it waits for ports, not space
+  const core::Time now = sim_.now();
+  core::Time wake = core::Time::max();
+  for (std::uint32_t v = 0; v < vcs_; ++v) {
+    const auto& back = ivcs_[ch * vcs_ + v].returning;
+    // Space back by now, applied or not.
+    std::uint32_t have = c.credits[v];
+    for (const CreditBack& r : back) {
+      const std::uint32_t got = r.arrived(now);
+      have += got - r.given;
+      if (got < r.flits) break;
+    }
+    // The next credit count at which one more waiting packet would fit in v (none: v is held
+    // back by something other than its space).
+    std::uint32_t need = UINT32_MAX;
+    for (std::uint32_t r : c.requests) {
+      const std::uint32_t f = packets_[ivcs_[r].packets.front()].flits;
+      if (f > have) need = std::min(need, f);
+    }
+    if (need == UINT32_MAX) continue;
+    // When the credits still to come make up the rest: strictly after now.
+    std::uint32_t missing = need - have;
+    for (const CreditBack& r : back) {
+      const std::uint32_t got = r.arrived(now);
+      const std::uint32_t left = r.flits - got;
+      if (left >= missing) {
+        wake = std::min(wake, r.time_of(got + missing));
+        break;
+      }
+      missing -= left;
+    }
+  }
+  return wake;
 }
 
 void PacketBackend::try_grant(std::uint32_t ch) {
@@ -464,7 +658,8 @@ void PacketBackend::try_grant(std::uint32_t ch) {
   // Round-robin over the requests that can go (their port is free and a downstream VC has room);
   // schedule_ni: the earliest step among them, round-robin among equals.
   std::size_t idx = n;
-  std::uint32_t vc = kNoVc, best_key = UINT32_MAX;
+  std::uint32_t vc = kNoVc, best_key = UINT32_MAX, best_dist = UINT32_MAX;
+  const auto num_ports = static_cast<std::uint32_t>(channels_.size() + nis_.size());
   for (std::size_t k = 0, i = c.rr < n ? c.rr : 0; k < n; ++k, i = i + 1 == n ? 0 : i + 1) {
     const InputVc& cand = ivcs_[c.requests[i]];
     if (cand.channel != kNoChannel) {
@@ -477,11 +672,31 @@ void PacketBackend::try_grant(std::uint32_t ch) {
         }
         continue;
       }
+      // Input-first: the port offers one VC this instant (a port with one request offers it).
+      if (input_first_ && port.port_requests > 1 &&
+          port_choice(cand.channel, ch) != c.requests[i]) {
+        continue;
+      }
     }
     const Packet& cp = packets_[cand.packets.front()];
     const std::uint32_t v = pick_vc(c, cp, cand);
     if (v == kNoVc) continue;
-    const std::uint32_t key = messages_[cp.message].priority_key;
+    const std::uint32_t key = opt_.schedule_ni ? messages_[cp.message].priority_key : 0;
+    if (input_first_ && n > 1) {
+      // A round-robin arbiter over the input ports (each offers one VC): the first after the
+      // port granted last (schedule_ni: the earliest step first).
+      const std::uint32_t from = port_id(c.requests[i]);
+      const std::uint32_t dist =
+          from > c.last_grant ? from - c.last_grant : from + num_ports - c.last_grant;
+      if (idx == n || key < best_key || (key == best_key && dist < best_dist)) {
+        idx = i;
+        vc = v;
+        best_key = key;
+        best_dist = dist;
+      }
+      if (dist == 1 && !opt_.schedule_ni) break;  // the port right after the last: first in line
+      continue;
+    }
     if (idx == n || key < best_key) {
       idx = i;
       vc = v;
@@ -497,6 +712,7 @@ void PacketBackend::try_grant(std::uint32_t ch) {
     // Grant: round-robin resumes after this requester.
     c.requests.erase(c.requests.begin() + static_cast<std::ptrdiff_t>(idx));
     c.rr = idx < c.requests.size() ? static_cast<std::uint32_t>(idx) : 0;
+    c.last_grant = port_id(ivc);
     const core::Time in_pipe = pipe_of(in);
     const core::Time finish =
         std::max(now + c.flit_time * p.flits, p.tail_at + in_pipe + c.flit_time);
@@ -505,16 +721,44 @@ void PacketBackend::try_grant(std::uint32_t ch) {
     // The packet leaves its input VC: the VC is busy until the tail has gone, and the space goes
     // back to the channel that filled it a latency + credit delay after that.
     in.requesting = false;
+    if (in.channel != kNoChannel) --channels_[in.channel].port_requests;
     in.packets.pop_front();
     in.busy_until = finish;
     if (in.channel != kNoChannel) {
       const std::uint32_t up = in.channel;
       channels_[up].port_busy_until = finish;
+      const std::uint32_t next = ivc - up * vcs_ + 1;  // no division per grant
+      channels_[up].port_rr = next == vcs_ ? 0 : next;
+      // Its other VCs that were waiting (an output may have passed them over while the port
+      // offered this one) ask again when this tail has left.
+      if (channels_[up].port_requests > 0 && !channels_[up].port_wake_scheduled) {
+        for (std::uint32_t v = 0; v < vcs_; ++v) {
+          if (up * vcs_ + v == ivc || !ivcs_[up * vcs_ + v].requesting) continue;
+          channels_[up].port_wake_scheduled = true;
+          sim_.schedule_at(finish, *this, ev(kPortFree, up));
+          break;
+        }
+      }
+      // Each flit's credit leaves as the flit leaves the VC (at the output's flit rate, the tail
+      // at `finish`; per packet: all at the tail) and crosses the upstream channel back.
       const core::Time back = finish + channels_[up].latency + credit_delay_;
-      in.returning.push_back({back, p.flits});
-      if (channels_[up].blocked) schedule_wake(up, back);
+      const core::Time step = per_flit_credits_ ? c.flit_time : core::Time{0};
+      in.returning.push_back({back, step, p.flits, 0});
+      if (channels_[up].blocked) schedule_wake(up, credit_wake(up));
     } else if (p.last) {
       sim_.schedule_at(finish, *this, ev(kInjected, p.message));
+    }
+    if (observer_) {
+      observer_->on_packet_event({.kind = PacketEvent::Kind::Grant,
+                                  .at = now,
+                                  .packet = pid,
+                                  .message = p.message,
+                                  .channel = ch,
+                                  .in_channel = in.channel,
+                                  .in_vc = in.channel == kNoChannel ? 0 : ivc % vcs_,
+                                  .out_vc = c.sink ? kNoVc : vc,
+                                  .flits = p.flits,
+                                  .until = finish});
     }
     if (c.link >= 0) {
       LinkStats& s = stats_[static_cast<std::size_t>(c.link)];
@@ -537,7 +781,14 @@ void PacketBackend::try_grant(std::uint32_t ch) {
         sim_.schedule_at(finish + topo_.ni_latency(), *this, ev(kDeliver, m));
       }
     } else {
+      take_partial(ch, vc);
       c.credits[vc] -= p.flits;
+      if (!c.into_ni) {
+        // The class's round-robin pointer moves past the VC granted.
+        const std::uint32_t n = datelines_ ? vcs_ / 2 : vcs_, cls = vc >= n ? 1 : 0;
+        const std::uint32_t next = vc - cls * n + 1;
+        c.vc_rr[cls] = next == n ? 0 : next;
+      }
       if (worms_) {
         // A worm holds its downstream VC from its head's grant until its tail's.
         if (p.worm_head) in.out_vc = vc;
@@ -567,10 +818,8 @@ void PacketBackend::try_grant(std::uint32_t ch) {
   // Nobody fits downstream: try again when the earliest credit comes back (or, if none is on its
   // way, when one is sent back).
   c.blocked = true;
-  for (std::uint32_t v = 0; v < vcs_; ++v) {
-    const auto& back = ivcs_[ch * vcs_ + v].returning;
-    if (!back.empty()) schedule_wake(ch, back.front().at);
-  }
+  const core::Time wake = credit_wake(ch);
+  if (wake != core::Time::max()) schedule_wake(ch, wake);
 }
 
 void PacketBackend::on_event(std::uint64_t event) {
@@ -677,11 +926,15 @@ namespace {
 constexpr std::string_view kModels = "packets, flits and virtual channels";
 constexpr std::string_view kTable3 = "MultiTree Table III";
 constexpr std::uint64_t kMax32 = UINT32_MAX;
-// In the order of Switching.
+// In the order of Switching, CreditReturn, VcSelect and SwitchAllocator.
 constexpr std::string_view kSwitching[] = {"virtual-cut-through", "wormhole"};
+constexpr std::string_view kCreditReturn[] = {"per-flit", "per-packet"};
+constexpr std::string_view kVcSelect[] = {"round-robin", "most-free"};
+constexpr std::string_view kSwitchAllocator[] = {"input-first", "output-order"};
 
 std::vector<BackendParam> packet_params() {
   return {
+      ni_policy_param(),
       {.spec = {.key = "message_based_flow_control",
                 .type = ParamType::Bool,
                 .description = "one head flit per message instead of per packet",
@@ -839,6 +1092,57 @@ std::vector<BackendParam> packet_params() {
            },
        .get = [](const BackendOptions& o) -> std::optional<ParamValue> {
          return ChoiceIndex{static_cast<std::uint32_t>(o.packet.switching)};
+       }},
+      {.spec = {.key = "credit_return",
+                .type = ParamType::Choice,
+                .choices = kCreditReturn,
+                .description =
+                    "per-flit (a credit as each flit leaves the VC) or per-packet (all at the "
+                    "tail, collsim before issue 37)",
+                .source = "Dally & Towles ch. 13.3 (credit-based flow control); BookSim"},
+       .label = "credits",
+       .models = kModels,
+       .set =
+           [](BackendOptions& o, const ParamValue& v) {
+             o.packet.credit_return = static_cast<CreditReturn>(std::get<ChoiceIndex>(v).index);
+           },
+       .get = [](const BackendOptions& o) -> std::optional<ParamValue> {
+         return ChoiceIndex{static_cast<std::uint32_t>(o.packet.credit_return)};
+       }},
+      {.spec = {.key = "vc_select",
+                .type = ParamType::Choice,
+                .choices = kVcSelect,
+                .description =
+                    "which free downstream VC of its class a packet gets: round-robin (the VC "
+                    "allocator's arbiter) or most-free (collsim before issue 37)",
+                .source = "Dally & Towles ch. 19 (VC allocation); BookSim"},
+       .label = "vcsel",
+       .models = kModels,
+       .set =
+           [](BackendOptions& o, const ParamValue& v) {
+             o.packet.vc_select = static_cast<VcSelect>(std::get<ChoiceIndex>(v).index);
+           },
+       .get = [](const BackendOptions& o) -> std::optional<ParamValue> {
+         return ChoiceIndex{static_cast<std::uint32_t>(o.packet.vc_select)};
+       }},
+      {.spec = {.key = "switch_allocator",
+                .type = ParamType::Choice,
+                .choices = kSwitchAllocator,
+                .description =
+                    "input-first (each input port offers one VC, round-robin, then each output "
+                    "picks round-robin among the ports) or output-order (outputs in channel "
+                    "order, collsim before issue 37)",
+                .source = "Dally & Towles ch. 19 (separable allocators); BookSim "
+                          "separable_input_first"},
+       .label = "sa",
+       .models = kModels,
+       .set =
+           [](BackendOptions& o, const ParamValue& v) {
+             o.packet.switch_allocator =
+                 static_cast<SwitchAllocator>(std::get<ChoiceIndex>(v).index);
+           },
+       .get = [](const BackendOptions& o) -> std::optional<ParamValue> {
+         return ChoiceIndex{static_cast<std::uint32_t>(o.packet.switch_allocator)};
        }},
       {.spec = {.key = "injection_queue_flits",
                 .type = ParamType::Count,

@@ -13,24 +13,28 @@
 //    an injection channel into its router and an ejection channel out of it. Every channel ends
 //    in an input port with `vcs` virtual channels of vc_buffer_flits flits (ejection: a sink).
 //  * Virtual cut-through, switched per packet: a packet's head may leave a router
-//    router_pipeline_cycles after it arrived, once the output channel is free (round-robin among
-//    the input VCs that want it) and a downstream VC of its class has room for the whole packet.
-//    The channel then sends its flits back to back; the tail cannot leave before it has arrived
-//    (+ pipeline), so a faster output waits for a slower input. The downstream VC's credits are
-//    taken at the grant and returned when the tail has left that VC, after the upstream channel's
-//    latency + credit_delay_cycles.
+//    router_pipeline_cycles after it arrived, once the output channel is free and a downstream VC
+//    of its class has room for the whole packet. The channel then sends its flits back to back;
+//    the tail cannot leave before it has arrived (+ pipeline), so a faster output waits for a
+//    slower input. The downstream VC's credits are taken at the grant; with credit_return
+//    per-flit (Dally & Towles ch. 13.3; BookSim) each flit's credit leaves as the flit leaves the
+//    VC, at the output's flit rate, the tail's last; per-packet: all at the tail. Either way they
+//    reach the upstream channel after its latency + credit_delay_cycles.
 //  * Packets on a torus ring change to the second half of the VCs after crossing the ring's
 //    dateline (its wrap-around link), and back to the first when they enter a new dimension:
 //    with dimension-order routing this breaks every cyclic channel dependency.
-//  * Separable switch allocation with the switch held for the packet: an input port (the VCs at
-//    the end of one channel) sends one packet at a time, from its grant until its tail has left,
-//    and an output channel one packet at a time. Allocation runs once per instant, after
-//    everything that instant changes (requests, credits, channels and ports freeing), as a
-//    cycle-based router allocates after the cycle's updates: the outputs with something new
-//    allocate in channel order, each round-robin over its requests, skipping input ports already
-//    sending; so no port is granted twice and the matching is maximal (what iSLIP converges to
-//    with enough iterations; MultiTree's BookSim ran one). Requests made in the same instant join
-//    the round-robin in input-VC order.
+//  * Allocation (Dally & Towles ch. 16-19; BookSim's iq_router), with the switch held for the
+//    packet: an input port (the VCs at the end of one channel) sends one packet at a time, from
+//    its grant until its tail has left, and an output channel one packet at a time. Allocation
+//    runs once per instant, after everything that instant changes (requests, credits, channels
+//    and ports freeing), as a cycle-based router allocates after the cycle's updates.
+//    switch_allocator input-first (default): separable input-first; each input port offers one
+//    of its VCs whose request can go now (round-robin over VC numbers, moving past the winner),
+//    each output grants among the offers round-robin over input-VC identities (moving past the
+//    winner); a port whose offer lost offers its next VC in a further pass of the same instant
+//    (an iSLIP iteration). output-order (collsim before issue 37): outputs in channel order,
+//    round-robin over a list position. vc_select round-robin (default): the first usable VC of
+//    the class after the one granted last on the channel; most-free: the one with most space.
 //  * Events are per packet per hop, and each packet's flits move back to back, so the timing is
 //    that of flit-by-flit simulation with packet-granularity switch allocation (no flit
 //    interleaving of two packets on one channel); credits return per packet, at the tail.
@@ -58,9 +62,11 @@
 //    destination NI is round-robin per receiver; a channel grants the request of the earliest
 //    step (round-robin among equal steps). Without it an NI queues every message it is given
 //    (round-robin over the NIs) and serves them in order, and channels are plain round-robin.
+//  * ni_policy (BackendOptions): fifo (default) or round-robin (one packet of each queued message
+//    in turn); all-at-once is refused (the NI sends one packet at a time).
 // Left out: flit-level interleaving of virtual cut-through packets on a link (BookSim's iSLIP
-// allocates per flit; here a VCT packet holds the channel and its input port until its tail),
-// and adaptive routing.
+// allocates per flit; here a VCT packet holds the channel and its input port until its tail;
+// switching wormhole allocates per flit), and adaptive routing.
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -70,6 +76,34 @@
 #include "network/backend.hpp"
 
 namespace collsim::network {
+
+/// One allocation event of the packet backend, for `--packet-trace` (report/packet_trace_log.hpp).
+struct PacketEvent {
+  enum class Kind : std::uint8_t {
+    Request,  ///< a packet (wormhole: flit) at the front of its input VC asks for its next channel
+    Grant,    ///< the channel was granted to it: it moves into downstream VC `out_vc`
+    Credit,   ///< `flits` credits of downstream VC `out_vc` came back to channel `channel`
+  };
+  Kind kind = Kind::Request;
+  core::Time at;                  ///< now
+  std::uint32_t packet = 0;       ///< packet slot (reused after delivery); Credit: 0
+  std::uint32_t message = 0;      ///< message slot; Credit: 0
+  std::uint32_t channel = 0;      ///< the output channel (requested, granted, or credited)
+  std::uint32_t in_channel = 0;   ///< the channel the packet came in on (UINT32_MAX: NI queue)
+  std::uint32_t in_vc = 0;        ///< its VC there
+  std::uint32_t out_vc = 0;       ///< Grant/Credit: the downstream VC (UINT32_MAX: a sink)
+  std::uint32_t flits = 0;
+  core::Time until;               ///< Grant: the tail leaves (channel and input port busy until)
+};
+
+/// Told every PacketEvent; a debugging aid for small runs (one call per event).
+class PacketObserver {
+ public:
+  virtual void on_packet_event(const PacketEvent& e) = 0;
+
+ protected:
+  ~PacketObserver() = default;
+};
 
 class PacketBackend final : public Backend, private core::EventHandler {
  public:
@@ -90,6 +124,10 @@ class PacketBackend final : public Backend, private core::EventHandler {
 
   /// Flits a message of `bytes` becomes (for tests and reports).
   std::uint64_t flits_for(std::uint64_t bytes) const;
+  /// Report every request, grant and credit return to `o` (nullptr: to nobody, the default).
+  void set_packet_observer(PacketObserver* o) { observer_ = o; }
+  /// "link 3->7", "NI 5 injection" (channel ids as in PacketEvent).
+  std::string channel_name(std::uint32_t ch) const;
 
  private:
   enum Kind : std::uint64_t {
@@ -122,18 +160,39 @@ class PacketBackend final : public Backend, private core::EventHandler {
     std::vector<std::uint32_t> credits;   // per downstream VC, as returned so far
     std::vector<std::uint8_t> held;       // wormhole: per downstream VC, a worm holds it
     std::vector<std::uint32_t> requests;  // input VCs whose head packet wants this channel
-    std::uint32_t rr = 0;                 // round-robin position in `requests`
+    std::uint32_t rr = 0;                 // output-order: round-robin position in `requests`
+    std::uint32_t last_grant = UINT32_MAX;  // input-first: the input port granted last
     std::vector<std::uint32_t> arriving;  // requests made this instant, not yet in `requests`
     bool free_scheduled = false;
     bool alloc_due = false;  // in alloc_due_ for this instant's allocation pass
     // The router input port this channel ends in (all its VCs): it sends one packet at a time.
     core::Time port_busy_until;  // the tail of the packet it is sending leaves
     bool port_wake_scheduled = false;
+    // Input-first switch allocation: the port's round-robin VC pointer, and the VC (input VC
+    // index) it chose in allocation pass choice_pass.
+    std::uint32_t port_rr = 0;
+    std::uint32_t port_requests = 0;  // its VCs with a request (requesting)
+    std::uint32_t choice = UINT32_MAX;
+    std::uint64_t choice_pass = 0;
+    // Round-robin VC allocation: the next downstream VC to try first, per dateline class.
+    std::uint32_t vc_rr[2] = {0, 0};
   };
-  // A credit return in flight: `flits` of buffer space the upstream channel gets back at `at`.
-  struct CreditReturn {
-    core::Time at;
+  // A credit return in flight: `flits` of buffer space the upstream channel gets back, the last
+  // flit's at `last` and each earlier one `step` before the next (step 0: all at `last`, per
+  // packet); `given` of them have been applied.
+  struct CreditBack {
+    core::Time last;
+    core::Time step;
     std::uint32_t flits = 0;
+    std::uint32_t given = 0;
+    // Credits of this return that have arrived by `now`.
+    std::uint32_t arrived(core::Time now) const {
+      if (now >= last) return flits;
+      return step.ps <= 0 ? 0 : arrived_partly(now);
+    }
+    std::uint32_t arrived_partly(core::Time now) const;
+    // When its j-th flit's credit arrives (1 <= j <= flits).
+    core::Time time_of(std::uint32_t j) const { return last - step * (flits - j); }
   };
   struct InputVc {
     std::deque<std::uint32_t> packets;  // FIFO; the front one competes once the VC is free
@@ -143,7 +202,7 @@ class PacketBackend final : public Backend, private core::EventHandler {
     std::uint32_t out_vc = 0;  // wormhole: the downstream VC the worm at the front holds
     // Credits for space this VC has freed, in time order (a VC's tails leave in order). They are
     // applied when the upstream channel next allocates: no event per packet.
-    std::deque<CreditReturn> returning;
+    std::deque<CreditBack> returning;
   };
   struct Packet {
     std::uint32_t message = 0;
@@ -192,6 +251,19 @@ class PacketBackend final : public Backend, private core::EventHandler {
   void schedule_free(std::uint32_t ch);
   void schedule_wake(std::uint32_t ch, core::Time at);
   void apply_credits(std::uint32_t ch);
+  std::uint32_t partial_credits(std::uint32_t ch, std::uint32_t v) const;
+  void take_partial(std::uint32_t ch, std::uint32_t v);
+  void report_credit(std::uint32_t ch, std::uint32_t v, core::Time at, std::uint32_t flits);
+  // Blocked channel ch: when enough credits will be back for one of its waiting packets.
+  core::Time credit_wake(std::uint32_t ch) const;
+  // Input-first switch allocation: the input VC port `port` offers this instant (kNoVc: none).
+  std::uint32_t port_choice(std::uint32_t port, std::uint32_t allocating);
+  // The input port of input VC ivc: its channel, or (an NI queue) one after all channels.
+  std::uint32_t port_id(std::uint32_t ivc) const {
+    const std::uint32_t ch = ivcs_[ivc].channel;
+    return ch != UINT32_MAX ? ch
+                            : static_cast<std::uint32_t>(channels_.size()) + ivc - ni_queue_base_;
+  }
   std::uint32_t pick_vc(const Channel& c, const Packet& p, const InputVc& in) const;
   std::uint32_t ni_channel(topology::NodeId npu, std::uint32_t ni, bool ejection) const;
   void route_via(std::uint32_t m, std::uint32_t src_ni, std::uint32_t dst_ni);
@@ -209,6 +281,9 @@ class PacketBackend final : public Backend, private core::EventHandler {
   std::uint32_t vcs_ = 0;
   bool datelines_ = false;
   bool wormhole_ = false;
+  bool per_flit_credits_ = true;
+  bool ni_round_robin_ = false;  // ni_policy round-robin
+  bool input_first_ = true;
   bool worms_ = false;  // VCs are held by worms (wormhole, or message-based flow control)
   std::vector<Channel> channels_;
   std::vector<InputVc> ivcs_;  // channel c's VCs at c*vcs_ .. ; NI queues after all of them
@@ -216,6 +291,8 @@ class PacketBackend final : public Backend, private core::EventHandler {
   std::uint32_t feed_base_ = UINT32_MAX, drain_base_ = UINT32_MAX;  // NI queue stages, if any
   std::vector<std::uint32_t> alloc_due_, alloc_now_;  // channels to allocate this instant
   bool pass_scheduled_ = false;
+  std::uint64_t pass_id_ = 0;
+  std::vector<std::uint32_t> chose_;  // ports that chose a VC in this pass
   std::vector<NiQueue> nis_;            // per NPU * nis_per_npu
   std::vector<std::uint32_t> next_ni_;  // per NPU: round-robin NI for the next message
   // schedule_ni: per NPU, messages waiting for an idle NI (earliest step first), and the
@@ -237,6 +314,7 @@ class PacketBackend final : public Backend, private core::EventHandler {
   std::uint64_t head_flits_ = 0, total_flits_ = 0, flit_hops_ = 0;
   std::uint32_t max_occupancy_ = 0;
   std::vector<double> latencies_ns_;  // per delivered message
+  PacketObserver* observer_ = nullptr;
 };
 
 }  // namespace collsim::network

@@ -50,4 +50,8 @@ std::optional<ParamValue> bandwidth_value(const std::optional<core::Bandwidth>& 
 /// A Count or Bytes value whose range (max <= 2^32 - 1) makes it fit.
 std::uint32_t as_u32(const ParamValue& v);
 
+/// `ni_policy` (NiPolicy), one schema entry shared by the packet and flow backends
+/// (ni_policy.cpp).
+BackendParam ni_policy_param();
+
 }  // namespace collsim::network

@@ -117,7 +117,7 @@ TEST(MultiTreeValidation, PacketBackendOrderingOnTheTorus) {
 // (strict step order, estimated lockstep, 4 NIs, aggregation cost of 32x32 arrays): the paper's
 // summary speedups of MultiTreeMsg, 3x over Ring and 1.4x over 2D-Ring (their four-flow form),
 // each inside a band of about +-20% (examples/multitree/fig10 has the sweep to 256 NPUs).
-double fig10_time(const std::string& algo, bool mbfc) {
+double fig10_time(const std::string& algo, bool mbfc, bool legacy_allocation = false) {
   const auto t = net("torus:4x4");
   const auto p = collective::build_program(collective::parse_algorithm(algo, "a"), t,
                                            collective::Collective::AllReduce,
@@ -128,6 +128,11 @@ double fig10_time(const std::string& algo, bool mbfc) {
   o.packet.strict_schedule = true;
   o.packet.estimate_lockstep = true;
   o.packet.message_based_flow_control = mbfc;
+  if (legacy_allocation) {
+    o.packet.credit_return = network::CreditReturn::PerPacket;
+    o.packet.vc_select = network::VcSelect::MostFree;
+    o.packet.switch_allocator = network::SwitchAllocator::OutputOrder;
+  }
   endpoint::EndpointParams ep;
   ep.aggregation_pe = 32;
   core::Simulation sim;
@@ -139,14 +144,27 @@ double fig10_time(const std::string& algo, bool mbfc) {
   return ex.stats(id).end.seconds();
 }
 
-TEST(MultiTreeValidation, Fig10SpeedupsAtSixteenNpus) {
+TEST(MultiTreeValidation, Fig10SpeedupOverRingAtSixteenNpus) {
   const double msg = fig10_time("multitree", true);
   const double ring = fig10_time("ring", false);
-  const double r2d = fig10_time("ring-2d:directions=2", false);
-  EXPECT_GT(ring / msg, 2.4);
+  EXPECT_GT(ring / msg, 2.4);  // collsim 3.03 (2.92 with the allocation before issue 37)
   EXPECT_LT(ring / msg, 3.6);
-  EXPECT_GT(r2d / msg, 1.15);
-  EXPECT_LT(r2d / msg, 1.7);
+}
+
+// Known deviation (docs/multitree.md, "Fig. 10"): with the textbook router allocation (issue 37:
+// fair round-robin arbiters, per-flit credits) the authors' four-flow 2D-Ring is as fast as
+// MultiTreeMsg at 16 NPUs (0.93x; the paper: MultiTreeMsg 1.4x faster). collsim's allocation
+// before issue 37, whose output arbiters could starve a transit port, slowed the 2D-Ring's
+// contended links and gave 1.42x, inside the paper's band.
+TEST(MultiTreeValidation, Fig10TwoDRingAsFastAsMultiTreeMsgUnderTheTextbookAllocatorKnownDeviation) {
+  const double msg = fig10_time("multitree", true);
+  const double r2d = fig10_time("ring-2d:directions=2", false);
+  EXPECT_GT(r2d / msg, 0.85);
+  EXPECT_LT(r2d / msg, 1.0);
+  const double legacy_msg = fig10_time("multitree", true, true);
+  const double legacy_r2d = fig10_time("ring-2d:directions=2", false, true);
+  EXPECT_GT(legacy_r2d / legacy_msg, 1.3);
+  EXPECT_LT(legacy_r2d / legacy_msg, 1.55);
 }
 
 }  // namespace
