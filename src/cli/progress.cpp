@@ -34,7 +34,8 @@ void ProgressLine::tick(const std::string& what, core::Time simulated, std::uint
 void ProgressLine::draw(const std::string& what, core::Time simulated, std::uint64_t events_now,
                         bool force) {
   const auto now = std::chrono::steady_clock::now();
-  if (!force && drawn_ && now - last_draw_ < min_interval_) return;
+  // The first tick after set-up is drawn at once: the line shows that simulating has begun.
+  if (!force && drawn_ && !setting_up_ && now - last_draw_ < min_interval_) return;
   last_draw_ = now;
   const double wall = std::chrono::duration<double>(now - run_start_).count();
   const double events = static_cast<double>(events_now - run_events_start_);
@@ -42,9 +43,9 @@ void ProgressLine::draw(const std::string& what, core::Time simulated, std::uint
   if (wall > 0.05) rate = fmt::format(", {:.1f} M events/s", events / wall / 1e6);
   // Before its first event a run is building its schedule and network: say so rather than
   // "0 simulated", which reads as a hang on a large platform.
-  const std::string state = events == 0 && simulated == core::Time{}
-                                ? fmt::format("setting up ({:.0f} s)", wall)
-                                : core::to_string(simulated) + " simulated" + rate;
+  setting_up_ = events == 0 && simulated == core::Time{};
+  const std::string state = setting_up_ ? fmt::format("setting up ({:.0f} s)", wall)
+                                        : core::to_string(simulated) + " simulated" + rate;
   err_ << fmt::format("\r\033[Kcollsim: [{}/{}] {}: {}", started_, total_, what, state)
        << std::flush;
   drawn_ = true;

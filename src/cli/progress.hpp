@@ -36,6 +36,7 @@ class ProgressLine final : public jobs::RunMonitor {
   std::chrono::steady_clock::time_point run_start_, last_draw_;
   std::uint64_t run_events_start_ = 0;
   bool drawn_ = false;
+  bool setting_up_ = false;  ///< the line says the run is still setting up
 };
 
 /// The progress line of a sweep run on several threads (--jobs): the points that finished and the

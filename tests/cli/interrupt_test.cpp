@@ -19,7 +19,10 @@ struct Stopped {
   std::string status, out, err;
 };
 Stopped sigterm_when(const std::string& args, const std::string& ready) {
-  const auto dir = std::filesystem::temp_directory_path() / "collsim_interrupt";
+  // One folder per test: CTest runs the tests of this file in parallel processes.
+  const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  const auto dir =
+      std::filesystem::temp_directory_path() / (std::string("collsim_interrupt_") + test->name());
   std::filesystem::create_directories(dir);
   const std::string out = (dir / "out").string(), err = (dir / "err").string();
   const std::string script =

@@ -41,9 +41,11 @@ TEST(WorkGuard, TrainingJobsInAScenarioAreRefused) {
 }
 
 TEST(WorkGuard, ProgressLineShowsSimulatedTime) {
-  const auto r = collsim("train -w resnet50 -t torus:8x8 -a ring --progress --no-layers");
+  // A run long enough to tick (about a second, several million events): set-up is named, then
+  // the simulated time.
+  const auto r = collsim("train -w resnet50 -t torus:16x16 -a ring --progress --no-layers");
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.err.find("resnet50 on torus:8x8: ring: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("resnet50 on torus:16x16: ring: setting up"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(" simulated"), std::string::npos) << r.err;
 }
 
