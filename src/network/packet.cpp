@@ -376,6 +376,17 @@ void PacketBackend::next_ni_packet(std::uint32_t q) {
   make_ready(p.ivc);
 }
 
+// Both run once or twice per packet hop: inline (defined before their uses in this file).
+inline core::Time PacketBackend::pipe_of(const InputVc& in) const {
+  // Routers take the pipeline delay; NI queues none.
+  return in.channel == kNoChannel || channels_[in.channel].into_ni ? core::Time{0} : pipeline_;
+}
+
+inline core::Time PacketBackend::port_busy_until(const InputVc& in) const {
+  return in.channel == kNoChannel ? in.busy_until : channels_[in.channel].port_busy_until;
+}
+
+
 void PacketBackend::make_ready(std::uint32_t ivc) {
   InputVc& in = ivcs_[ivc];
   if (in.packets.empty() || in.requesting) return;
@@ -402,15 +413,6 @@ void PacketBackend::make_ready(std::uint32_t ivc) {
   }
   channels_[ch].arriving.push_back(ivc);
   request_alloc(ch);
-}
-
-core::Time PacketBackend::pipe_of(const InputVc& in) const {
-  // Routers take the pipeline delay; NI queues none.
-  return in.channel == kNoChannel || channels_[in.channel].into_ni ? core::Time{0} : pipeline_;
-}
-
-core::Time PacketBackend::port_busy_until(const InputVc& in) const {
-  return in.channel == kNoChannel ? in.busy_until : channels_[in.channel].port_busy_until;
 }
 
 void PacketBackend::request_alloc(std::uint32_t ch) {
