@@ -512,9 +512,11 @@ std::uint32_t PacketBackend::pick_vc(const Channel& c, const Packet& p, const In
   // Virtual cut-through needs room for the whole packet; wormhole room for one flit, in the VC
   // the worm's head took (body flits) or in an idle VC (a head).
   const std::uint32_t need = p.flits;
-  const auto ch = static_cast<std::uint32_t>(&c - channels_.data());
   const auto room = [&](std::uint32_t v) {
-    return c.credits[v] >= need || c.credits[v] + partial_credits(ch, v) >= need;
+    if (c.credits[v] >= need) return true;
+    if (c.returns_pending == 0) return false;  // nothing coming back to count
+    const auto ch = static_cast<std::uint32_t>(&c - channels_.data());
+    return c.credits[v] + partial_credits(ch, v) >= need;
   };
   if (!p.worm_head) return room(in.out_vc) ? in.out_vc : kNoVc;
   const auto usable = [&](std::uint32_t v) { return room(v) && (!worms_ || !c.held[v]); };
@@ -565,7 +567,7 @@ void PacketBackend::schedule_wake(std::uint32_t ch, core::Time at) {
 // grant (take_partial), so a VC with room to spare costs nothing more.
 void PacketBackend::apply_credits(std::uint32_t ch) {
   Channel& c = channels_[ch];
-  if (c.sink) return;
+  if (c.sink || c.returns_pending == 0) return;  // nothing coming back: skip the VC loop
   const core::Time now = sim_.now();
   for (std::uint32_t v = 0; v < vcs_; ++v) {
     auto& back = ivcs_[ch * vcs_ + v].returning;
@@ -574,6 +576,7 @@ void PacketBackend::apply_credits(std::uint32_t ch) {
       c.credits[v] += r.flits - r.given;
       if (observer_) report_credit(ch, v, r.last, r.flits - r.given);
       back.pop_front();
+      --c.returns_pending;
     }
   }
 }
@@ -592,7 +595,10 @@ void PacketBackend::take_partial(std::uint32_t ch, std::uint32_t v) {
   r.given += got;
   channels_[ch].credits[v] += got;
   if (observer_) report_credit(ch, v, sim_.now(), got);
-  if (r.given == r.flits) ivcs_[ch * vcs_ + v].returning.pop_front();
+  if (r.given == r.flits) {
+    ivcs_[ch * vcs_ + v].returning.pop_front();
+    --channels_[ch].returns_pending;
+  }
 }
 
 void PacketBackend::report_credit(std::uint32_t ch, std::uint32_t v, core::Time at,
@@ -746,6 +752,7 @@ void PacketBackend::try_grant(std::uint32_t ch) {
       const core::Time back = finish + channels_[up].latency + credit_delay_;
       const core::Time step = per_flit_credits_ ? c.flit_time : core::Time{0};
       in.returning.push_back({back, step, p.flits, 0});
+      ++channels_[up].returns_pending;
       if (channels_[up].blocked) schedule_wake(up, credit_wake(up));
     } else if (p.last) {
       sim_.schedule_at(finish, *this, ev(kInjected, p.message));

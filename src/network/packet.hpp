@@ -172,6 +172,7 @@ class PacketBackend final : public Backend, private core::EventHandler {
     // index) it chose in allocation pass choice_pass.
     std::uint32_t port_rr = 0;
     std::uint32_t port_requests = 0;  // its VCs with a request (requesting)
+    std::uint32_t returns_pending = 0;  // credit returns in flight to it (all its VCs)
     std::uint32_t choice = UINT32_MAX;
     std::uint64_t choice_pass = 0;
     // Round-robin VC allocation: the next downstream VC to try first, per dateline class.
