@@ -38,12 +38,14 @@ struct Outcome {
 
 constexpr std::uint64_t kBytes = 8192;  // 32 packets of 256 B per message
 
-Outcome run(const topology::Topology& topo, const BackendOptions& o, const std::vector<Send>& s) {
+// Every message of `s` (BYTES each) at once; when the last arrived and the bounds.
+Outcome run(const topology::Topology& topo, const BackendOptions& o, const std::vector<Send>& s,
+            std::uint64_t bytes = kBytes) {
   core::Simulation sim;
   PacketBackend net(sim, topo, o);
   collsim::testing::Recorder rec(sim);
   for (std::uint64_t m = 0; m < s.size(); ++m) {
-    net.send(s[m].src, s[m].dst, core::Bytes{kBytes}, rec, m);
+    net.send(s[m].src, s[m].dst, core::Bytes{bytes}, rec, m);
   }
   sim.run();
   Outcome out;
@@ -55,8 +57,8 @@ Outcome run(const topology::Topology& topo, const BackendOptions& o, const std::
   }
   std::vector<double> in(topo.num_npus()), ej(topo.num_npus());
   for (const Send& x : s) {
-    in[x.src] += static_cast<double>(net.flits_for(kBytes));  // 16 GB/s: 1 ns per 16 B flit
-    ej[x.dst] += static_cast<double>(net.flits_for(kBytes));
+    in[x.src] += static_cast<double>(net.flits_for(bytes));  // 16 GB/s: 1 ns per 16 B flit
+    ej[x.dst] += static_cast<double>(net.flits_for(bytes));
   }
   for (std::size_t i = 0; i < in.size(); ++i) {
     out.ni_bound_ns = std::max({out.ni_bound_ns, in[i], ej[i]});
@@ -220,15 +222,7 @@ TEST(PacketRouter, TheIssueTorusStepIsAtTheBoundForEveryCreditDelayAndVcCount) {
       BackendOptions o;
       o.packet.vcs = vcs;
       o.packet.credit_delay_cycles = cd;
-      core::Simulation sim;
-      PacketBackend net(sim, topo, o);
-      collsim::testing::Recorder rec(sim);
-      for (std::uint64_t m = 0; m < s.size(); ++m) {
-        net.send(s[m].src, s[m].dst, core::Bytes{65536}, rec, m);
-      }
-      sim.run();
-      double t = 0;
-      for (std::uint64_t m = 0; m < s.size(); ++m) t = std::max(t, rec.delivered.at(m) / 1000.0);
+      const double t = run(topo, o, s, 65536).completion_ns;
       EXPECT_GE(t, 8704.0) << vcs << " VCs, credit delay " << cd;
       EXPECT_LE(t, 8704.0 * 1.01) << vcs << " VCs, credit delay " << cd;
     }
@@ -245,16 +239,7 @@ TEST(PacketRouter, TheLegacyAllocationStillReproducesTheIssue) {
   o.packet.switch_allocator = SwitchAllocator::OutputOrder;
   o.packet.vcs = 4;
   const topology::Topology topo = topology::ring(3, kBw, kLat, false);
-  std::vector<Send> s = all_to_all(3);
-  core::Simulation sim;
-  PacketBackend net(sim, topo, o);
-  collsim::testing::Recorder rec(sim);
-  for (std::uint64_t m = 0; m < s.size(); ++m) {
-    net.send(s[m].src, s[m].dst, core::Bytes{65536}, rec, m);
-  }
-  sim.run();
-  double t = 0;
-  for (std::uint64_t m = 0; m < s.size(); ++m) t = std::max(t, rec.delivered.at(m) / 1000.0);
+  const double t = run(topo, o, all_to_all(3), 65536).completion_ns;
   EXPECT_NEAR(t / 13056.0, 1.33, 0.02);
 }
 
