@@ -97,9 +97,50 @@ Topology from_compact(std::string_view spec, core::Bandwidth bw, core::Time lat,
   if (colon == std::string_view::npos || colon + 1 == spec.size()) {
     p.fail(fmt::format("missing sizes in \"{}\" (write e.g. {}:8)", spec, name));
   }
-  const std::string_view rest = spec.substr(colon + 1);
+  std::string_view rest = spec.substr(colon + 1);
 
   CompactArgs args;
+  args.spec = std::string(spec);
+  args.field = std::string(field);
+  // `:key=value` options: after the sizes (after the fields of a Fields form, whose fields are
+  // ':'-separated too).
+  std::string_view option_text;
+  if (const std::size_t eq = rest.find('='); eq != std::string_view::npos) {
+    const std::size_t c = rest.rfind(':', eq);
+    if (c == std::string_view::npos) {
+      p.fail(fmt::format("missing sizes before the options in \"{}\" (write e.g. {})", spec,
+                         form->example));
+    }
+    option_text = rest.substr(c + 1);
+    rest = rest.substr(0, c);
+  }
+  for (std::string_view text = option_text; !text.empty();) {
+    const std::size_t c = text.find(':');
+    const std::string_view opt = text.substr(0, c);
+    const std::size_t eq = opt.find('=');
+    const std::string accepted =
+        form->options.empty() ? std::string() : fmt::format("; {} takes {}", name, form->options);
+    if (eq == std::string_view::npos || eq == 0 || eq + 1 == opt.size()) {
+      p.fail(fmt::format("bad option \"{}\" in \"{}\": write key=value{}", opt, spec, accepted));
+    }
+    const std::string_view key = opt.substr(0, eq);
+    if (form->options.empty()) {
+      p.fail(fmt::format("{} takes no options, got \"{}\" in \"{}\"", name, opt, spec));
+    }
+    bool known = false;
+    for (std::string_view list = form->options; !list.empty();) {
+      const std::size_t comma = list.find(',');
+      if (list.substr(0, comma) == key) known = true;
+      list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+    }
+    if (!known) p.fail(fmt::format("unknown option \"{}\" in \"{}\"{}", key, spec, accepted));
+    for (const FormOption& o : args.options) {
+      if (o.key == key) p.fail(fmt::format("option \"{}\" given twice in \"{}\"", key, spec));
+    }
+    args.options.push_back({std::string(key), std::string(opt.substr(eq + 1))});
+    text = c == std::string_view::npos ? std::string_view{} : text.substr(c + 1);
+  }
+
   switch (form->args) {
     case FormArgs::Size:
       if (rest.find_first_not_of("0123456789") != std::string_view::npos) {

@@ -5,6 +5,7 @@
 // prints it. Adding a form: a file defining its *_form() (and its builder), and its line in
 // registry.cpp.
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,11 +23,40 @@ enum class FormArgs {
   Fields,  ///< whole numbers >= 1 joined by ':': "4:8:4" (the builder checks what each means)
 };
 
+/// One `:key=value` written after a form's sizes (`railfat:2048x8:planes=2`).
+struct FormOption {
+  std::string key;
+  std::string value;
+};
+
 /// The text after the colon, parsed and checked (every size 2 .. 2^20, their product too).
 struct CompactArgs {
   std::vector<std::uint32_t> sizes;  ///< one per dimension (Size: one)
   std::vector<DimKind> kinds;        ///< Dims only: each dimension's kind
   OpticalSpec optical;               ///< optical forms only: the wavelengths
+  /// The `:key=value` options, in the order written, each key once and among the form's
+  /// TopologyForm::options (checked by from_compact).
+  std::vector<FormOption> options;
+  std::string spec;   ///< the whole text ("railfat:2048x8:planes=2"), for messages
+  std::string field;  ///< the option or key it came from ("--topology"), for messages
+
+  /// The value of option `key`, or nullptr when it was not given.
+  const std::string* option(std::string_view key) const;
+  /// Option `key` as a whole number in [lo, hi], or `fallback` when absent. Throws
+  /// core::InputError naming the field, the spec and the key otherwise.
+  std::uint32_t option_uint(std::string_view key, std::uint32_t fallback, std::uint32_t lo,
+                            std::uint32_t hi) const;
+  /// Option `key` as a decimal number > 0 ("1.5"), or `fallback`. Throws core::InputError.
+  double option_number(std::string_view key, double fallback) const;
+  /// Option `key` as a bandwidth with its unit ("400Gb/s"), or `fallback`. Throws
+  /// core::InputError.
+  core::Bandwidth option_bandwidth(std::string_view key, core::Bandwidth fallback) const;
+  /// Option `key` as a time with its unit ("500ns"), or `fallback`. Throws core::InputError.
+  core::Time option_time(std::string_view key, core::Time fallback) const;
+  /// Option `key` as one of `words` (e.g. {"minimal", "valiant"}), or `fallback`. Throws
+  /// core::InputError listing the words.
+  std::string_view option_word(std::string_view key, std::string_view fallback,
+                               std::initializer_list<std::string_view> words) const;
 };
 
 struct TopologyForm {
@@ -40,6 +70,9 @@ struct TopologyForm {
   /// Its links are the paper's own (switch-fc's Table II): it ignores the link bandwidth and
   /// latency, and a scenario or command line that gives them is told so.
   bool own_links = false;
+  /// The `:key=value` options it takes after its sizes, comma-separated ("planes,rails");
+  /// empty: none, and any option written is refused.
+  std::string_view options = {};
   /// Build it with every link (or physical link) at `bw` and `lat`.
   Topology (*build)(const CompactArgs& args, core::Bandwidth bw, core::Time lat) = nullptr;
 };
