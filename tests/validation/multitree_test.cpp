@@ -46,9 +46,13 @@ TEST(MultiTreeValidation, AheadOfEveryAlgorithmOnTorusAndMesh) {
       }
     }
   }
-  // Large sizes on the 8x8 torus: every NPU's four links at work, over 3.5x Ring (a ring uses one).
+  // Large sizes on the 8x8 torus: every NPU's four links at work, 3.5-4x Ring (a ring uses one
+  // link of four; collsim 3.73x, T = 17 steps against the bound of 16). The paper gives Fig. 9
+  // as plots only; its Fig. 11 training mean over Ring is 2.2x (docs/multitree.md).
   const auto t = net("torus:8x8");
-  EXPECT_GT(time_of(t, "ring", 16 << 20) / time_of(t, "multitree", 16 << 20), 3.5);
+  const double over_ring = time_of(t, "ring", 16 << 20) / time_of(t, "multitree", 16 << 20);
+  EXPECT_GT(over_ring, 3.5);
+  EXPECT_LT(over_ring, 4.0);
 }
 
 // Torus at large sizes: the double binary tree, whose rank-order trees map poorly on the torus,
