@@ -3,8 +3,10 @@
 // multitree:mode=paper -s 256KiB` (and 128 KiB, 1 MiB, 16 MiB) reported a deadlock at 3.995 us
 // with every NPU's channel into its switch holding packets and 12 free flits in each downstream
 // VC, less than a 17-flit packet, and no event left to hand back the rest: a lost credit wake-up
-// in the router, not a routing cycle. Issue 37's credit accounting (per-flit credits, a wake per
-// VC threshold, strictly after now) no longer loses it. The routes cannot deadlock either: they
+// in the router, not a routing cycle (with acyclic routes and NPUs that always drain, buffers
+// that stay full with no event pending can only be a missed wake-up). Issue 37 rewrote the
+// router's credit return and wake-up (per VC, strictly after now); the stop is gone under either
+// router allocation (not bisected to one commit). The routes cannot deadlock either: they
 // have no cycle in the channel dependency graph (Dally & Towles ch. 14), as the MultiTree
 // authors' BookSim dor_bigraph runs a BiGraph without VC classes. A route is NPU -> switch ->
 // [the other layer's switch at the destination switch's position ->] destination switch -> NPU,
