@@ -5,7 +5,8 @@ Fig. 9 comes from the plain commands of the page (`collsim collective` at its de
 backend): for n = 4 and 8 NPUs and k = 1..n local switches, the fastest all-to-all row of
 `-t swfc:1:n:k -a all` (the `ideal` row left out) against `-t htorus:1:n -a direct`, and
 `-a package-doubling` all-reduce against `-t htorus:1:n -a ring`. Fig. 10 runs
-examples/switch-fc/fig10.yaml and fig10-platform.yaml, Fig. 11 examples/switch-fc/fig11.yaml. Each table sits between
+examples/switch-fc/fig10.yaml and fig10-platform.yaml, Fig. 11 examples/switch-fc/fig11.yaml
+(flow) and fig11-packet.yaml (packet). Each table sits between
 `<!-- switch-fc:NAME begin -->` and `<!-- switch-fc:NAME end -->` in the page and is replaced
 whole; nothing else in the page changes.
 
@@ -103,8 +104,8 @@ def fig10_platform(binary):
     return "\n".join(lines)
 
 
-def fig11(binary):
-    rows = run(binary, ["run", "examples/switch-fc/fig11.yaml", "--no-layers"])
+def fig11(binary, scenario="examples/switch-fc/fig11.yaml"):
+    rows = run(binary, ["run", scenario, "--no-layers"])
     t = {}
     for r in rows:
         if r["layer"] == "total":
@@ -146,9 +147,11 @@ def main():
     a = ap.parse_args()
     f9, f9s = fig9(a.collsim)
     f11, f11s = fig11(a.collsim)
+    f11p, f11ps = fig11(a.collsim, "examples/switch-fc/fig11-packet.yaml")
     doc_tables.rewrite(a.doc, {"fig9": f9, "fig9-summary": f9s, "fig10": fig10(a.collsim),
                                "fig10-platform": fig10_platform(a.collsim),
-                               "fig11": f11, "fig11-span": f11s},
+                               "fig11": f11, "fig11-span": f11s,
+                               "fig11-packet": f11p, "fig11-packet-span": f11ps},
                        lambda name: (f"<!-- switch-fc:{name} begin -->",
                                      f"<!-- switch-fc:{name} end -->"), "switch_fc_tables.py")
     print(f"switch_fc_tables.py: {a.doc} regenerated")

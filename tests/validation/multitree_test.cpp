@@ -46,9 +46,13 @@ TEST(MultiTreeValidation, AheadOfEveryAlgorithmOnTorusAndMesh) {
       }
     }
   }
-  // Large sizes on the 8x8 torus: every NPU's four links at work, over 3.5x Ring (a ring uses one).
+  // Large sizes on the 8x8 torus: every NPU's four links at work, 3.5-4x Ring (a ring uses one
+  // link of four; collsim 3.73x, T = 17 steps against the bound of 16). The paper gives Fig. 9
+  // as plots only; its Fig. 11 training mean over Ring is 2.2x (docs/multitree.md).
   const auto t = net("torus:8x8");
-  EXPECT_GT(time_of(t, "ring", 16 << 20) / time_of(t, "multitree", 16 << 20), 3.5);
+  const double over_ring = time_of(t, "ring", 16 << 20) / time_of(t, "multitree", 16 << 20);
+  EXPECT_GT(over_ring, 3.5);
+  EXPECT_LT(over_ring, 4.0);
 }
 
 // Torus at large sizes: the double binary tree, whose rank-order trees map poorly on the torus,
@@ -149,6 +153,15 @@ TEST(MultiTreeValidation, Fig10SpeedupOverRingAtSixteenNpus) {
   const double ring = fig10_time("ring", false);
   EXPECT_GT(ring / msg, 2.4);  // collsim 3.03 (2.92 with the allocation before issue 37)
   EXPECT_LT(ring / msg, 3.6);
+}
+
+// Sec. VI-A: message-based flow control gains 6% over MultiTree with a head flit per 256 B
+// packet (1/17 of the flits). At Fig. 10's 16-NPU size collsim gains 5.4% (1.05-1.07 at 1 and
+// 16 MiB in the Fig. 9 packet table); band 1.02-1.10.
+TEST(MultiTreeValidation, MessageBasedFlowControlGainsTheHeadFlits) {
+  const double gain = fig10_time("multitree", false) / fig10_time("multitree", true);
+  EXPECT_GT(gain, 1.02);
+  EXPECT_LT(gain, 1.10);
 }
 
 // Known deviation (docs/multitree.md, "Fig. 10"): with the textbook router allocation (issue 37:

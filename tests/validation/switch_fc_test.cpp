@@ -100,10 +100,11 @@ TEST(SwitchFcValidation, Fig9LargestReductionsWithinFivePointsOfThePaper) {
 }
 
 // Known deviation (docs/switch-fc.md, Fig. 9): on 4 NPUs collsim's all-to-all reduction is
-// about 8.5 points above the paper's 73.59%, because its flow model has no input-queued router
-// contention (the paper's Garnet switches lose about a third of their bandwidth under
-// all-to-all traffic). Bounded on both sides around collsim's 82.2% so that a model change
-// that moves it shows up here.
+// about 8.5 points above the paper's 73.59%. collsim's switches are contention-free (each
+// destination through its own switch); the paper's Garnet routers pick a random equal-weight
+// link per packet and queue at their inputs, which the paper's numbers suggest but do not pin
+// down (the docs' table of packet-level readings: none gives both package sizes). Bounded on
+// both sides around collsim's 82.2% so that a model change that moves it shows up here.
 TEST(SwitchFcValidation, Fig9AllToAllFourNpusAbovePaperNoRouterContentionInFlowModel) {
   const double cut = fig9(4).a2a_cut();
   EXPECT_GT(cut, 73.59 + 5);
@@ -196,6 +197,23 @@ TEST(SwitchFcValidation, Fig11TrendsAndSmallestSpeedup) {
     smallest = std::min({smallest, fig11().s[0][w][0], fig11().s[0][w][1]});
   EXPECT_GT(smallest, 0.8 * 1.16);
   EXPECT_LT(smallest, 1.25 * 1.16);
+}
+
+// The paper's span, 1.16x-2.68x, is all it gives for DLRM on 4 NPUs per package and for
+// MLP_HybridParallel: every speedup of every pairing within [0.8 x 1.16, 1.25 x 2.68] (collsim
+// 1.01x-2.00x on 4 NPUs, 1.30x-1.70x on 8 outside DLRM's RS/AG pairing), the one exception
+// being the named deviation below (DLRM, 8 NPUs, RS/AG on both: 3.6x).
+TEST(SwitchFcValidation, Fig11EverySpeedupWithinThePapersSpan) {
+  for (int pairing = 0; pairing < 3; ++pairing) {
+    for (int w = 0; w < 3; ++w) {
+      for (int size = 0; size < 2; ++size) {
+        if (pairing == 2 && w == 0 && size == 1) continue;  // the named deviation
+        SCOPED_TRACE(fmt::format("pairing {} workload {} size {}", pairing, w, size));
+        EXPECT_GT(fig11().s[pairing][w][size], 0.8 * 1.16);
+        EXPECT_LT(fig11().s[pairing][w][size], 1.25 * 2.68);
+      }
+    }
+  }
 }
 
 // MLP_ModelParallel: paper 1.22x (4 NPUs per package) and 1.41x (8); every pairing within

@@ -59,10 +59,10 @@ TEST(ThemisValidation, HomogeneousSwitchesBaselineUnderusesThemisBalances) {
   EXPECT_LT(base.activity[1], 0.5);
   EXPECT_LT(base.activity[2], 0.5);
   for (double a : scf.activity) EXPECT_GT(a, 0.8);
-  // Fig. 11: baseline far below, Themis+SCF near full utilization (paper average 95.14%; 10
-  // points of tolerance at this reduced size).
+  // Fig. 11: baseline far below, Themis+SCF near full utilization (paper average 95.14%, within
+  // 5 points either way at this reduced size; collsim 93.1%).
   EXPECT_LT(base.utilization, 0.6);
-  EXPECT_GT(scf.utilization, 0.85);
+  EXPECT_NEAR(scf.utilization, 0.9514, 0.05);
   // Fig. 8: SCF >= FIFO >= baseline, and a large gain where the baseline underuses most.
   EXPECT_LE(scf.time_ms, fifo.time_ms * 1.001);
   EXPECT_LT(fifo.time_ms, base.time_ms);
@@ -85,6 +85,10 @@ TEST(ThemisValidation, MoreChunksLetThemisBalanceBetter) {
   const auto four = run(t, 100'000'000, 4);
   const auto many = run(t, 100'000'000, 64);
   EXPECT_GT(many[2].utilization, four[2].utilization + 0.1);
+  // At 4 chunks within 10 points of the paper's 48.58% either way (collsim 46.5%); at 64 chunks
+  // collsim (94.7%) is already within 6 points of the paper's 512-chunk 91.18%.
+  EXPECT_NEAR(four[2].utilization, 0.4858, 0.1);
+  EXPECT_NEAR(many[2].utilization, 0.9118, 0.06);
 }
 
 }  // namespace
