@@ -12,6 +12,7 @@
 #include "cli/endpoint_flags.hpp"
 #include "cli/output.hpp"
 #include "cli/parse_errors.hpp"
+#include "cli/rank_shard.hpp"
 #include "core/error.hpp"
 
 namespace {
@@ -426,6 +427,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   try {
     // A missing output folder is reported now, not after the whole simulation.
     if (*run || *coll || *train || *astra || *llm) cli::check_output_paths(out_opt);
+    // Under mpirun (K > 1 ranks): this rank's slice of the points (cli/rank_shard.hpp).
+    if (cli::RankContext* ranks = cli::rank_context()) {
+      cli::apply_rank_shard(*ranks, out_opt, app.get_subcommands().front()->get_name(),
+                            *run || *coll || *train);
+    }
     if (*run) return cli::run_scenario(scenario, out_opt, out, err);
     if (*coll) return cli::run_collective(co, out_opt, out, err);
     if (*list) return cli::list_everything(out);
