@@ -335,6 +335,15 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       ->capture_default_str();
   astra->add_option("--max-time", ao.max_time,
                     "stop a run that has not finished after this much simulated time");
+  astra->add_option("--scale", ao.scale,
+                    "replay a Chakra trace of N ranks as K x N: K clones of every rank on a "
+                    "platform whose outermost dimension is K times larger; sends stay in their "
+                    "clone, world collectives span every rank, groups are cloned (docs/traces.md)")
+      ->capture_default_str();
+  astra->add_option("--widen", ao.widen,
+                    "with --scale: communicator groups (pg_name of --comm-group-configuration, "
+                    "comma-separated) widened over the clones instead of cloned: the trace's "
+                    "data-parallel groups");
   add_output_options(astra, out_opt);
   cli::add_limit_options(*astra, out_opt.max_messages, out_opt.max_memory);
   astra->add_flag("--no-layers", out_opt.no_layers,
