@@ -5,6 +5,16 @@
 #include <ostream>
 
 namespace collsim::cli {
+namespace {
+
+// "40 s left", "3 min left", "2.5 h left": rounded as a person reads an estimate.
+std::string time_left(double seconds) {
+  if (seconds < 90) return fmt::format("{:.0f} s left", seconds);
+  if (seconds < 90 * 60) return fmt::format("{:.0f} min left", seconds / 60);
+  return fmt::format("{:.1f} h left", seconds / 3600);
+}
+
+}  // namespace
 
 ProgressLine::ProgressLine(std::ostream& err, std::uint64_t total,
                            std::chrono::milliseconds min_interval)
@@ -12,16 +22,24 @@ ProgressLine::ProgressLine(std::ostream& err, std::uint64_t total,
 
 ProgressLine::~ProgressLine() { clear(); }
 
+void ProgressLine::count_messages(const jobs::RunContext& c) {
+  sent_ = c.session.executor().messages_sent();
+  expected_ = c.session.messages_expected();
+}
+
 void ProgressLine::begin_run(const jobs::RunContext& c) {
+  sent_ = expected_ = 0;  // nothing launched yet
   begin_run(c.what, c.sim.now(), c.sim.events_processed());
 }
 
 void ProgressLine::tick(const jobs::RunContext& c) {
+  count_messages(c);
   draw(c.what, c.sim.now(), c.sim.events_processed(), false);
 }
 
 void ProgressLine::begin_run(const std::string& what, core::Time simulated, std::uint64_t events) {
   ++started_;
+  sent_ = expected_ = 0;
   run_start_ = std::chrono::steady_clock::now();
   run_events_start_ = events;
   draw(what, simulated, events, true);  // every run is named once, however short
@@ -44,8 +62,16 @@ void ProgressLine::draw(const std::string& what, core::Time simulated, std::uint
   // Before its first event a run is building its schedule and network: say so rather than
   // "0 simulated", which reads as a hang on a large platform.
   setting_up_ = events == 0 && simulated == core::Time{};
-  const std::string state = setting_up_ ? fmt::format("setting up ({:.0f} s)", wall)
-                                        : core::to_string(simulated) + " simulated" + rate;
+  std::string share, left;
+  if (expected_ > 0 && sent_ <= expected_) {
+    const double done = static_cast<double>(sent_) / static_cast<double>(expected_);
+    share = fmt::format(", {:.0f}% of {:.3g} messages", 100 * done, static_cast<double>(expected_));
+    // The time left, once enough has run for the rate to mean something.
+    if (wall >= 2 && done >= 0.01) left = ", about " + time_left(wall * (1 - done) / done);
+  }
+  const std::string state =
+      setting_up_ ? fmt::format("setting up ({:.0f} s)", wall)
+                  : core::to_string(simulated) + " simulated" + share + rate + left;
   err_ << fmt::format("\r\033[Kcollsim: [{}/{}] {}: {}", started_, total_, what, state)
        << std::flush;
   drawn_ = true;

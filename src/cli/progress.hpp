@@ -1,7 +1,10 @@
 #pragma once
 // The progress line of long runs: "collsim: [3/48] torus-8x8 ring 64 MiB flow: 2.31 ms
-// simulated, 4.2 M events/s", rewritten in place on standard error (only when it is a terminal
-// and --quiet is not given: the CLI decides), at most five times a second.
+// simulated, 41% of 2.1e+08 messages, 4.2 M events/s, about 3 min left", rewritten in place on
+// standard error (only when it is a terminal and --quiet is not given: the CLI decides), at most
+// five times a second. The share of messages and the time left are shown where the run's message
+// total is known (flat collectives and sends; not hierarchical ones, whose chunk-stages are
+// decided as they run): the time left assumes the rest goes at the rate so far.
 #include <chrono>
 #include <cstdint>
 #include <mutex>
@@ -29,7 +32,10 @@ class ProgressLine final : public jobs::RunMonitor {
 
  private:
   void draw(const std::string& what, core::Time simulated, std::uint64_t events, bool force);
+  // The run's messages sent and expected (Session::messages_expected; 0: unknown).
+  void count_messages(const jobs::RunContext& c);
   std::ostream& err_;
+  std::uint64_t sent_ = 0, expected_ = 0;
   std::uint64_t total_;
   std::uint64_t started_ = 0;
   std::chrono::milliseconds min_interval_;

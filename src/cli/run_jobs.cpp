@@ -225,6 +225,43 @@ class PointMonitor final : public jobs::RunMonitor {
 
 }  // namespace
 
+// Prints the table on standard output a row at a time, as runs finish (report::TableStream),
+// erasing the progress line first.
+class TableOut final : public jobs::RunMonitor {
+ public:
+  TableOut(const std::vector<Work>& work, std::ostream& out) : table_(width(work)), out_(out) {}
+  void watch(ProgressLine* p, PointsProgress* pp) { progress_ = p, points_progress_ = pp; }
+  void on_row(const jobs::ResultRow& row) override { write(table_.add(row)); }
+  void finish() { write(table_.finish()); }
+
+ private:
+  // The algorithm column fits every label the work can print, as render_table's would.
+  static std::size_t width(const std::vector<Work>& work) {
+    std::vector<std::string> labels;
+    for (const Work& w : work) {
+      if (const auto* j = std::get_if<jobs::CollectiveJob>(&w.job)) {
+        for (const auto& a : j->algorithms) labels.push_back(a.label);
+        for (const auto& [name, why] : j->skipped) labels.push_back(name);
+      } else {
+        for (const auto& m : std::get<jobs::ConcurrentJob>(w.job).members) {
+          labels.push_back(m.algorithm.label);
+        }
+      }
+    }
+    return report::table_name_width(labels);
+  }
+  void write(const std::string& text) {
+    if (text.empty()) return;
+    if (progress_) progress_->clear();
+    if (points_progress_) points_progress_->clear();
+    out_ << text << std::flush;
+  }
+  report::TableStream table_;
+  std::ostream& out_;
+  ProgressLine* progress_ = nullptr;
+  PointsProgress* points_progress_ = nullptr;
+};
+
 int run_work(const std::vector<Work>& given, const OutputOptions& opt, std::ostream& out,
              std::ostream& err) {
   // --links: every row keeps every link's use.
@@ -266,7 +303,7 @@ int run_work(const std::vector<Work>& given, const OutputOptions& opt, std::ostr
   }
   // --trace, --lightpaths and --packet-trace watch every run as it goes: their points run one at
   // a time.
-  const unsigned threads = opt.trace.empty() && opt.lightpaths.empty() && opt.packet_trace.empty()
+  unsigned threads = opt.trace.empty() && opt.lightpaths.empty() && opt.packet_trace.empty()
                                ? resolve_jobs(opt.jobs)
                                : 1;
   std::vector<Point> points;
@@ -306,6 +343,8 @@ int run_work(const std::vector<Work>& given, const OutputOptions& opt, std::ostr
     points = std::move(kept);
     cost = std::move(kept_cost);
   }
+  // One point runs on the sweep's thread, with the progress line of one run.
+  if (points.size() < 2) threads = 1;
   // What the runs report to (on the sweep's thread with one thread) and what takes the rows.
   jobs::MonitorList monitors, row_monitors;
   InterruptMonitor interrupt;  // first: a signal stops the run before others see the tick
@@ -314,7 +353,7 @@ int run_work(const std::vector<Work>& given, const OutputOptions& opt, std::ostr
   std::unique_ptr<PointsProgress> points_progress;
   const bool terminal = &err == &std::cerr && isatty(STDERR_FILENO);
   if (!opt.quiet && (opt.progress || terminal)) {
-    if (threads > 1 && points.size() > 1) {
+    if (threads > 1) {
       points_progress = std::make_unique<PointsProgress>(err, total);
     } else {
       progress = std::make_unique<ProgressLine>(err, total);
@@ -325,6 +364,13 @@ int run_work(const std::vector<Work>& given, const OutputOptions& opt, std::ostr
   if (format == report::Format::Csv) {
     csv = std::make_unique<CsvStream>(opt.output, out, shard_prefix);
     row_monitors.add(csv.get());
+  }
+  // A table on standard output shows each row as it finishes.
+  std::unique_ptr<TableOut> table;
+  if (format == report::Format::Table && opt.output.empty()) {
+    table = std::make_unique<TableOut>(work, out);
+    table->watch(progress.get(), points_progress.get());
+    row_monitors.add(table.get());
   }
   std::unique_ptr<report::TraceWriter> trace;
   if (!opt.trace.empty()) {
@@ -393,6 +439,7 @@ int run_work(const std::vector<Work>& given, const OutputOptions& opt, std::ostr
   const auto stopped = [&] {
     if (progress) progress->clear();
     if (points_progress) points_progress->clear();
+    if (table) table->finish();  // the rows shown so far stay, their block closed
     if (csv && !opt.output.empty() && csv->wrote_rows()) {
       err << fmt::format("collsim: the rows finished before the error are in {}\n", csv->partial());
     }
@@ -404,9 +451,9 @@ int run_work(const std::vector<Work>& given, const OutputOptions& opt, std::ostr
     run_points(points.size(), po, run_point, deliver);
   } catch (const core::Interrupted&) {
     stopped();
-    // Nothing lost: the rows that finished, on standard output (CSV: already there, or in the
-    // --output file's .partial).
-    if (!csv && !finished.rows.empty()) {
+    // Nothing lost: the rows that finished, on standard output (CSV and the table: already
+    // there, or in the --output file's .partial).
+    if (!csv && !table && !finished.rows.empty()) {
       OutputOptions to_stdout = opt;
       to_stdout.output.clear();
       emit(finished.rows, to_stdout, out);
@@ -417,7 +464,7 @@ int run_work(const std::vector<Work>& given, const OutputOptions& opt, std::ostr
     stopped();
     // The runs that finished are results: shown before the error (CSV keeps its .partial file),
     // on standard output even with --output, whose file an error leaves as it was.
-    if (!csv && !finished.rows.empty()) {
+    if (!csv && !table && !finished.rows.empty()) {
       OutputOptions to_stdout = opt;
       to_stdout.output.clear();
       emit(finished.rows, to_stdout, out);
@@ -468,6 +515,8 @@ int run_work(const std::vector<Work>& given, const OutputOptions& opt, std::ostr
   }
   if (csv) {
     csv->finish();
+  } else if (table) {
+    table->finish();
   } else {
     emit(rows, opt, out);
   }

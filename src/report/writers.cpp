@@ -127,58 +127,81 @@ std::string busiest_links_at_largest_size(const std::vector<jobs::ResultRow>& ro
 
 }  // namespace
 
-std::string render_table(const std::vector<jobs::ResultRow>& rows) {
+TableStream::TableStream(std::size_t name_width) : name_w_(name_width) {}
+
+std::size_t table_name_width(const std::vector<std::string>& labels) {
+  std::size_t w = 9;  // "algorithm"
+  for (const std::string& l : labels) w = std::max(w, l.size());
+  return w;
+}
+
+std::string TableStream::close_block() {
   std::string out;
-  bool oversubscribed = false;
-  std::size_t name_w = 9;
-  for (const jobs::ResultRow& r : rows) name_w = std::max(name_w, r.algorithm.size());
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const jobs::ResultRow& r = rows[i];
-    const bool new_block = i == 0 || !same_block(rows[i - 1], r);
-    if (!r.concurrent.empty()) {
-      if (!new_block) continue;
-      std::size_t last = i;
-      while (last + 1 < rows.size() && same_block(rows[last + 1], r)) ++last;
-      if (i) out += '\n';
-      out += concurrent_block(rows, i, last);
-      continue;
-    }
-    if (new_block) {
-      if (i) out += '\n';
-      out += fmt::format("{} ({}, {} NPUs{}) {} on the {} backend{}, {} chunk{}{}\n", r.platform,
-                         r.topology, r.npus, link_summary(r.dims),
-                         collective::to_string(r.collective), r.backend,
-                         r.endpoint == "ideal" ? "" : " with the " + r.endpoint + " endpoint",
-                         r.chunks, r.chunks == 1 ? "" : "s", group_note(r));
-      out +=
-          fmt::format("{:>11}  {:<{}}  {:>11}  {:>10}  {:>10}  {:>7}  {:>9}\n", "size", "algorithm",
-                      name_w, "time", "algbw GB/s", "busbw GB/s", "speedup", "max link");
-    }
-    if (!r.skipped.empty()) {
-      out += fmt::format("{:>11}  {:<{}}  skipped: {}\n", core::to_string(r.size), r.algorithm,
-                         name_w, r.skipped);
-      if (i + 1 == rows.size() || !same_block(rows[i + 1], r)) {
-        out += busiest_links_at_largest_size(rows, i, name_w);
-      }
-      continue;
-    }
-    // A link asked to carry more than its bandwidth allows can only happen on a backend that
-    // ignores contention; mark it so nobody mistakes the row for a feasible time.
-    const bool over = r.max_link_utilization > 1.0 + 1e-9;
-    oversubscribed = oversubscribed || over;
-    out += fmt::format("{:>11}  {:<{}}  {:>11}  {:>10.3f}  {:>10.3f}  {:>6.2f}x  {:>8.0f}%{}\n",
-                       core::to_string(r.size), r.algorithm, name_w, core::to_string(r.time),
-                       r.algbw_GBps, r.busbw_GBps, r.speedup, 100 * r.max_link_utilization,
-                       over ? " !" : "");
-    const bool block_ends = i + 1 == rows.size() || !same_block(rows[i + 1], r);
-    if (block_ends) out += busiest_links_at_largest_size(rows, i, name_w);
+  if (block_.empty()) return out;
+  if (!block_.front().concurrent.empty()) {
+    if (any_) out += '\n';
+    out += concurrent_block(block_, 0, block_.size() - 1);
+  } else {
+    out += busiest_links_at_largest_size(block_, block_.size() - 1, name_w_);
   }
-  if (oversubscribed) {
+  any_ = true;
+  block_.clear();
+  return out;
+}
+
+std::string TableStream::add(const jobs::ResultRow& r) {
+  std::string out;
+  if (!block_.empty() && !same_block(block_.back(), r)) out += close_block();
+  const bool new_block = block_.empty();
+  block_.push_back(r);
+  if (!r.concurrent.empty()) return out;  // a concurrent block's widths need all its rows
+  if (new_block) {
+    if (any_) out += '\n';
+    any_ = true;
+    out += fmt::format("{} ({}, {} NPUs{}) {} on the {} backend{}, {} chunk{}{}\n", r.platform,
+                       r.topology, r.npus, link_summary(r.dims),
+                       collective::to_string(r.collective), r.backend,
+                       r.endpoint == "ideal" ? "" : " with the " + r.endpoint + " endpoint",
+                       r.chunks, r.chunks == 1 ? "" : "s", group_note(r));
+    out += fmt::format("{:>11}  {:<{}}  {:>11}  {:>10}  {:>10}  {:>7}  {:>9}\n", "size",
+                       "algorithm", name_w_, "time", "algbw GB/s", "busbw GB/s", "speedup",
+                       "max link");
+  }
+  if (!r.skipped.empty()) {
+    out += fmt::format("{:>11}  {:<{}}  skipped: {}\n", core::to_string(r.size), r.algorithm,
+                       name_w_, r.skipped);
+    return out;
+  }
+  // A link asked to carry more than its bandwidth allows can only happen on a backend that
+  // ignores contention; mark it so nobody mistakes the row for a feasible time.
+  const bool over = r.max_link_utilization > 1.0 + 1e-9;
+  oversubscribed_ = oversubscribed_ || over;
+  out += fmt::format("{:>11}  {:<{}}  {:>11}  {:>10.3f}  {:>10.3f}  {:>6.2f}x  {:>8.0f}%{}\n",
+                     core::to_string(r.size), r.algorithm, name_w_, core::to_string(r.time),
+                     r.algbw_GBps, r.busbw_GBps, r.speedup, 100 * r.max_link_utilization,
+                     over ? " !" : "");
+  return out;
+}
+
+std::string TableStream::finish() {
+  std::string out = close_block();
+  if (oversubscribed_) {
     out +=
         "\n! the busiest link carried more than its bandwidth allows in that time: the "
         "analytical\n  backend ignores contention, so those times are lower bounds.\n";
+    oversubscribed_ = false;
   }
   return out;
+}
+
+std::string render_table(const std::vector<jobs::ResultRow>& rows) {
+  std::vector<std::string> labels;
+  labels.reserve(rows.size());
+  for (const jobs::ResultRow& r : rows) labels.push_back(r.algorithm);
+  TableStream table(table_name_width(labels));
+  std::string out;
+  for (const jobs::ResultRow& r : rows) out += table.add(r);
+  return out + table.finish();
 }
 
 std::string csv_field(std::string_view text) {

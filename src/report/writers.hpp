@@ -16,6 +16,28 @@ Format parse_format(std::string_view text, std::string_view field);
 
 std::string render(const std::vector<jobs::ResultRow>& rows, Format f);
 std::string render_table(const std::vector<jobs::ResultRow>& rows);
+
+/// render_table's text, a row at a time, so a long sweep shows each row as it finishes: add()
+/// returns the text to print for a row (a block's header before its first row; a concurrent
+/// job's block, whose column widths need all its rows, when the next block starts), finish()
+/// the rest (the last block's busiest links, the analytical-backend footnote). The algorithm
+/// column is `name_width` wide: render_table takes it from all rows, a streaming caller from the
+/// labels it will run (table_name_width), so both print the same bytes.
+class TableStream {
+ public:
+  explicit TableStream(std::size_t name_width);
+  std::string add(const jobs::ResultRow& row);
+  std::string finish();
+
+ private:
+  std::string close_block();
+  std::size_t name_w_;
+  std::vector<jobs::ResultRow> block_;  // the rows of the block being printed
+  bool any_ = false;                    // a block was printed (the next starts after a blank line)
+  bool oversubscribed_ = false;
+};
+/// The algorithm column's width for rows with these algorithm labels (at least "algorithm").
+std::size_t table_name_width(const std::vector<std::string>& labels);
 /// Text fields are quoted per RFC 4180 (see csv_field), so a platform named "a,b" keeps its column.
 std::string render_csv(const std::vector<jobs::ResultRow>& rows);
 /// One CSV field per RFC 4180: text containing a comma, a double quote, CR or LF is enclosed in

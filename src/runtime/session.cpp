@@ -159,6 +159,7 @@ LaunchId Session::launch(const CollectiveRequest& r, Done on_done) {
 
 void Session::start_staged(LaunchId id, const CollectiveRequest& r) {
   if (rotation_.holds()) throw std::logic_error("Session: a collective beside a ring stand-in");
+  staged_launched_ = true;
   scheduler::HierarchicalSpec spec = staged_spec(topo_, r);
   if (!queues_) {
     // Decided once, at the first hierarchical collective: the dimension queues are shared by
@@ -208,6 +209,7 @@ void Session::start_flat(LaunchId id, const CollectiveRequest& r) {
   }
   if (rotation_.holds()) {
     proxy_ = std::make_unique<Program>(scheduler::rotation_proxy(ps[0]));
+    messages_expected_ += proxy_->total_ops() / 2;  // one receive per send
     const std::uint64_t n = rotation_.ranks, m = scheduler::kRotationProxyRanks;
     stager_->start(
         *proxy_,
@@ -222,6 +224,7 @@ void Session::start_flat(LaunchId id, const CollectiveRequest& r) {
     return;
   }
   for (const Program& p : ps) {
+    messages_expected_ += p.total_ops() / 2;
     stager_->start(
         p,
         [this, id](scheduler::CollectiveId, const CollectiveStats& s) {
@@ -258,6 +261,7 @@ LaunchId Session::send(topology::NodeId src, topology::NodeId dst, core::Bytes b
   remaining_.push_back(1);
   staged_.emplace_back();
   if (label.empty()) label = fmt::format("send {} {}->{}", core::to_string(bytes), src, dst);
+  messages_expected_ += it->second.total_ops() / 2;
   executor_->start(
       it->second,
       [this, id](scheduler::CollectiveId, const CollectiveStats& s) {

@@ -158,6 +158,11 @@ class Session {
   /// Collectives launched and not finished.
   bool all_finished() const { return executor_->all_finished() && staged_unfinished_ == 0; }
 
+  /// Messages the flat collectives and sends launched so far will send in all (a ring stand-in's
+  /// own, as Executor::messages_sent counts them), for the progress line's percentage; 0 once a
+  /// hierarchical collective runs, whose chunk-stages are not known up front.
+  std::uint64_t messages_expected() const { return staged_launched_ ? 0 : messages_expected_; }
+
   /// The run's figures (valid after run()).
   SessionReport report() const;
   /// Whether hierarchical collectives simulate one group per dimension, and if not why.
@@ -187,6 +192,8 @@ class Session {
   std::unique_ptr<scheduler::DimensionQueues> queues_;
   std::vector<std::unique_ptr<scheduler::HierarchicalCollective>> staged_;  // by launch, or null
   std::uint32_t staged_unfinished_ = 0;
+  bool staged_launched_ = false;
+  std::uint64_t messages_expected_ = 0;
   std::vector<LaunchStats> launches_;
   std::vector<Done> done_;
   std::vector<std::uint32_t> remaining_;  // flat launches: groups still running

@@ -103,6 +103,8 @@ class Executor {
   endpoint::Endpoint& endpoint() const { return endpoint_; }
   bool finished(CollectiveId id) const;
   bool all_finished() const { return unfinished_ == 0; }
+  /// Messages sent so far, over every run (progress lines).
+  std::uint64_t messages_sent() const { return next_message_; }
   const CollectiveStats& stats(CollectiveId id) const;
   /// The label of an unfinished collective (a finished one's state is freed: empty).
   const std::string& label(CollectiveId id) const;

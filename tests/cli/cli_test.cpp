@@ -375,6 +375,13 @@ TEST(CliProgress, ProgressLineNamesTheRunAndQuietSilencesIt) {
   // A run is named before its first event as setting up, not as "0 simulated".
   EXPECT_NE(p.err.find("[1/2] ring:8 ring 1 MiB flow: setting up"), std::string::npos) << p.err;
   EXPECT_EQ(p.err.find(": 0 simulated"), std::string::npos) << p.err;
+  // A run long enough to tick (2^20 events) shows the share of its messages sent: a flat ring
+  // all-reduce sends 2 (n - 1) n chunks = 2 x 31 x 32 x 512 = 1,015,808 messages. Alone, the
+  // point runs on the sweep's thread with this line even where --jobs defaults to more.
+  const Result big = collsim(
+      "collective -t ring:32 -a ring -s 32MiB --chunks 512 --busiest-links 0 --progress");
+  ASSERT_EQ(big.status, 0) << big.err;
+  EXPECT_NE(big.err.find("% of 1.02e+06 messages"), std::string::npos) << big.err;
   const Result q = collsim(args + " --progress --quiet");
   EXPECT_EQ(q.err, "");
   EXPECT_EQ(q.out, p.out);

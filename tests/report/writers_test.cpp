@@ -133,3 +133,37 @@ TEST(TableWriter, AReferenceRowLastInABlockKeepsTheBusiestLinksBlock) {
 
 }  // namespace
 }  // namespace collsim::report
+
+namespace collsim::report {
+namespace {
+
+TEST(TableStream, PrintsEachRowWhenItComesAndTheSameBytesAsTheWholeTable) {
+  // Two blocks (platforms p and q), the first with two rows: the header comes with the first
+  // row, a block's busiest links when the next block starts, nothing is held back otherwise.
+  jobs::ResultRow a = row("p", "ring"), b = row("p", "hierarchical"), c = row("q", "ring");
+  b.size = core::Bytes{2048};
+  a.busiest_links = {jobs::LinkUse{"link", 0, 0, 1, 0, 1024, core::Time::from_ns(500), 0.5}};
+  b.busiest_links = a.busiest_links;
+  const std::vector<jobs::ResultRow> rows = {a, b, c};
+  TableStream s(table_name_width({"ring", "hierarchical"}));
+  const std::string first = s.add(a);
+  EXPECT_EQ(first.rfind("p (", 0), 0u) << first;  // the block's header
+  EXPECT_NE(first.find("    1 KiB  ring"), std::string::npos) << first;
+  const std::string second = s.add(b);
+  EXPECT_EQ(second.find("p ("), std::string::npos) << second;  // same block: no new header
+  EXPECT_EQ(second.find("busiest"), std::string::npos) << second;
+  const std::string third = s.add(c);
+  EXPECT_NE(third.find("at 2 KiB: utilization per dimension, and the busiest links"),
+            std::string::npos)
+      << third;  // block p closed when block q starts
+  EXPECT_NE(third.find("\nq ("), std::string::npos) << third;
+  EXPECT_EQ(first + second + third + s.finish(), render_table(rows));
+}
+
+TEST(TableStream, TheAlgorithmColumnFitsTheLongestLabel) {
+  EXPECT_EQ(table_name_width({}), 9u);  // "algorithm"
+  EXPECT_EQ(table_name_width({"ring", "hierarchical:dim1=ring"}), 22u);
+}
+
+}  // namespace
+}  // namespace collsim::report
