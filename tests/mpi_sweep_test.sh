@@ -10,6 +10,8 @@ set -u
 collsim=$1 src=$2 work=$3 with_mpi=$4 sanitize=$5
 skip() { echo "mpi_sweep_test.sh: Skipped"; echo "$1"; exit 77; }
 fail() { echo "FAIL: $1"; exit 1; }
+case $collsim in /*) ;; *) collsim=$(pwd)/$collsim ;; esac
+case $src in /*) ;; *) src=$(pwd)/$src ;; esac
 rm -rf "$work" && mkdir -p "$work" || exit 1
 cd "$work" || exit 1
 
