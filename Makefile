@@ -13,7 +13,8 @@ CLANG      ?= clang++-14
 DEB_PACKAGES := cmake make g++ libcli11-dev nlohmann-json3-dev libyaml-cpp-dev libfmt-dev \
                 libgtest-dev libgmock-dev libbenchmark-dev libabsl-dev protobuf-compiler libprotobuf-dev \
                 pybind11-dev python3-dev python3-pytest python3-pandas python3-matplotlib \
-                python3-pip python3-setuptools python3-wheel
+                python3-pip python3-setuptools python3-wheel \
+                libopenmpi-dev openmpi-bin
 
 .PHONY: deps configure build run test golden sanitize clang bench format clean reproduce figures fuzz \
         reproduce-themis reproduce-wrht reproduce-multitree reproduce-switch-fc reproduce-ace \

@@ -12,6 +12,7 @@
 #include "cli/endpoint_flags.hpp"
 #include "cli/output.hpp"
 #include "cli/parse_errors.hpp"
+#include "cli/rank_shard.hpp"
 #include "core/error.hpp"
 
 namespace {
@@ -334,6 +335,15 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       ->capture_default_str();
   astra->add_option("--max-time", ao.max_time,
                     "stop a run that has not finished after this much simulated time");
+  astra->add_option("--scale", ao.scale,
+                    "replay a Chakra trace of N ranks as K x N: K clones of every rank on a "
+                    "platform whose outermost dimension is K times larger; sends stay in their "
+                    "clone, world collectives span every rank, groups are cloned (docs/traces.md)")
+      ->capture_default_str();
+  astra->add_option("--widen", ao.widen,
+                    "with --scale: communicator groups (pg_name of --comm-group-configuration, "
+                    "comma-separated) widened over the clones instead of cloned: the trace's "
+                    "data-parallel groups");
   add_output_options(astra, out_opt);
   cli::add_limit_options(*astra, out_opt.max_messages, out_opt.max_memory);
   astra->add_flag("--no-layers", out_opt.no_layers,
@@ -426,6 +436,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   try {
     // A missing output folder is reported now, not after the whole simulation.
     if (*run || *coll || *train || *astra || *llm) cli::check_output_paths(out_opt);
+    // Under mpirun (K > 1 ranks): this rank's slice of the points (cli/rank_shard.hpp).
+    if (cli::RankContext* ranks = cli::rank_context()) {
+      cli::apply_rank_shard(*ranks, out_opt, app.get_subcommands().front()->get_name(),
+                            *run || *coll || *train);
+    }
     if (*run) return cli::run_scenario(scenario, out_opt, out, err);
     if (*coll) return cli::run_collective(co, out_opt, out, err);
     if (*list) return cli::list_everything(out);

@@ -19,6 +19,8 @@
 #include "scheduler/limits.hpp"
 #include "jobs/replay_limits.hpp"
 #include "jobs/trace_replay.hpp"
+#include "jobs/trace_scale.hpp"
+#include "cli/output.hpp"
 #include "workload/load.hpp"
 
 namespace collsim::cli {
@@ -117,7 +119,8 @@ void print_notes(std::ostream& err, const OutputOptions& o, const std::vector<st
 int run_replay(const AstraOptions& opt, const OutputOptions& out_opt, std::ostream& out,
                std::ostream& err, const config::AstraNetwork& net, const config::AstraSystem& sys,
                const std::vector<workload::chakra::RankTrace>& traces, const std::string& reason,
-               const std::vector<std::string>& notes) {
+               const std::vector<std::string>& notes,
+               const std::map<std::string, std::vector<topology::NodeId>>* groups = nullptr) {
   if (!out_opt.activity.empty() || !out_opt.lightpaths.empty() ||
       !out_opt.packet_trace.empty()) {
     throw core::InputError(fmt::format(
@@ -148,7 +151,7 @@ int run_replay(const AstraOptions& opt, const OutputOptions& out_opt, std::ostre
   }
   std::vector<std::string> group_notes;
   if (!used.empty()) ro.algorithms = sys.algorithms_for(used);
-  if (!opt.comm_group.empty() && !sys.flat.empty()) {
+  if ((!opt.comm_group.empty() || (groups != nullptr && !groups->empty())) && !sys.flat.empty()) {
     // A hierarchical collective spans the platform; a group's runs the flat implementation.
     for (auto& [c, a] : ro.algorithms) {
       if (const auto f = sys.flat.find(c); f != sys.flat.end()) a = f->second;
@@ -162,7 +165,9 @@ int run_replay(const AstraOptions& opt, const OutputOptions& out_opt, std::ostre
   ro.serial = !opt.concurrent;
   ro.data_deps_only = opt.data_deps_only;
   ro.compute = sys.compute;
-  if (!opt.comm_group.empty()) {
+  if (groups != nullptr) {
+    ro.groups = *groups;  // --scale: the groups cloned and widened
+  } else if (!opt.comm_group.empty()) {
     ro.groups = config::read_comm_groups(opt.comm_group, net.topology.num_npus());
   }
   if (!opt.remote_memory.empty()) {
@@ -227,6 +232,47 @@ int run_replay(const AstraOptions& opt, const OutputOptions& out_opt, std::ostre
   return 0;
 }
 
+// --scale K: the trace's N ranks as K x N, replayed (jobs/trace_scale.hpp).
+int run_scaled(const AstraOptions& opt, const OutputOptions& out_opt, std::ostream& out,
+               std::ostream& err, config::AstraNetwork& net, const config::AstraSystem& sys,
+               const std::vector<std::string>& notes) {
+  if (opt.scale == 0) throw core::InputError("--scale: must be >= 1, got 0");
+  if (opt.scale == 1) throw core::InputError("--widen: widens groups over the clones of --scale K > 1");
+  if (!workload::chakra::is_trace(opt.workload)) {
+    throw core::InputError(fmt::format(
+        "--scale: scales Chakra traces; {} is an ASTRA-sim 1.0 text workload", opt.workload));
+  }
+  std::vector<workload::chakra::RankTrace> traces;
+  for (const std::string& f : workload::chakra::trace_files(opt.workload)) {
+    traces.push_back(workload::chakra::read_et(f));
+  }
+  const std::uint32_t npus = net.topology.num_npus();
+  if (traces.size() != 1 && traces.size() != npus) {
+    throw core::InputError(fmt::format(
+        "--scale: the trace has {} ranks (files) and the network {} NPUs; scaling starts from "
+        "one file per NPU (or one file for all)",
+        traces.size(), npus));
+  }
+  std::map<std::string, std::vector<topology::NodeId>> groups;
+  if (!opt.comm_group.empty()) groups = config::read_comm_groups(opt.comm_group, npus);
+  const std::uint32_t outer = net.dims.back().size;
+  jobs::ScaledTrace scaled =
+      jobs::scale_trace(traces, npus, groups, opt.scale, split_commas(opt.widen));
+  traces.clear();
+  net.topology = jobs::scale_platform(net.dims, opt.scale);
+  if (!out_opt.quiet) {
+    err << fmt::format(
+        "collsim: --scale {}: the trace's {} ranks as {} ({} clones; outermost dimension {} -> "
+        "{} NPUs); sends stay in their clone, world collectives span all {} ranks, {} group{} "
+        "cloned, {} widened (--widen)\n",
+        opt.scale, npus, net.topology.num_npus(), opt.scale, outer, net.dims.back().size,
+        net.topology.num_npus(), scaled.cloned_groups, scaled.cloned_groups == 1 ? "" : "s",
+        scaled.widened_groups);
+  }
+  return run_replay(opt, out_opt, out, err, net, sys, scaled.ranks,
+                    fmt::format("--scale {}", opt.scale), notes, &scaled.groups);
+}
+
 }  // namespace
 
 int run_astra(const AstraOptions& opt, const OutputOptions& out_opt, std::ostream& out,
@@ -241,6 +287,7 @@ int run_astra(const AstraOptions& opt, const OutputOptions& out_opt, std::ostrea
     }
   };
   scale_delay(sys);
+  if (opt.scale != 1 || !opt.widen.empty()) return run_scaled(opt, out_opt, out, err, net, sys, notes);
   // A Chakra trace the training path cannot take (or --replay) is replayed rank by rank.
   if (workload::chakra::is_trace(opt.workload)) {
     std::vector<workload::chakra::RankTrace> traces;

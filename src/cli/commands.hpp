@@ -118,6 +118,9 @@ struct AstraOptions {
   double injection_scale = 1;  ///< multiplies endpoint-delay, as ASTRA-sim's Sys does
   int num_queues_per_dim = 1;
   bool rendezvous = false;
+  /// Chakra traces: replay N ranks as scale x N (jobs/trace_scale.hpp); 1: as they are.
+  std::uint32_t scale = 1;
+  std::string widen;  ///< with scale: comma-separated groups widened over the clones
 };
 /// `collsim astra`: ASTRA-sim 2.x's three input files, read unchanged (config/astra_config.hpp);
 /// prints ASTRA-sim's per-rank lines, then collsim's training report.

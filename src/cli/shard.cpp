@@ -28,12 +28,7 @@ struct Part {
   std::string fingerprint, header, rows;
 };
 
-Part read_part(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw core::InputError(fmt::format("merge: cannot read \"{}\"", file));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+Part parse_part(const std::string& file, const std::string& text) {
   Part p;
   p.file = file;
   const std::size_t eol = text.find('\n');
@@ -131,12 +126,32 @@ std::string shard_line(Shard s, std::size_t first, std::size_t last, std::size_t
 
 std::string merge_shards(const std::vector<std::string>& files) {
   if (files.empty()) throw core::InputError("merge: give the shards' CSV files");
+  std::vector<ShardText> texts;
+  for (const std::string& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw core::InputError(fmt::format("merge: cannot read \"{}\"", file));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    texts.push_back(ShardText{file, ss.str()});
+  }
+  return merge_shard_texts(texts);
+}
+
+std::pair<std::string, std::string> shard_header_and_rows(const std::string& name,
+                                                          const std::string& text) {
+  Part p = parse_part(name, text);
+  return {std::move(p.header), std::move(p.rows)};
+}
+
+std::string merge_shard_texts(const std::vector<ShardText>& texts) {
+  if (texts.empty()) throw core::InputError("merge: give the shards' CSV files");
   std::map<std::uint32_t, Part> parts;
   std::uint32_t count = 0;
   std::string fingerprint, header, first_file;
   std::size_t total = 0;
-  for (const std::string& f : files) {
-    Part p = read_part(f);
+  for (const ShardText& t : texts) {
+    const std::string& f = t.name;
+    Part p = parse_part(f, t.text);
     if (first_file.empty()) {
       first_file = f, count = p.count, fingerprint = p.fingerprint, header = p.header,
       total = p.total;

@@ -43,4 +43,17 @@ std::string shard_line(Shard s, std::size_t first, std::size_t last, std::size_t
 /// not a shard, belongs to another sweep, or a shard is missing or given twice.
 std::string merge_shards(const std::vector<std::string>& files);
 
+/// A shard's CSV text and the name it is known by in errors (a file, an MPI rank).
+struct ShardText {
+  std::string name, text;
+};
+
+/// merge_shards on texts already read (`mpirun`: the ranks' shards, cli/rank_shard.hpp).
+std::string merge_shard_texts(const std::vector<ShardText>& texts);
+
+/// A shard's CSV header line (with its newline) and its rows, without the shard line. Throws
+/// core::InputError as merge_shards does when `text` is not a shard's CSV.
+std::pair<std::string, std::string> shard_header_and_rows(const std::string& name,
+                                                          const std::string& text);
+
 }  // namespace collsim::cli
