@@ -194,6 +194,10 @@ topology::Topology compact_topology(const TopologyFlags& f) {
   }
   const topology::TopologyForm* form =
       topology::find_topology_form(std::string_view(f.topology).substr(0, f.topology.find(':')));
+  if (f.links_given && form != nullptr && form->own_links && !form->own_links_why.empty()) {
+    throw core::InputError(fmt::format("--link-bandwidth/--link-latency: not used by {}: {}",
+                                       f.topology, form->own_links_why));
+  }
   if (f.links_given && form != nullptr && form->own_links) {
     throw core::InputError(fmt::format(
         "--link-bandwidth/--link-latency: not used by {}: its links are its paper's Table II "
