@@ -136,7 +136,8 @@ void add_topology_options(CLI::App& cmd, TopologyFlags& f) {
   const auto given = [&f](const std::string&) { f.links_given = true; };
   cmd.add_option("--link-bandwidth", f.link_bandwidth,
                  "every link's bandwidth: GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s, GiB/s (not "
-                 "swfc and htorus, whose links are their paper's Table II)")
+                 "swfc and htorus, whose links are their paper's Table II, nor file:PATH topologies, "
+                 "whose links are the file's)")
       ->capture_default_str()
       ->each(given);
   cmd.add_option("--link-latency", f.link_latency,

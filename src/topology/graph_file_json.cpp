@@ -1,4 +1,4 @@
-// collsim's own topology file (docs/fabrics.md "Imported topologies"), JSON or YAML:
+// collsim's own topology file (docs/topology-import.md), JSON or YAML:
 //   {
 //     "name": "two-servers",                      optional; default the file name
 //     "npus": 16,                                 NPUs are nodes 0 .. npus-1 (rank r = node r)

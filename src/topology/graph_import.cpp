@@ -219,12 +219,12 @@ Topology load_topology_file(const std::string& path, std::string_view field) {
 TopologyForm file_form() {
   return {.name = "file",
           .syntax = "file:PATH",
-          .example = "file:examples/topologies/spectrum-x-16g.simai",
+          .example = "file:examples/topologies/Spectrum-X_16g_8gps_100Gbps_A100",
           .description =
               "a topology read from a graph file: collsim's JSON/YAML (*.json, *.yaml) or the "
               "text SimAI's topology generator writes (any other name); its links carry their "
               "own bandwidth and latency",
-          .source = "docs/fabrics.md \"Imported topologies\"; SimAI (aliyun/SimAI) "
+          .source = "docs/topology-import.md; SimAI (aliyun/SimAI) "
                     "gen_Topo_Template.py and its ns-3 frontend's reader",
           .args = FormArgs::Path,
           .own_links = true,

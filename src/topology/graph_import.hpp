@@ -1,5 +1,5 @@
 #pragma once
-// Topologies read from graph files (docs/fabrics.md "Imported topologies"): `-t file:PATH` on the
+// Topologies read from graph files (docs/topology-import.md): `-t file:PATH` on the
 // command line, `topology: file:PATH` in a scenario.
 //   *.json, *.yaml, *.yml  collsim's own format (graph_file_json.cpp)
 //   any other name         the text format SimAI's topology generator writes
