@@ -39,44 +39,64 @@ std::uint64_t spread(NodeId u, NodeId dst) {
 struct SwitchRouting {
   std::vector<std::uint8_t> nvswitch;  // per collsim node: an NVSwitch, preferred on ties
   std::vector<std::uint32_t> file_id;  // per collsim node: its id in the file, for messages
+  NodeId npus = 0;
+  // Out-links per node in link-id order, contiguous (links are duplex, so a node's out-neighbours
+  // are also the nodes with a link into it): neighbour and link id.
+  std::vector<std::uint32_t> offset;
+  std::vector<NodeId> neighbour;
+  std::vector<LinkId> link;
   mutable std::mutex mu;
   mutable std::vector<std::vector<LinkId>> next;  // [destination NPU][node]
 
-  const std::vector<LinkId>& toward(const Topology& t, NodeId dst) const {
+  void index(const Topology& t) {
+    offset.assign(1, 0);
+    for (NodeId u = 0; u < t.num_nodes(); ++u) {
+      for (LinkId id : t.out_links(u)) {
+        neighbour.push_back(t.links()[id].dst);
+        link.push_back(id);
+      }
+      offset.push_back(static_cast<std::uint32_t>(link.size()));
+    }
+  }
+
+  const std::vector<LinkId>& toward(NodeId dst) const {
     std::lock_guard<std::mutex> lock(mu);
     std::vector<LinkId>& nh = next[dst];
     if (!nh.empty()) return nh;
-    // Hops to dst on paths whose inner nodes are switches: a BFS on reversed links that goes on
-    // from dst and from switches only.
-    std::vector<std::uint32_t> dist(t.num_nodes(), kFar);
-    std::vector<NodeId> queue{dst};
+    // Hops to dst on paths whose inner nodes are switches: a BFS from dst (on reversed links,
+    // which are the same pairs) that goes on from dst and from switches only.
+    const auto nodes = static_cast<NodeId>(offset.size() - 1);
+    std::vector<std::uint32_t> dist(nodes, kFar);
+    std::vector<NodeId> queue;
+    queue.reserve(nodes);
+    queue.push_back(dst);
     dist[dst] = 0;
     for (std::size_t head = 0; head < queue.size(); ++head) {
       const NodeId v = queue[head];
-      if (v != dst && t.is_npu(v)) continue;
-      for (LinkId id : t.in_links(v)) {
-        const NodeId u = t.links()[id].src;
+      if (v != dst && v < npus) continue;
+      for (std::uint32_t i = offset[v]; i < offset[v + 1]; ++i) {
+        const NodeId u = neighbour[i];
         if (dist[u] == kFar) {
           dist[u] = dist[v] + 1;
           queue.push_back(u);
         }
       }
     }
-    nh.assign(t.num_nodes(), kNone);
+    nh.assign(nodes, kNone);
     std::vector<LinkId> equal;
-    for (NodeId u = 0; u < t.num_nodes(); ++u) {
-      if (u == dst || dist[u] == kFar) continue;
+    for (const NodeId u : queue) {
+      if (u == dst) continue;
       equal.clear();
       bool via_nvswitch = false;
-      for (LinkId id : t.out_links(u)) {
-        const NodeId v = t.links()[id].dst;
-        if (dist[v] + 1 != dist[u] || (v != dst && t.is_npu(v))) continue;
+      for (std::uint32_t i = offset[u]; i < offset[u + 1]; ++i) {
+        const NodeId v = neighbour[i];
+        if (dist[v] + 1 != dist[u] || (v != dst && v < npus)) continue;
         // SimAI's CalculateRoute: an NVSwitch next hop replaces the others.
         if (nvswitch[v] && !via_nvswitch) {
           equal.clear();
           via_nvswitch = true;
         }
-        if (nvswitch[v] == via_nvswitch) equal.push_back(id);
+        if (nvswitch[v] == via_nvswitch) equal.push_back(link[i]);
       }
       if (!equal.empty()) nh[u] = equal[spread(u, dst) % equal.size()];
     }
@@ -87,7 +107,7 @@ struct SwitchRouting {
 void route_imported(const Topology& t, std::uint32_t, std::uint32_t, NodeId src, NodeId dst,
                     std::vector<LinkId>& out) {
   const auto& r = *static_cast<const SwitchRouting*>(t.routing_state());
-  const std::vector<LinkId>& nh = r.toward(t, dst);
+  const std::vector<LinkId>& nh = r.toward(dst);
   for (NodeId at = src; at != dst;) {
     const LinkId l = nh[at];
     if (l == kNone) {
@@ -190,6 +210,8 @@ Topology imported_topology(const ImportedGraph& g, std::string_view source) {
     }
   }();
   state->next.resize(npus);
+  state->npus = npus;
+  state->index(t);
   check_reachable(t, *state, source);
   t.set_graph_routing(GraphRouting{&route_imported, 0, 0}, std::move(state));
   return t;
