@@ -231,6 +231,10 @@ TEST(GraphImportCli, FileTopologiesRunUnchanged) {
       << run.out;
   const auto ver = collsim("verify -t file:" + rel + " -c all-to-all -a direct");
   EXPECT_EQ(ver.status, 0) << ver.err;
+  const auto json = collsim("inventory -t file:examples/topologies/two-leaves.json");
+  ASSERT_EQ(json.status, 0) << json.err;
+  EXPECT_NE(json.out.find("two-leaves: 4 NPUs, 3 switches, 12 directed links"), std::string::npos)
+      << json.out;
   const auto links = collsim("inventory -t file:" + rel + " --link-bandwidth 1GB/s");
   EXPECT_EQ(links.status, 2);
   EXPECT_NE(links.err.find("its links are the file's"), std::string::npos) << links.err;
