@@ -136,7 +136,8 @@ void add_topology_options(CLI::App& cmd, TopologyFlags& f) {
   const auto given = [&f](const std::string&) { f.links_given = true; };
   cmd.add_option("--link-bandwidth", f.link_bandwidth,
                  "every link's bandwidth: GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s, GiB/s (not "
-                 "swfc and htorus, whose links are their paper's Table II)")
+                 "swfc and htorus, whose links are their paper's Table II, nor file:PATH topologies, "
+                 "whose links are the file's)")
       ->capture_default_str()
       ->each(given);
   cmd.add_option("--link-latency", f.link_latency,
@@ -194,6 +195,10 @@ topology::Topology compact_topology(const TopologyFlags& f) {
   }
   const topology::TopologyForm* form =
       topology::find_topology_form(std::string_view(f.topology).substr(0, f.topology.find(':')));
+  if (f.links_given && form != nullptr && form->own_links && !form->own_links_why.empty()) {
+    throw core::InputError(fmt::format("--link-bandwidth/--link-latency: not used by {}: {}",
+                                       f.topology, form->own_links_why));
+  }
   if (f.links_given && form != nullptr && form->own_links) {
     throw core::InputError(fmt::format(
         "--link-bandwidth/--link-latency: not used by {}: its links are its paper's Table II "

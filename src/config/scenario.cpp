@@ -58,6 +58,9 @@ class Reader : public io::YamlReader {
              "not used by optical rings: their links carry wavelengths x wavelength_bandwidth");
       }
       for (const char* k : {"link_bandwidth", "link_latency"}) {
+        if (own_links && n[k] && !form->own_links_why.empty()) {
+          fail(n[k], path + "." + k, fmt::format("not used by {}: {}", spec, form->own_links_why));
+        }
         if (own_links && n[k]) {
           fail(n[k], path + "." + k,
                fmt::format("not used by {}: its links are its paper's Table II (give `dims:` "
@@ -97,8 +100,19 @@ class Reader : public io::YamlReader {
           });
         }
       }
+      // A topology file (`file:PATH`) is found next to the scenario, as a workload is.
+      std::string resolved = spec;
+      if (form != nullptr && form->args == topology::FormArgs::Path) {
+        const std::string file = spec.substr(spec.find(':') + 1);
+        const auto beside = std::filesystem::path(source()).parent_path() / file;
+        std::error_code ec;
+        if (!file.empty() && std::filesystem::path(file).is_relative() &&
+            std::filesystem::is_regular_file(beside, ec)) {
+          resolved = "file:" + beside.string();
+        }
+      }
       built = with_line(topo, [&] {
-        return topology::from_compact(topo.as<std::string>(), bw, lat, tpath, optical, optical_key);
+        return topology::from_compact(resolved, bw, lat, tpath, optical, optical_key);
       });
       // Switched networks: NPU-to-switch links of their own.
       if (n["npu_link_bandwidth"] || n["npu_link_latency"]) {

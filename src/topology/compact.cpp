@@ -95,6 +95,9 @@ Topology from_compact(std::string_view spec, core::Bandwidth bw, core::Time lat,
   const TopologyForm* form = find_topology_form(name);
   if (form == nullptr) p.fail(fmt::format("unknown kind \"{}\"", name));
   if (colon == std::string_view::npos || colon + 1 == spec.size()) {
+    if (form->args == FormArgs::Path) {
+      p.fail(fmt::format("missing the file in \"{}\" (write e.g. {})", spec, form->example));
+    }
     p.fail(fmt::format("missing sizes in \"{}\" (write e.g. {}:8)", spec, name));
   }
   std::string_view rest = spec.substr(colon + 1);
@@ -102,6 +105,15 @@ Topology from_compact(std::string_view spec, core::Bandwidth bw, core::Time lat,
   CompactArgs args;
   args.spec = std::string(spec);
   args.field = std::string(field);
+  if (form->args == FormArgs::Path) {  // a file: the path as written, ':' and '=' included
+    if (optical) {
+      throw core::InputError(fmt::format(
+          "{}: only optical topologies (optical-ring:N) have wavelengths, not \"{}\"",
+          optical_field, spec));
+    }
+    args.path = std::string(rest);
+    return form->build(args, bw, lat);
+  }
   // `:key=value` options: after the sizes (after the fields of a Fields form, whose fields are
   // ':'-separated too).
   std::string_view option_text;
@@ -173,6 +185,8 @@ Topology from_compact(std::string_view spec, core::Bandwidth bw, core::Time lat,
         if (c == std::string_view::npos) break;
         text.remove_prefix(c + 1);
       }
+      break;
+    case FormArgs::Path:  // handled above
       break;
   }
   if (form->args != FormArgs::Fields) p.check_total(args.sizes);

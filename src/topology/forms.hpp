@@ -21,6 +21,7 @@ enum class FormArgs {
   Shape,  ///< sizes joined by 'x': "8x8", "4x4x4"
   Dims,   ///< dimension kinds (dim_kind.hpp), each followed by its size, joined by 'x': "ring4xfc8"
   Fields,  ///< whole numbers >= 1 joined by ':': "4:8:4" (the builder checks what each means)
+  Path,    ///< a file path, the rest of the text as written (no sizes, no options): "file:a.json"
 };
 
 /// One `:key=value` written after a form's sizes (`railfat:2048x8:planes=2`).
@@ -34,6 +35,7 @@ struct CompactArgs {
   std::vector<std::uint32_t> sizes;  ///< one per dimension (Size: one)
   std::vector<DimKind> kinds;        ///< Dims only: each dimension's kind
   OpticalSpec optical;               ///< optical forms only: the wavelengths
+  std::string path;                  ///< Path forms only: the file
   /// The `:key=value` options, in the order written, each key once and among the form's
   /// TopologyForm::options (checked by from_compact).
   std::vector<FormOption> options;
@@ -70,6 +72,8 @@ struct TopologyForm {
   /// Its links are the paper's own (switch-fc's Table II): it ignores the link bandwidth and
   /// latency, and a scenario or command line that gives them is told so.
   bool own_links = false;
+  /// Why, for those messages (empty: "its links are its paper's Table II").
+  std::string_view own_links_why = {};
   /// The `:key=value` options it takes after its sizes, comma-separated ("planes,rails");
   /// empty: none, and any option written is refused.
   std::string_view options = {};

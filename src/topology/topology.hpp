@@ -9,11 +9,13 @@
 // dimension. A topology without dimensions (a general graph) routes on shortest paths, ties broken
 // toward the lower link id.
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/units.hpp"
@@ -105,7 +107,8 @@ class Topology;
 /// A general graph's own shortest-path routing between NPUs, replacing "ties toward the lower
 /// link id" where a network spreads equal-length paths by destination: the fat tree's
 /// nearest-common-ancestor (d-mod-k) up-links, BiGraph's middle switch. `params` are the
-/// builder's (k and levels; switches and NPUs per switch). Must append a shortest path.
+/// builder's (k and levels; switches and NPUs per switch). Must append a shortest path, unless
+/// the form documents a non-minimal rule (dragonfly's `routing=valiant`).
 struct GraphRouting {
   void (*route)(const Topology& topo, std::uint32_t a, std::uint32_t b, std::uint32_t src,
                 std::uint32_t dst, std::vector<std::uint32_t>& out) = nullptr;
@@ -159,6 +162,14 @@ class Topology {
   void set_ni_latency(core::Time t, std::string_view field);
   /// Route NPU-to-NPU messages of a general graph with `r` (builders of switched networks).
   void set_graph_routing(const GraphRouting& r) { graph_routing_ = r; }
+  /// The same with the builder's own immutable parameters, for when two numbers are not enough
+  /// (dragonfly.cpp, graph_file.cpp): `route` reads them back through routing_state(); copies of
+  /// the topology share them.
+  void set_graph_routing(const GraphRouting& r, std::shared_ptr<const void> state) {
+    graph_routing_ = r;
+    routing_state_ = std::move(state);
+  }
+  const void* routing_state() const { return routing_state_.get(); }
   /// The link from `a` to `b`; throws std::out_of_range if there is none.
   LinkId link_between(NodeId a, NodeId b) const;
 
@@ -220,6 +231,7 @@ class Topology {
   std::optional<OpticalSpec> optical_;
   core::Time ni_latency_{};
   GraphRouting graph_routing_;
+  std::shared_ptr<const void> routing_state_;
 
   // General-graph routing (also used for switch endpoints of a product).
   void route_graph(NodeId src, NodeId dst, std::vector<LinkId>& out) const;

@@ -1,0 +1,142 @@
+// collsim's own topology file (docs/topology-import.md), JSON or YAML:
+//   {
+//     "name": "two-servers",                      optional; default the file name
+//     "npus": 16,                                 NPUs are nodes 0 .. npus-1 (rank r = node r)
+//     "switches": 3,                              optional; switches are nodes npus .. npus+S-1
+//     "nvswitches": [16, 17],                     optional; which switches are scale-up ones
+//     "defaults": {"bandwidth": "400 Gb/s", "latency": "500 ns"},   optional, for links
+//     "links": [
+//       {"from": 0, "to": 16, "bandwidth": "2400 Gb/s", "latency": "25 ns"},
+//       {"from": 0, "to": 18, "count": 2}         two parallel links: twice the bandwidth
+//     ]
+//   }
+// Every link is duplex (each direction has the bandwidth). Units as everywhere in collsim (GB/s
+// bytes, Gb/s bits; ns, us). Errors name the file, the line and the key path.
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "core/error.hpp"
+#include "core/parse.hpp"
+#include "io/yaml_reader.hpp"
+#include "topology/graph_import.hpp"
+
+namespace collsim::topology {
+namespace {
+
+constexpr std::uint32_t kMaxNodes = 1u << 24;
+
+class Reader : public io::YamlReader {
+ public:
+  using io::YamlReader::YamlReader;
+
+  core::Bandwidth bandwidth(const YAML::Node& n, const std::string& path) const {
+    return with_line(n, [&] { return core::parse_bandwidth(scalar(n, path), path); });
+  }
+  core::Time latency(const YAML::Node& n, const std::string& path) const {
+    return with_line(n, [&] { return core::parse_time(scalar(n, path), path); });
+  }
+  std::uint32_t node(const YAML::Node& n, const std::string& path, std::uint32_t nodes) const {
+    const std::uint32_t v = uint(n, path, 0);
+    if (v >= nodes) {
+      fail(n, path, fmt::format("node {} out of range (npus + switches = {})", v, nodes));
+    }
+    return v;
+  }
+
+  ImportedGraph read(const YAML::Node& root) const {
+    unique_keys(root, "");
+    check_keys(root, "", {"name", "npus", "switches", "nvswitches", "defaults", "links"});
+    if (!root["npus"]) fail(root, "npus", "missing key (the number of NPUs, nodes 0 .. npus-1)");
+    if (!root["links"]) fail(root, "links", "missing key (the list of links)");
+    ImportedGraph g;
+    g.name = root["name"] ? scalar(root["name"], "name")
+                          : std::filesystem::path(source()).filename().string();
+    const std::uint32_t npus = uint(root["npus"], "npus", 2);
+    const std::uint32_t switches = root["switches"] ? uint(root["switches"], "switches", 0) : 0;
+    if (std::uint64_t{npus} + switches > kMaxNodes) {
+      fail(root["npus"], "npus", fmt::format("npus + switches: at most {} nodes", kMaxNodes));
+    }
+    g.nodes = npus + switches;
+    g.kind.assign(g.nodes, 0);
+    for (std::uint32_t s = npus; s < g.nodes; ++s) g.kind[s] = 1;
+    if (const YAML::Node nv = root["nvswitches"]) {
+      if (!nv.IsSequence()) fail(nv, "nvswitches", "must be a list of switch node ids");
+      for (std::size_t i = 0; i < nv.size(); ++i) {
+        const std::string p = fmt::format("nvswitches[{}]", i);
+        const std::uint32_t id = node(nv[i], p, g.nodes);
+        if (id < npus) fail(nv[i], p, fmt::format("node {} is an NPU, not a switch", id));
+        g.kind[id] = 2;
+      }
+    }
+    std::optional<core::Bandwidth> def_bw;
+    std::optional<core::Time> def_lat;
+    if (const YAML::Node d = root["defaults"]) {
+      check_keys(d, "defaults", {"bandwidth", "latency"});
+      if (d["bandwidth"]) def_bw = bandwidth(d["bandwidth"], "defaults.bandwidth");
+      if (d["latency"]) def_lat = latency(d["latency"], "defaults.latency");
+    }
+    const YAML::Node links = root["links"];
+    if (!links.IsSequence() || links.size() == 0) {
+      fail(links, "links", "must be a non-empty list of links");
+    }
+    std::set<std::pair<std::uint32_t, std::uint32_t>> seen;
+    for (std::size_t i = 0; i < links.size(); ++i) {
+      const YAML::Node l = links[i];
+      const std::string p = fmt::format("links[{}]", i);
+      check_keys(l, p, {"from", "to", "bandwidth", "latency", "count"});
+      for (const char* k : {"from", "to"}) {
+        if (!l[k]) fail(l, p, fmt::format("missing key \"{}\"", k));
+      }
+      ImportedGraph::Edge e;
+      e.a = node(l["from"], p + ".from", g.nodes);
+      e.b = node(l["to"], p + ".to", g.nodes);
+      if (e.a == e.b) fail(l["to"], p + ".to", fmt::format("a link from node {} to itself", e.a));
+      if (l["bandwidth"]) {
+        e.bandwidth = bandwidth(l["bandwidth"], p + ".bandwidth");
+      } else if (def_bw) {
+        e.bandwidth = *def_bw;
+      } else {
+        fail(l, p, "missing key \"bandwidth\" (or give defaults.bandwidth)");
+      }
+      if (l["latency"]) {
+        e.latency = latency(l["latency"], p + ".latency");
+      } else if (def_lat) {
+        e.latency = *def_lat;
+      } else {
+        fail(l, p, "missing key \"latency\" (or give defaults.latency)");
+      }
+      if (l["count"]) e.bandwidth.bytes_per_s *= uint(l["count"], p + ".count", 1);
+      if (!seen.insert(std::minmax(e.a, e.b)).second) {
+        fail(l, p,
+             fmt::format("nodes {} and {} are linked twice; give one link with \"count\"", e.a,
+                         e.b));
+      }
+      g.edges.push_back(e);
+    }
+    return g;
+  }
+};
+
+}  // namespace
+
+ImportedGraph parse_json_topology(const std::string& text, const std::string& source) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw core::InputError(fmt::format("{}:{}: not valid JSON or YAML: {}", source,
+                                       e.mark.line >= 0 ? e.mark.line + 1 : 0, e.msg));
+  }
+  const Reader r(source);
+  if (!root.IsMap()) r.fail(root, "top level", "must be a map with npus, switches and links");
+  return r.read(root);
+}
+
+}  // namespace collsim::topology
