@@ -21,10 +21,18 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b
 
 PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& topo,
                              const BackendOptions& options)
-    : Backend(topo), sim_(sim), topo_(topo), opt_(options.packet) {
+    : Backend(topo),
+      sim_(sim),
+      topo_(topo),
+      opt_(options.packet),
+      multipath_(topo, options.multipath, options.ecmp_seed, "packet") {
   const auto fail = [](const std::string& key, const std::string& why) {
     throw core::InputError(fmt::format("packet backend option {}: {}", key, why));
   };
+  if (options.multipath == Multipath::SprayPacket && opt_.message_based_flow_control) {
+    fail("multipath", "spray-packet cannot go with message_based_flow_control: a message's "
+                      "headless packets must follow its head");
+  }
   if (opt_.flit_bytes == 0) fail("flit_bytes", "must be >= 1");
   if (opt_.packet_payload_bytes == 0) fail("packet_payload", "must be >= 1 byte");
   if (opt_.vcs == 0) fail("vcs", "must be >= 1");
@@ -205,6 +213,7 @@ void PacketBackend::transmit(topology::NodeId src, topology::NodeId dst, core::B
   msg.dst = dst;
   msg.priority_key = attrs.priority == 0 ? UINT32_MAX : attrs.priority;
   msg.route_path = attrs.path;
+  if (multipath_.active()) msg.first_path = multipath_.message_path(src, dst, attrs);
   msg.step = attrs.priority;
   msg.step_state = UINT32_MAX;
   for (std::uint32_t i = 0; i < steps_.size() && attrs.priority != 0; ++i) {
@@ -242,13 +251,52 @@ void PacketBackend::route_via(std::uint32_t m, std::uint32_t src_ni, std::uint32
   Message& msg = messages_[m];
   const std::uint32_t nis = opt_.nis_per_npu;
   msg.path.clear();
+  msg.num_paths = 1;
+  msg.cur_off = 0;
   if (feed_base_ != kNoChannel) msg.path.push_back(feed_base_ + msg.src * nis + src_ni);
   msg.path.push_back(ni_channel(msg.src, src_ni, false));
   // Channel ids of topology links are their link ids.
-  route(topo_, msg.src, msg.dst, msg.priority_key == UINT32_MAX ? 0 : msg.priority_key,
-        msg.route_path, msg.path);
+  const std::uint32_t step = msg.priority_key == UINT32_MAX ? 0 : msg.priority_key;
+  bool spray = false;
+  if (!multipath_.active()) {
+    route(topo_, msg.src, msg.dst, step, msg.route_path, msg.path);
+  } else if (!pinned_route(msg.src, msg.dst, step, msg.path)) {
+    multipath_.append(msg.src, msg.dst, msg.first_path, msg.path);
+    spray = multipath_.rule() == Multipath::SprayPacket;
+  }
   msg.path.push_back(ni_channel(msg.dst, dst_ni, true));
   if (drain_base_ != kNoChannel) msg.path.push_back(drain_base_ + msg.dst * nis + dst_ni);
+  if (spray) spray_paths(m, src_ni, dst_ni);
+}
+
+// spray-packet: the message's paths after its first (which route_via built), as many as it has
+// packets, at most kMaxSprayPaths; the equal-cost paths all have the same number of channels.
+void PacketBackend::spray_paths(std::uint32_t m, std::uint32_t src_ni, std::uint32_t dst_ni) {
+  Message& msg = messages_[m];
+  msg.path_len = static_cast<std::uint32_t>(msg.path.size());
+  // No packet is cut yet: bytes_left is the message's size.
+  const std::uint64_t packets =
+      std::max<std::uint64_t>(1, ceil_div(msg.bytes_left, opt_.packet_payload_bytes));
+  const std::uint64_t p = multipath_.paths(msg.src, msg.dst);
+  const std::uint64_t n = std::min<std::uint64_t>({p, packets, kMaxSprayPaths});
+  if (n <= 1) return;
+  const std::uint32_t nis = opt_.nis_per_npu;
+  const std::size_t links = msg.path_len - 2 - (feed_base_ != kNoChannel ? 1 : 0) -
+                            (drain_base_ != kNoChannel ? 1 : 0);
+  for (std::uint64_t i = 1; i < n; ++i) {
+    if (feed_base_ != kNoChannel) msg.path.push_back(feed_base_ + msg.src * nis + src_ni);
+    msg.path.push_back(ni_channel(msg.src, src_ni, false));
+    const std::size_t before = msg.path.size();
+    multipath_.append(msg.src, msg.dst, msg.first_path + (n == p ? i : i * (p / n)), msg.path);
+    if (msg.path.size() - before != links) {
+      // Paths of different lengths (not on a shortest-path graph): every packet takes the first.
+      msg.path.resize(msg.path_len);
+      return;
+    }
+    msg.path.push_back(ni_channel(msg.dst, dst_ni, true));
+    if (drain_base_ != kNoChannel) msg.path.push_back(drain_base_ + msg.dst * nis + dst_ni);
+  }
+  msg.num_paths = static_cast<std::uint32_t>(n);
 }
 
 // schedule_ni: idle NI q takes its NPU's earliest waiting message, if any.
@@ -343,6 +391,7 @@ void PacketBackend::next_ni_packet(std::uint32_t q) {
     msg.bytes_left -= payload;
     const bool head_flit = !mbfc || msg.packets_made == 0;
     ++msg.packets_made;
+    if (msg.num_paths > 1) msg.cur_off = (msg.packets_made - 1) % msg.num_paths * msg.path_len;
     const auto flits =
         static_cast<std::uint32_t>(ceil_div(payload, opt_.flit_bytes)) + (head_flit ? 1 : 0);
     head_flits_ += head_flit ? 1 : 0;
@@ -359,6 +408,7 @@ void PacketBackend::next_ni_packet(std::uint32_t q) {
   p.worm_head = packet_start && (!mbfc || msg.packets_made == 1);
   p.worm_tail = packet_end && (!mbfc || msg.bytes_left == 0);
   p.message = m;
+  p.path_off = msg.cur_off;
   p.hop = 0;
   p.ivc = ni_queue_base_ + q;
   p.vc_class = 0;
@@ -398,7 +448,7 @@ void PacketBackend::make_ready(std::uint32_t ivc) {
   }
   in.requesting = true;
   if (in.channel != kNoChannel) ++channels_[in.channel].port_requests;
-  const std::uint32_t ch = messages_[p.message].path[p.hop];
+  const std::uint32_t ch = messages_[p.message].path[p.path_off + p.hop];
   if (observer_) {
     observer_->on_packet_event({.kind = PacketEvent::Kind::Request,
                                 .at = sim_.now(),
@@ -461,13 +511,13 @@ void PacketBackend::allocation_pass() {
     const InputVc& chosen = ivcs_[pc.choice];
     if (!chosen.requesting) continue;
     const Packet& cp = packets_[chosen.packets.front()];
-    if (channels_[messages_[cp.message].path[cp.hop]].busy_until <= now) continue;
+    if (channels_[messages_[cp.message].path[cp.path_off + cp.hop]].busy_until <= now) continue;
     // Its choice lost: its other VCs may go to outputs that are still free.
     for (std::uint32_t v = 0; v < vcs_; ++v) {
       const InputVc& in = ivcs_[port * vcs_ + v];
       if (!in.requesting) continue;
       const Packet& p = packets_[in.packets.front()];
-      const std::uint32_t t = messages_[p.message].path[p.hop];
+      const std::uint32_t t = messages_[p.message].path[p.path_off + p.hop];
       if (channels_[t].busy_until <= now) request_alloc(t);
     }
   }
@@ -488,7 +538,7 @@ std::uint32_t PacketBackend::port_choice(std::uint32_t port, std::uint32_t alloc
     const InputVc& in = ivcs_[ivc];
     if (!in.requesting) continue;
     const Packet& p = packets_[in.packets.front()];
-    const std::uint32_t t = messages_[p.message].path[p.hop];
+    const std::uint32_t t = messages_[p.message].path[p.path_off + p.hop];
     if (channels_[t].busy_until > now) continue;
     apply_credits(t);
     if (pick_vc(channels_[t], p, in) == kNoVc) continue;
@@ -858,7 +908,7 @@ void PacketBackend::on_event(std::uint64_t event) {
         const InputVc& in = ivcs_[arg * vcs_ + v];
         if (!in.requesting) continue;
         const Packet& p = packets_[in.packets.front()];
-        request_alloc(messages_[p.message].path[p.hop]);
+        request_alloc(messages_[p.message].path[p.path_off + p.hop]);
       }
       break;
     }
@@ -944,6 +994,8 @@ constexpr std::string_view kSwitchAllocator[] = {"input-first", "output-order"};
 std::vector<BackendParam> packet_params() {
   return {
       ni_policy_param(),
+      multipath_param(),
+      ecmp_seed_param(),
       {.spec = {.key = "message_based_flow_control",
                 .type = ParamType::Bool,
                 .description = "one head flit per message instead of per packet",
