@@ -21,15 +21,18 @@ NodeId parse_node(const Topology& t, std::string_view text, std::string_view ite
   std::string_view digits = text;
   std::uint64_t base = 0, limit = t.num_nodes();
   const char* kind = "node";
+  const char* kinds = "nodes";
   if (digits.starts_with("npu")) {
     digits.remove_prefix(3);
     limit = t.num_npus();
     kind = "NPU";
+    kinds = "NPUs";
   } else if (digits.starts_with("sw")) {
     digits.remove_prefix(2);
     base = t.num_npus();
     limit = t.num_switches();
     kind = "switch";
+    kinds = "switches";
   }
   std::uint64_t v = 0;
   const char* end = digits.data() + digits.size();
@@ -39,9 +42,8 @@ NodeId parse_node(const Topology& t, std::string_view text, std::string_view ite
         "{}: \"{}\" in \"{}\" is not a node; write npuN, swN or a node id N", field, text, item));
   }
   if (v >= limit) {
-    throw core::InputError(fmt::format("{}: {} {} in \"{}\" out of range: {} has {} {}s", field,
-                                       kind, v, item, t.name(), limit,
-                                       kind == std::string_view("node") ? "node" : kind));
+    throw core::InputError(fmt::format("{}: {} {} in \"{}\" out of range: {} has {} {}", field,
+                                       kind, v, item, t.name(), limit, kinds));
   }
   return static_cast<NodeId>(base + v);
 }
