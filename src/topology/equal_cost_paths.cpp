@@ -13,7 +13,7 @@ constexpr LinkId kNone = std::numeric_limits<LinkId>::max();
 
 }  // namespace
 
-EqualCostPaths::EqualCostPaths(const Topology& topo) : topo_(topo), slot_(topo.num_nodes(), 0) {}
+EqualCostPaths::EqualCostPaths(const Topology& topo) : topo_(topo) {}
 
 NodeId EqualCostPaths::target_of(NodeId dst, LinkId& last) const {
   last = kNone;
@@ -30,6 +30,7 @@ NodeId EqualCostPaths::target_of(NodeId dst, LinkId& last) const {
 }
 
 const EqualCostPaths::Target& EqualCostPaths::target(NodeId t) {
+  if (slot_.empty()) slot_.assign(topo_.num_nodes(), 0);  // on first use: none when unused
   if (slot_[t] != 0) return targets_[slot_[t] - 1];
   // Backward breadth-first search from t over working links, then the path counts in order of
   // distance: paths(u) = sum of paths(v) over u's links to nodes v one hop closer.

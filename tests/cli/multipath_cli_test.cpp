@@ -87,7 +87,7 @@ TEST(MultipathCli, ScenarioKeys) {
   write("sw0-sw9");
   const Result bad = collsim("run '" + path.string() + "' --format csv");
   EXPECT_EQ(bad.status, 2);
-  EXPECT_NE(bad.err.find("platform.fail_links"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("multipath.yaml:2: platforms[0].fail_links: switch 9"), std::string::npos) << bad.err;
 }
 
 }  // namespace

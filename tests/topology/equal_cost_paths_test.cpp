@@ -128,8 +128,8 @@ TEST(LinkFailures, BadInputIsRefusedNamingTheField) {
   refused("npu0-sw0", "can no longer reach");  // NPU 0's only link
   // All four up-links of leaf 0 cut it off.
   refused("sw0>sw4,sw0>sw5,sw0>sw6,sw0>sw7", "can no longer reach");
-  Topology torus = torus({4, 4}, kBw, core::Time{});
-  EXPECT_THROW(apply_failed_links(torus, "0-1", "f"), core::InputError);
+  Topology t44 = topology::torus({4, 4}, kBw, core::Time{});
+  EXPECT_THROW(apply_failed_links(t44, "0-1", "f"), core::InputError);
 }
 
 }  // namespace
