@@ -408,8 +408,7 @@ void PacketBackend::next_ni_packet(std::uint32_t q) {
   p.worm_head = packet_start && (!mbfc || msg.packets_made == 1);
   p.worm_tail = packet_end && (!mbfc || msg.bytes_left == 0);
   p.message = m;
-  p.path_off = msg.cur_off;
-  p.hop = 0;
+  p.hop = msg.cur_off;  // spray-packet: the start of its path in msg.path (else 0)
   p.ivc = ni_queue_base_ + q;
   p.vc_class = 0;
   p.dim = UINT32_MAX;
@@ -448,7 +447,7 @@ void PacketBackend::make_ready(std::uint32_t ivc) {
   }
   in.requesting = true;
   if (in.channel != kNoChannel) ++channels_[in.channel].port_requests;
-  const std::uint32_t ch = messages_[p.message].path[p.path_off + p.hop];
+  const std::uint32_t ch = messages_[p.message].path[p.hop];
   if (observer_) {
     observer_->on_packet_event({.kind = PacketEvent::Kind::Request,
                                 .at = sim_.now(),
@@ -511,13 +510,13 @@ void PacketBackend::allocation_pass() {
     const InputVc& chosen = ivcs_[pc.choice];
     if (!chosen.requesting) continue;
     const Packet& cp = packets_[chosen.packets.front()];
-    if (channels_[messages_[cp.message].path[cp.path_off + cp.hop]].busy_until <= now) continue;
+    if (channels_[messages_[cp.message].path[cp.hop]].busy_until <= now) continue;
     // Its choice lost: its other VCs may go to outputs that are still free.
     for (std::uint32_t v = 0; v < vcs_; ++v) {
       const InputVc& in = ivcs_[port * vcs_ + v];
       if (!in.requesting) continue;
       const Packet& p = packets_[in.packets.front()];
-      const std::uint32_t t = messages_[p.message].path[p.path_off + p.hop];
+      const std::uint32_t t = messages_[p.message].path[p.hop];
       if (channels_[t].busy_until <= now) request_alloc(t);
     }
   }
@@ -538,7 +537,7 @@ std::uint32_t PacketBackend::port_choice(std::uint32_t port, std::uint32_t alloc
     const InputVc& in = ivcs_[ivc];
     if (!in.requesting) continue;
     const Packet& p = packets_[in.packets.front()];
-    const std::uint32_t t = messages_[p.message].path[p.path_off + p.hop];
+    const std::uint32_t t = messages_[p.message].path[p.hop];
     if (channels_[t].busy_until > now) continue;
     apply_credits(t);
     if (pick_vc(channels_[t], p, in) == kNoVc) continue;
@@ -908,7 +907,7 @@ void PacketBackend::on_event(std::uint64_t event) {
         const InputVc& in = ivcs_[arg * vcs_ + v];
         if (!in.requesting) continue;
         const Packet& p = packets_[in.packets.front()];
-        request_alloc(messages_[p.message].path[p.path_off + p.hop]);
+        request_alloc(messages_[p.message].path[p.hop]);
       }
       break;
     }

@@ -212,11 +212,12 @@ class PacketBackend final : public Backend, private core::EventHandler {
   struct Packet {
     std::uint32_t message = 0;
     std::uint32_t flits = 0;
-    std::uint32_t hop = 0;  // channels already crossed (0: in the NI queue)
+    // Index in its message's path of the channel it goes to next (0: in the NI queue; with
+    // multipath spray-packet its path's start there, Message::path).
+    std::uint32_t hop = 0;
     std::uint32_t ivc = 0;  // input VC it is in
     std::uint32_t vc_class = 0;
     std::uint32_t dim = 0;  // dimension of the last topology link crossed
-    std::uint32_t path_off = 0;  // its path's start in the message's paths (spray-packet)
     core::Time head_at;     // head arrived at the current input VC
     core::Time tail_at;     // tail arrived at the current input VC
     bool last = false;      // the message's last packet (wormhole: its last flit)
