@@ -32,7 +32,7 @@ BackendParam multipath_param() {
                        "the paths as sub-flows)",
                    .source = "RoCE/InfiniBand ECMP hashing; Spectrum-X per-packet spraying "
                              "(docs/multipath.md)"},
-          .label = "",
+          .label = "multipath",
           .models = "multipath routing",
           .set =
               [](BackendOptions& o, const ParamValue& v) {

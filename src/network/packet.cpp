@@ -29,6 +29,13 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
   const auto fail = [](const std::string& key, const std::string& why) {
     throw core::InputError(fmt::format("packet backend option {}: {}", key, why));
   };
+  if (options.multipath != Multipath::None && topology::has_flat_switch_links(topo)) {
+    fail("multipath", fmt::format("{} has links between switches of one layer (its routes turn "
+                                  "round there): spread over every shortest path they can wait "
+                                  "on each other in a cycle of full buffers and deadlock; use "
+                                  "the flow backend",
+                                  topo.name()));
+  }
   if (options.multipath == Multipath::SprayPacket && opt_.message_based_flow_control) {
     fail("multipath", "spray-packet cannot go with message_based_flow_control: a message's "
                       "headless packets must follow its head");

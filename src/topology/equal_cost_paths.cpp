@@ -13,6 +13,34 @@ constexpr LinkId kNone = std::numeric_limits<LinkId>::max();
 
 }  // namespace
 
+bool has_flat_switch_links(const Topology& t) {
+  std::vector<std::uint32_t> level(t.num_nodes(), kUnreached);
+  std::vector<NodeId> queue;
+  queue.reserve(t.num_nodes());
+  for (NodeId n = 0; n < t.num_npus(); ++n) {
+    level[n] = 0;
+    queue.push_back(n);
+  }
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    const NodeId v = queue[head];
+    for (LinkId id : t.out_links(v)) {
+      if (t.link_failed(id)) continue;
+      const NodeId u = t.links()[id].dst;
+      if (level[u] == kUnreached) {
+        level[u] = level[v] + 1;
+        queue.push_back(u);
+      }
+    }
+  }
+  for (LinkId id = 0; id < t.links().size(); ++id) {
+    const Link& l = t.links()[id];
+    if (!t.link_failed(id) && !t.is_npu(l.src) && !t.is_npu(l.dst) && level[l.src] == level[l.dst]) {
+      return true;
+    }
+  }
+  return false;
+}
+
 EqualCostPaths::EqualCostPaths(const Topology& topo) : topo_(topo) {}
 
 NodeId EqualCostPaths::target_of(NodeId dst, LinkId& last) const {

@@ -22,6 +22,12 @@
 
 namespace collsim::topology {
 
+/// True if a working link joins two switches equally far (in hops) from the nearest NPU: a
+/// BiGraph's layers (every switch holds NPUs), whose same-layer routes turn round in the other
+/// layer. Spread over every shortest path, such routes can wait on each other in a cycle of
+/// finite buffers (a fat tree's up-then-down routes cannot). O(links).
+bool has_flat_switch_links(const Topology& t);
+
 class EqualCostPaths {
  public:
   /// `topo` must outlive this object; its failed links must not change after.

@@ -22,7 +22,7 @@ TEST(MultipathCli, SameSeedSameBytesAndTheSeedInTheBackendColumn) {
   const Result b = collsim(kFatTree + "--multipath ecmp --ecmp-seed 11");
   ASSERT_EQ(a.status, 0) << a.err;
   EXPECT_EQ(a.out, b.out);
-  EXPECT_NE(a.out.find(",flow:ecmp:seed=11,"), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find(",flow:multipath=ecmp:seed=11,"), std::string::npos) << a.out;
   const Result none = collsim(kFatTree);
   ASSERT_EQ(none.status, 0) << none.err;
   EXPECT_NE(none.out.find(",flow,"), std::string::npos);
@@ -31,8 +31,8 @@ TEST(MultipathCli, SameSeedSameBytesAndTheSeedInTheBackendColumn) {
 TEST(MultipathCli, SprayPacketRunsOnBothBackends) {
   const Result r = collsim(kFatTree + "-b flow,packet --multipath spray-packet");
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find(",flow:spray-packet,"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find(",packet:spray-packet,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",flow:multipath=spray-packet,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",packet:multipath=spray-packet,"), std::string::npos) << r.out;
 }
 
 TEST(MultipathCli, BadInputExitsTwoNamingTheOption) {
@@ -83,7 +83,7 @@ TEST(MultipathCli, ScenarioKeys) {
   write("sw0-sw4");
   const Result ok = collsim("run '" + path.string() + "' --format csv");
   ASSERT_EQ(ok.status, 0) << ok.err;
-  EXPECT_NE(ok.out.find(",flow:spray-packet,"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find(",flow:multipath=spray-packet,"), std::string::npos) << ok.out;
   write("sw0-sw9");
   const Result bad = collsim("run '" + path.string() + "' --format csv");
   EXPECT_EQ(bad.status, 2);

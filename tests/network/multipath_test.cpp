@@ -261,6 +261,14 @@ TEST(Multipath, RefusedWhereItCannotApply) {
   BackendOptions mbfc = with(Multipath::SprayPacket);
   mbfc.packet.message_based_flow_control = true;
   EXPECT_THROW(packet(ft, mbfc), core::InputError);
+  // A BiGraph's same-layer routes turn round in the other layer: spread over every path they
+  // can deadlock the packet backend's buffers (spray-packet on all-to-all did), so it refuses.
+  const auto bg = topology::bigraph(8, 4, core::Bandwidth{1e9}, core::Time{});
+  EXPECT_TRUE(topology::has_flat_switch_links(bg));
+  EXPECT_FALSE(topology::has_flat_switch_links(ft));
+  EXPECT_THROW(packet(bg, with(Multipath::Ecmp)), core::InputError);
+  EXPECT_NO_THROW(flow(bg, with(Multipath::SprayPacket)));
+  EXPECT_NO_THROW(packet(ft, with(Multipath::SprayPacket)));
   // switch:N has one path per pair: accepted.
   EXPECT_NO_THROW(flow(sw, with(Multipath::SprayPacket)));
 }
