@@ -18,7 +18,7 @@ DEB_PACKAGES := cmake make g++ libcli11-dev nlohmann-json3-dev libyaml-cpp-dev l
 
 .PHONY: deps configure build run test golden sanitize clang bench format clean reproduce figures fuzz \
         reproduce-themis reproduce-wrht reproduce-multitree reproduce-switch-fc reproduce-ace \
-        reproduce-nccl reproduce-llm
+        reproduce-nccl reproduce-llm reproduce-multipath
 
 # Figures (docs/img) are drawn by tools/plot.py with Debian's matplotlib and pandas.
 PYTHON ?= /usr/bin/python3
@@ -82,9 +82,10 @@ clang: deps
 
 # Paper reproductions at full size (minutes; not part of `make test`): CSV in results/, and the
 # tables of docs/themis.md and docs/wrht.md rewritten from them (tools/*_tables.py).
-# One paper: `make reproduce PAPER=themis` (themis, multitree, switch-fc, ace, wrht, nccl, llm);
+# One paper: `make reproduce PAPER=themis` (themis, multitree, switch-fc, ace, wrht, nccl, llm,
+# multipath);
 # each target says its expected duration first (measured on 2 cores; the machine's load stretches them).
-PAPERS := themis wrht switch-fc ace multitree nccl llm
+PAPERS := themis wrht switch-fc ace multitree nccl llm multipath
 PAPER  ?= all
 reproduce: build
 	@case " $(PAPERS) all " in *" $(PAPER) "*) ;; \
@@ -160,6 +161,21 @@ reproduce-llm:
 	@echo "collsim: LLM (SC'21 Table 1): a few seconds"
 	@mkdir -p results
 	./$(BUILD)/collsim llm examples/llm/sc21-gpt3-*.yaml --format csv -q --output results/llm-sc21-table1.csv
+
+# ECMP hash collisions and spraying on a fat tree (docs/multipath.md): CSVs in results/ and the
+# figures docs/img/multipath-ecmp-{flow,packet}.png (when matplotlib and pandas are installed).
+reproduce-multipath:
+	@echo "collsim: multipath (ECMP collisions, spraying): a few seconds"
+	$(call run_scenarios,examples/multipath/*.yaml,multipath-,)
+	@if $(PYTHON) -c 'import matplotlib, pandas' 2>/dev/null; then \
+	  mkdir -p docs/img; \
+	  for b in flow packet; do \
+	    $(PYTHON) tools/plot.py bars results/multipath-ecmp-collisions-$$b.csv docs/img/multipath-ecmp-$$b.png \
+	      --x group --y algbw_GBps --hue backend --facet concurrent --ylabel "pair all-reduce algbw (GB/s)" \
+	      --title "fattree:4x2, $$b backend: 8 pairs at once; jobs[0] pairs i<->i+4, jobs[1] same-position pairs" \
+	      || exit 1; \
+	  done; \
+	else echo "collsim: no matplotlib/pandas: figures skipped (make figures installs them)"; fi
 
 # Plots in docs/img from the CSVs of `make reproduce` (installs matplotlib and pandas if missing).
 figures:

@@ -13,6 +13,7 @@
 #include "network/options.hpp"
 #include "topology/builders.hpp"
 #include "topology/forms.hpp"
+#include "topology/link_failures.hpp"
 
 namespace collsim::cli {
 namespace {
@@ -160,6 +161,11 @@ void add_topology_options(CLI::App& cmd, TopologyFlags& f) {
                  "(t - s - 1) mod k: an NPU's peers spread over its k links) or source (switch "
                  "s mod k: with k = n every pair of a step on its own switch)")
       ->capture_default_str();
+  cmd.add_option("--fail-links", f.fail_links,
+                 "graph topologies (fattree, bigraph, ...): links out of service, routed around "
+                 "over the shortest paths that remain: A-B (both directions) or A>B, "
+                 "comma-separated, nodes as npuN, swN (switch N, as `inventory` counts) or node "
+                 "ids, e.g. sw0-sw8 (exit 2 if an NPU can no longer reach another)");
   const topology::OpticalSpec def;
   cmd.add_option(
       "--wavelengths", f.wavelengths,
@@ -220,6 +226,7 @@ topology::Topology compact_topology(const TopologyFlags& f) {
     }
     topo.set_npu_links(nbw, nlat, nbw ? "--npu-link-bandwidth" : "--npu-link-latency");
   }
+  topology::apply_failed_links(topo, f.fail_links, "--fail-links");
   topology::validate(topo);
   return topo;
 }

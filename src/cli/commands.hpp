@@ -49,6 +49,7 @@ struct TopologyFlags {
   std::string wavelength_bandwidth;  ///< optical rings; empty: topology::OpticalSpec{}
   std::string npu_link_bandwidth;    ///< switched networks; empty: the link bandwidth
   std::string npu_link_latency;      ///< switched networks; empty: the link latency
+  std::string fail_links;  ///< graph topologies: failed links (topology/link_failures.hpp)
 };
 
 struct CollectiveOptions {

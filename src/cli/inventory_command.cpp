@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "core/units.hpp"
 #include "topology/inventory.hpp"
+#include "topology/link_failures.hpp"
 
 namespace collsim::cli {
 
@@ -19,6 +20,15 @@ int show_inventory(const TopologyFlags& flags, std::ostream& out) {
     out << fmt::format("  {:<24} {:>7} {:>9} {:>13} {:>8} {:>16} {:>16}\n", r.name, r.groups,
                        r.switches, r.switch_ports, r.links, core::to_string(r.per_npu),
                        core::to_string(r.aggregate));
+  }
+  if (!topo.failed_links().empty()) {  // --fail-links
+    out << fmt::format("  failed links ({} directed):", topo.failed_links().size());
+    for (topology::LinkId l : topo.failed_links()) {
+      const topology::Link& k = topo.links()[l];
+      out << fmt::format(" {}>{}", topology::node_name(topo, k.src),
+                         topology::node_name(topo, k.dst));
+    }
+    out << "\n";
   }
   return 0;
 }

@@ -17,6 +17,7 @@
 #include "network/options.hpp"
 #include "topology/builders.hpp"
 #include "topology/forms.hpp"
+#include "topology/link_failures.hpp"
 
 namespace collsim::config {
 namespace {
@@ -41,7 +42,7 @@ class Reader : public io::YamlReader {
     check_keys(n, path,
                {"name", "topology", "link_bandwidth", "link_latency", "ring_tie", "local_switch",
                 "wavelengths", "wavelength_bandwidth", "npu_link_bandwidth", "npu_link_latency",
-                "endpoint", "endpoint_params"});
+                "endpoint", "endpoint_params", "fail_links"});
     if (!n["topology"]) fail(n, path, "missing key \"topology\"");
     const YAML::Node topo = n["topology"];
     const std::string tpath = path + ".topology";
@@ -188,6 +189,13 @@ class Reader : public io::YamlReader {
         return topology::parse_ring_tie(scalar(n["ring_tie"], path + ".ring_tie"),
                                         path + ".ring_tie");
       }));
+    }
+    if (n["fail_links"]) {  // topology/link_failures.hpp
+      with_line(n["fail_links"], [&] {
+        topology::apply_failed_links(*built, scalar(n["fail_links"], path + ".fail_links"),
+                                     path + ".fail_links");
+        return 0;
+      });
     }
     Platform p{
         n["name"] ? scalar(n["name"], path + ".name") : built->name(), std::move(*built), {}, {}};

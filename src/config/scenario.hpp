@@ -16,6 +16,8 @@
 //       link_latency: 150 ns
 //       npu_link_bandwidth: 32 GB/s  switched networks (fattree, bigraph, switch): the NPU-to-
 //       npu_link_latency: 10 ns      switch links' own bandwidth and latency (optional)
+//       fail_links: "sw0-sw8"        graph topologies: failed links, rerouted around
+//                                    (topology/link_failures.hpp; optional)
 //       endpoint: [baseline, ace]    optional endpoint model(s), default ideal (`collsim list`)
 //       endpoint_params: {link_efficiency: 94%}   optional, endpoint/params.hpp keys
 //     - topology: optical-ring:64    an optical ring (no link_bandwidth; link_latency is the

@@ -145,6 +145,11 @@ class Backend {
     if (pinned_ && pinned_->append(src, dst, priority, out)) return;
     topo.route(src, dst, out, path);
   }
+  /// Append the pinned links of such a message, if pin_routes() has them (then true).
+  bool pinned_route(topology::NodeId src, topology::NodeId dst, std::uint32_t priority,
+                    std::vector<topology::LinkId>& out) const {
+    return pinned_ && pinned_->append(src, dst, priority, out);
+  }
 
  private:
   std::shared_ptr<const topology::PinnedRoutes> pinned_;
@@ -261,6 +266,15 @@ enum class NiPolicy {
   AllAtOnce,
 };
 
+/// How messages between two NPUs spread over the topology's equal-cost shortest paths
+/// (network/multipath.hpp, docs/multipath.md). Flow and packet backends; graph topologies.
+enum class Multipath : std::uint8_t {
+  None,          ///< the topology's deterministic route (the default)
+  Ecmp,          ///< per flow: a hash of (src, dst, collective, stream) picks one path
+  SprayMessage,  ///< each message of a source takes the next path round-robin
+  SprayPacket,   ///< packet: each packet the next path; flow: a sub-flow on every path
+};
+
 /// Options of the backends, typed and parsed once. Each backend declares the ones it takes as its
 /// parameter schema (params.hpp); the member initializers are the defaults.
 struct BackendOptions {
@@ -270,6 +284,9 @@ struct BackendOptions {
   std::optional<core::Bandwidth> npu_ejection_bandwidth;
   /// The NI's policy (packet and flow backends); unset: the backend's default (NiPolicy).
   std::optional<NiPolicy> ni_policy;
+  /// Multipath routing (flow and packet backends) and its hash seed.
+  Multipath multipath = Multipath::None;
+  std::uint32_t ecmp_seed = 0;
   PacketOptions packet;    ///< used by the packet backend only
   OpticalOptions optical;  ///< used by the optical backend only
 };

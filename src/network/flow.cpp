@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/error.hpp"
 #include "network/backend.hpp"
 
 namespace collsim::network {
@@ -30,12 +31,18 @@ FlowBackend::FlowBackend(core::Simulation& sim, const topology::Topology& topo,
     : Backend(topo),
       sim_(sim),
       topo_(topo),
-      num_links_(static_cast<std::uint32_t>(topo.links().size())) {
+      num_links_(static_cast<std::uint32_t>(topo.links().size())),
+      multipath_(topo, opt.multipath, opt.ecmp_seed, "flow") {
   for (const topology::Link& l : topo.links()) capacity_.push_back(l.bandwidth.bytes_per_s);
   // The NI policy (backend.hpp NiPolicy): fifo and round-robin give the NPU an NI of its fastest
   // link's rate (unless capped explicitly), fifo one message at a time through it.
   const NiPolicy policy = opt.ni_policy.value_or(NiPolicy::AllAtOnce);
   fifo_ = policy == NiPolicy::Fifo;
+  if (fifo_ && opt.multipath == Multipath::SprayPacket) {
+    throw core::InputError(
+        "flow backend option multipath: spray-packet splits a message into sub-flows, which "
+        "ni_policy fifo would send one after another; use ni_policy all-at-once or round-robin");
+  }
   const bool ni_inject = policy == NiPolicy::RoundRobin;
   const bool ni_eject = policy != NiPolicy::AllAtOnce;
   inject_cap_ = opt.npu_injection_bandwidth.has_value() || ni_inject;
@@ -85,6 +92,58 @@ std::vector<Resource> FlowBackend::resources() const {
 void FlowBackend::transmit(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
                            const MessageAttributes& attrs, DeliveryHandler& handler,
                            std::uint64_t tag) {
+  route_.clear();
+  if (!multipath_.active()) {
+    route(topo_, src, dst, attrs.priority, attrs.path, route_);
+  } else if (!pinned_route(src, dst, attrs.priority, route_)) {
+    const std::uint64_t first = multipath_.message_path(src, dst, attrs);
+    if (multipath_.rule() == Multipath::SprayPacket) {
+      spray(src, dst, bytes, first, handler, tag);
+      return;
+    }
+    multipath_.append(src, dst, first, route_);
+  }
+  start(src, dst, bytes, handler, tag);
+}
+
+void FlowBackend::spray(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
+                        std::uint64_t first, DeliveryHandler& handler, std::uint64_t tag) {
+  const std::uint64_t p = multipath_.paths(src, dst);
+  const std::uint64_t n = std::min<std::uint64_t>(
+      {p, kMaxSprayPaths, std::max<std::uint64_t>(bytes.count, 1)});
+  if (n <= 1) {
+    multipath_.append(src, dst, first, route_);
+    start(src, dst, bytes, handler, tag);
+    return;
+  }
+  const std::uint32_t s = splits_.acquire();
+  splits_[s] = Split{&handler, tag, static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(n)};
+  for (std::uint64_t i = 0; i < n; ++i) {
+    route_.clear();
+    // Every path when there are at most 64, else 64 spread evenly over them.
+    multipath_.append(src, dst, first + (n == p ? i : i * (p / n)), route_);
+    const std::uint64_t part = bytes.count / n + (i < bytes.count % n ? 1 : 0);
+    start(src, dst, core::Bytes{part}, split_handler_, s);
+  }
+}
+
+void FlowBackend::SplitHandler::on_injected(std::uint64_t split) {
+  Split& sp = b_.splits_[static_cast<std::uint32_t>(split)];
+  if (--sp.to_inject == 0) sp.handler->on_injected(sp.tag);
+}
+
+void FlowBackend::SplitHandler::on_delivered(std::uint64_t split) {
+  const auto s = static_cast<std::uint32_t>(split);
+  Split& sp = b_.splits_[s];
+  if (--sp.to_deliver != 0) return;
+  DeliveryHandler* h = sp.handler;
+  const std::uint64_t tag = sp.tag;
+  b_.splits_.release(s);
+  h->on_delivered(tag);
+}
+
+void FlowBackend::start(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
+                        DeliveryHandler& handler, std::uint64_t tag) {
   const std::uint32_t f = flows_.acquire();
   Flow& fl = flows_[f];
   fl.handler = &handler;
@@ -97,8 +156,6 @@ void FlowBackend::transmit(topology::NodeId src, topology::NodeId dst, core::Byt
   fl.updated = sim_.now();
   fl.res.clear();
   fl.pos.clear();
-  route_.clear();
-  route(topo_, src, dst, attrs.priority, attrs.path, route_);
   fl.latency = topo_.ni_latency();  // the NIs' links to their routers (topology.hpp)
   for (topology::LinkId l : route_) {
     fl.res.push_back(l);
@@ -333,6 +390,8 @@ BackendInfo flow_info() {
           .params =
               {
                   ni_policy_param(),
+                  multipath_param(),
+                  ecmp_seed_param(),
                   {.spec = {.key = "npu_injection_bandwidth",
                             .type = ParamType::Bandwidth,
                             .unset = "no cap",
@@ -374,6 +433,7 @@ BackendInfo flow_info() {
           .links_only =
               [](const BackendOptions& o) {
                 return !o.npu_injection_bandwidth && !o.npu_ejection_bandwidth &&
+                       o.multipath == Multipath::None &&
                        o.ni_policy.value_or(NiPolicy::AllAtOnce) == NiPolicy::AllAtOnce;
               }};
 }

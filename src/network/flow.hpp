@@ -19,6 +19,10 @@
 // NPU's flows one at a time, in send order, each when the one before has left its source, with
 // that ejection link (the packet backend's NI).
 //
+// multipath (network/multipath.hpp): ecmp and spray-message pick one of the equal-cost paths
+// per message; spray-packet splits a message evenly into a sub-flow per path (at most 64), the
+// fluid limit of per-packet spraying.
+//
 // Left out, by design: packets, headers, buffers and back-pressure (switches forward with no
 // buffering limit), store-and-forward delay, and TCP-like rate dynamics. Use `packet` for those.
 // Cost: a recomputation is O((F + L) log L) in the component it touches; traffic where every flow
@@ -29,6 +33,7 @@
 
 #include "core/slot_pool.hpp"
 #include "network/backend.hpp"
+#include "network/multipath.hpp"
 
 namespace collsim::network {
 
@@ -42,7 +47,9 @@ class FlowBackend final : public Backend, private core::EventHandler {
                 std::uint64_t tag) override;
   const std::vector<LinkStats>& link_stats() const override { return stats_; }
   std::vector<Resource> resources() const override;
-  bool link_contention_only() const override { return !inject_cap_ && !eject_cap_ && !fifo_; }
+  bool link_contention_only() const override {
+    return !inject_cap_ && !eject_cap_ && !fifo_ && !multipath_.active();
+  }
 
   /// Current rate of the flow carrying message `tag` (bytes/s; for tests), or -1 if none.
   double rate_of(std::uint64_t tag) const;
@@ -71,6 +78,28 @@ class FlowBackend final : public Backend, private core::EventHandler {
     topology::NodeId src = 0;
   };
 
+  // multipath spray-packet: a message's sub-flows report to this, which reports the message
+  // when its last sub-flow has left (arrived).
+  struct Split {
+    DeliveryHandler* handler = nullptr;
+    std::uint64_t tag = 0;
+    std::uint32_t to_inject = 0, to_deliver = 0;
+  };
+  class SplitHandler final : public DeliveryHandler {
+   public:
+    explicit SplitHandler(FlowBackend& b) : b_(b) {}
+    void on_injected(std::uint64_t split) override;
+    void on_delivered(std::uint64_t split) override;
+
+   private:
+    FlowBackend& b_;
+  };
+
+  // A flow of `bytes` over route_ (transmit sets it).
+  void start(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
+             DeliveryHandler& handler, std::uint64_t tag);
+  void spray(topology::NodeId src, topology::NodeId dst, core::Bytes bytes, std::uint64_t first,
+             DeliveryHandler& handler, std::uint64_t tag);
   void on_event(std::uint64_t event) override;
   void mark_dirty(std::uint32_t res);
   void recompute();
@@ -94,6 +123,9 @@ class FlowBackend final : public Backend, private core::EventHandler {
   std::vector<core::Time> busy_since_;
   core::SlotPool<Flow> flows_;
   std::vector<topology::LinkId> route_;  // scratch
+  PathChooser multipath_;
+  core::SlotPool<Split> splits_;
+  SplitHandler split_handler_{*this};
 
   // Recomputation state, kept between calls so that it allocates nothing in steady state.
   std::vector<std::uint32_t> dirty_;

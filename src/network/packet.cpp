@@ -21,10 +21,25 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b
 
 PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& topo,
                              const BackendOptions& options)
-    : Backend(topo), sim_(sim), topo_(topo), opt_(options.packet) {
+    : Backend(topo),
+      sim_(sim),
+      topo_(topo),
+      opt_(options.packet),
+      multipath_(topo, options.multipath, options.ecmp_seed, "packet") {
   const auto fail = [](const std::string& key, const std::string& why) {
     throw core::InputError(fmt::format("packet backend option {}: {}", key, why));
   };
+  if (options.multipath != Multipath::None && topology::has_flat_switch_links(topo)) {
+    fail("multipath", fmt::format("{} has links between switches of one layer (its routes turn "
+                                  "round there): spread over every shortest path they can wait "
+                                  "on each other in a cycle of full buffers and deadlock; use "
+                                  "the flow backend",
+                                  topo.name()));
+  }
+  if (options.multipath == Multipath::SprayPacket && opt_.message_based_flow_control) {
+    fail("multipath", "spray-packet cannot go with message_based_flow_control: a message's "
+                      "headless packets must follow its head");
+  }
   if (opt_.flit_bytes == 0) fail("flit_bytes", "must be >= 1");
   if (opt_.packet_payload_bytes == 0) fail("packet_payload", "must be >= 1 byte");
   if (opt_.vcs == 0) fail("vcs", "must be >= 1");
@@ -205,6 +220,7 @@ void PacketBackend::transmit(topology::NodeId src, topology::NodeId dst, core::B
   msg.dst = dst;
   msg.priority_key = attrs.priority == 0 ? UINT32_MAX : attrs.priority;
   msg.route_path = attrs.path;
+  if (multipath_.active()) msg.first_path = multipath_.message_path(src, dst, attrs);
   msg.step = attrs.priority;
   msg.step_state = UINT32_MAX;
   for (std::uint32_t i = 0; i < steps_.size() && attrs.priority != 0; ++i) {
@@ -242,13 +258,52 @@ void PacketBackend::route_via(std::uint32_t m, std::uint32_t src_ni, std::uint32
   Message& msg = messages_[m];
   const std::uint32_t nis = opt_.nis_per_npu;
   msg.path.clear();
+  msg.num_paths = 1;
+  msg.cur_off = 0;
   if (feed_base_ != kNoChannel) msg.path.push_back(feed_base_ + msg.src * nis + src_ni);
   msg.path.push_back(ni_channel(msg.src, src_ni, false));
   // Channel ids of topology links are their link ids.
-  route(topo_, msg.src, msg.dst, msg.priority_key == UINT32_MAX ? 0 : msg.priority_key,
-        msg.route_path, msg.path);
+  const std::uint32_t step = msg.priority_key == UINT32_MAX ? 0 : msg.priority_key;
+  bool spray = false;
+  if (!multipath_.active()) {
+    route(topo_, msg.src, msg.dst, step, msg.route_path, msg.path);
+  } else if (!pinned_route(msg.src, msg.dst, step, msg.path)) {
+    multipath_.append(msg.src, msg.dst, msg.first_path, msg.path);
+    spray = multipath_.rule() == Multipath::SprayPacket;
+  }
   msg.path.push_back(ni_channel(msg.dst, dst_ni, true));
   if (drain_base_ != kNoChannel) msg.path.push_back(drain_base_ + msg.dst * nis + dst_ni);
+  if (spray) spray_paths(m, src_ni, dst_ni);
+}
+
+// spray-packet: the message's paths after its first (which route_via built), as many as it has
+// packets, at most kMaxSprayPaths; the equal-cost paths all have the same number of channels.
+void PacketBackend::spray_paths(std::uint32_t m, std::uint32_t src_ni, std::uint32_t dst_ni) {
+  Message& msg = messages_[m];
+  msg.path_len = static_cast<std::uint32_t>(msg.path.size());
+  // No packet is cut yet: bytes_left is the message's size.
+  const std::uint64_t packets =
+      std::max<std::uint64_t>(1, ceil_div(msg.bytes_left, opt_.packet_payload_bytes));
+  const std::uint64_t p = multipath_.paths(msg.src, msg.dst);
+  const std::uint64_t n = std::min<std::uint64_t>({p, packets, kMaxSprayPaths});
+  if (n <= 1) return;
+  const std::uint32_t nis = opt_.nis_per_npu;
+  const std::size_t links = msg.path_len - 2 - (feed_base_ != kNoChannel ? 1 : 0) -
+                            (drain_base_ != kNoChannel ? 1 : 0);
+  for (std::uint64_t i = 1; i < n; ++i) {
+    if (feed_base_ != kNoChannel) msg.path.push_back(feed_base_ + msg.src * nis + src_ni);
+    msg.path.push_back(ni_channel(msg.src, src_ni, false));
+    const std::size_t before = msg.path.size();
+    multipath_.append(msg.src, msg.dst, msg.first_path + (n == p ? i : i * (p / n)), msg.path);
+    if (msg.path.size() - before != links) {
+      // Paths of different lengths (not on a shortest-path graph): every packet takes the first.
+      msg.path.resize(msg.path_len);
+      return;
+    }
+    msg.path.push_back(ni_channel(msg.dst, dst_ni, true));
+    if (drain_base_ != kNoChannel) msg.path.push_back(drain_base_ + msg.dst * nis + dst_ni);
+  }
+  msg.num_paths = static_cast<std::uint32_t>(n);
 }
 
 // schedule_ni: idle NI q takes its NPU's earliest waiting message, if any.
@@ -343,6 +398,7 @@ void PacketBackend::next_ni_packet(std::uint32_t q) {
     msg.bytes_left -= payload;
     const bool head_flit = !mbfc || msg.packets_made == 0;
     ++msg.packets_made;
+    if (msg.num_paths > 1) msg.cur_off = (msg.packets_made - 1) % msg.num_paths * msg.path_len;
     const auto flits =
         static_cast<std::uint32_t>(ceil_div(payload, opt_.flit_bytes)) + (head_flit ? 1 : 0);
     head_flits_ += head_flit ? 1 : 0;
@@ -359,7 +415,7 @@ void PacketBackend::next_ni_packet(std::uint32_t q) {
   p.worm_head = packet_start && (!mbfc || msg.packets_made == 1);
   p.worm_tail = packet_end && (!mbfc || msg.bytes_left == 0);
   p.message = m;
-  p.hop = 0;
+  p.hop = msg.cur_off;  // spray-packet: the start of its path in msg.path (else 0)
   p.ivc = ni_queue_base_ + q;
   p.vc_class = 0;
   p.dim = UINT32_MAX;
@@ -944,6 +1000,8 @@ constexpr std::string_view kSwitchAllocator[] = {"input-first", "output-order"};
 std::vector<BackendParam> packet_params() {
   return {
       ni_policy_param(),
+      multipath_param(),
+      ecmp_seed_param(),
       {.spec = {.key = "message_based_flow_control",
                 .type = ParamType::Bool,
                 .description = "one head flit per message instead of per packet",

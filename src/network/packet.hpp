@@ -64,6 +64,9 @@
 //    (round-robin over the NIs) and serves them in order, and channels are plain round-robin.
 //  * ni_policy (BackendOptions): fifo (default) or round-robin (one packet of each queued message
 //    in turn); all-at-once is refused (the NI sends one packet at a time).
+//  * multipath (network/multipath.hpp): ecmp and spray-message give a message one of the
+//    equal-cost paths; spray-packet gives packet j of a message path (first + j) mod P (its
+//    packets may overtake each other; the message is delivered with its last).
 // Left out: flit-level interleaving of virtual cut-through packets on a link (BookSim's iSLIP
 // allocates per flit; here a VCT packet holds the channel and its input port until its tail;
 // switching wormhole allocates per flit), and adaptive routing.
@@ -74,6 +77,7 @@
 
 #include "core/slot_pool.hpp"
 #include "network/backend.hpp"
+#include "network/multipath.hpp"
 
 namespace collsim::network {
 
@@ -208,7 +212,9 @@ class PacketBackend final : public Backend, private core::EventHandler {
   struct Packet {
     std::uint32_t message = 0;
     std::uint32_t flits = 0;
-    std::uint32_t hop = 0;  // channels already crossed (0: in the NI queue)
+    // Index in its message's path of the channel it goes to next (0: in the NI queue; with
+    // multipath spray-packet its path's start there, Message::path).
+    std::uint32_t hop = 0;
     std::uint32_t ivc = 0;  // input VC it is in
     std::uint32_t vc_class = 0;
     std::uint32_t dim = 0;  // dimension of the last topology link crossed
@@ -228,7 +234,11 @@ class PacketBackend final : public Backend, private core::EventHandler {
     std::uint32_t step = 0;                        // MessageAttributes::priority
     std::uint32_t step_state = UINT32_MAX;         // strict_schedule: its steps_ entry, if any
     std::uint64_t tag = 0;
-    std::vector<std::uint32_t> path;  // channels: injection, links..., ejection
+    // Channels: injection, links..., ejection; multipath spray-packet: num_paths such paths of
+    // path_len channels each, one after another, packet j on path j mod num_paths.
+    std::vector<std::uint32_t> path;
+    std::uint64_t first_path = 0;  // multipath: the index of its (first) equal-cost path
+    std::uint32_t num_paths = 1, path_len = 0, cur_off = 0;
     std::uint64_t bytes_left = 0;     // not yet cut into packets (they wait in the NI)
     std::uint64_t packets_made = 0;
     std::uint32_t flits_left_in_packet = 0;  // of the packet being cut (wormhole: into flits)
@@ -268,6 +278,7 @@ class PacketBackend final : public Backend, private core::EventHandler {
   std::uint32_t pick_vc(const Channel& c, const Packet& p, const InputVc& in) const;
   std::uint32_t ni_channel(topology::NodeId npu, std::uint32_t ni, bool ejection) const;
   void route_via(std::uint32_t m, std::uint32_t src_ni, std::uint32_t dst_ni);
+  void spray_paths(std::uint32_t m, std::uint32_t src_ni, std::uint32_t dst_ni);
   bool pull_pending(std::uint32_t q);
   // strict_schedule: NPU `npu` of steps_[st] moves past its current step (after_sends: the step
   // had sends), skipping or waiting out NoOp steps.
@@ -278,6 +289,7 @@ class PacketBackend final : public Backend, private core::EventHandler {
   core::Simulation& sim_;
   const topology::Topology& topo_;
   PacketOptions opt_;
+  PathChooser multipath_;
   core::Time pipeline_, credit_delay_;
   std::uint32_t vcs_ = 0;
   bool datelines_ = false;

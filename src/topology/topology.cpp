@@ -115,6 +115,7 @@ std::vector<std::uint32_t> bfs(const Topology& t, NodeId from, bool forward) {
   for (std::size_t head = 0; head < queue.size(); ++head) {
     const NodeId v = queue[head];
     for (LinkId id : forward ? t.out_links(v) : t.in_links(v)) {
+      if (t.link_failed(id)) continue;
       const NodeId u = forward ? t.links()[id].dst : t.links()[id].src;
       if (dist[u] == kUnreached) {
         dist[u] = dist[v] + 1;
@@ -391,8 +392,14 @@ void Topology::route(NodeId src, NodeId dst, std::vector<LinkId>& out, std::uint
   check_node(*this, dst, "route: destination");
   if (src == dst) return;
   if (graph_routing_.route != nullptr && is_npu(src) && is_npu(dst)) {
+    const std::size_t start = out.size();
     graph_routing_.route(*this, graph_routing_.a, graph_routing_.b, src, dst, out);
-    return;
+    if (failed_.empty() ||
+        std::none_of(out.begin() + static_cast<std::ptrdiff_t>(start), out.end(),
+                     [this](LinkId l) { return failed_[l] != 0; })) {
+      return;
+    }
+    out.resize(start);  // the rule's route crosses a failed link: the remaining shortest path
   }
   if (dims_.empty() || !is_npu(src) || !is_npu(dst)) {
     route_graph(src, dst, out);
@@ -481,6 +488,7 @@ const std::vector<LinkId>& Topology::next_hops(NodeId dst) const {
   for (NodeId u = 0; u < num_nodes_; ++u) {
     if (u == dst || dist[u] == kUnreached) continue;
     for (LinkId id : out_links(u)) {
+      if (link_failed(id)) continue;
       if (dist[links_[id].dst] + 1 == dist[u]) {
         nh[u] = id;
         break;
@@ -547,6 +555,41 @@ std::uint32_t Topology::diameter(std::uint32_t sources) const {
     }
   }
   return h;
+}
+
+void Topology::fail_links(std::span<const LinkId> links, std::string_view field) {
+  if (!dims_.empty()) {
+    throw InputError(fmt::format(
+        "{}: {} routes dimension-order, which cannot go round a failed link; link failures "
+        "apply to graph topologies (fattree, bigraph, ...)",
+        field, name_));
+  }
+  std::vector<std::uint8_t> failed(links_.size(), 0);
+  std::vector<LinkId> list;
+  for (LinkId l : links) {
+    if (l >= links_.size()) {
+      throw InputError(fmt::format("{}: link {} out of range ({} has {} directed links)", field,
+                                   l, name_, links_.size()));
+    }
+    if (failed[l] == 0) list.push_back(l);
+    failed[l] = 1;
+  }
+  std::sort(list.begin(), list.end());
+  std::swap(failed_, failed);
+  failed_list_ = std::move(list);
+  if (failed_list_.empty()) failed_.clear();
+  next_hop_.assign(num_nodes_, {});
+  const auto from0 = bfs(*this, 0, true);
+  const auto to0 = bfs(*this, 0, false);
+  for (NodeId n = 1; n < num_npus_; ++n) {
+    if (from0[n] == kUnreached || to0[n] == kUnreached) {
+      const NodeId a = from0[n] == kUnreached ? 0 : n, b = from0[n] == kUnreached ? n : 0;
+      throw InputError(fmt::format(
+          "{}: with these links failed NPU {} can no longer reach NPU {} ({} of {}'s links "
+          "failed); every NPU must reach every other",
+          field, a, b, failed_list_.size(), name_));
+    }
+  }
 }
 
 void validate(const Topology& t) {

@@ -170,6 +170,16 @@ class Topology {
     routing_state_ = std::move(state);
   }
   const void* routing_state() const { return routing_state_.get(); }
+  /// Take `links` out of service (docs/multipath.md "Link failures"): routes avoid them, over
+  /// the shortest paths that remain (a graph routing rule's own route where it avoids them, the
+  /// general graph's shortest path otherwise), and backends carry nothing on them. Graph
+  /// topologies only (fattree, bigraph, ...: a product's dimension-order routes cannot detour).
+  /// Replaces earlier failures. Throws core::InputError naming `field` for a product topology, a
+  /// link id out of range, or failures that leave an NPU unable to reach another.
+  void fail_links(std::span<const LinkId> links, std::string_view field);
+  /// The failed links, ascending (empty: every link works).
+  const std::vector<LinkId>& failed_links() const { return failed_list_; }
+  bool link_failed(LinkId l) const { return !failed_.empty() && failed_[l] != 0; }
   /// The link from `a` to `b`; throws std::out_of_range if there is none.
   LinkId link_between(NodeId a, NodeId b) const;
 
@@ -232,6 +242,8 @@ class Topology {
   core::Time ni_latency_{};
   GraphRouting graph_routing_;
   std::shared_ptr<const void> routing_state_;
+  std::vector<std::uint8_t> failed_;  // per link, empty when none failed (fail_links)
+  std::vector<LinkId> failed_list_;
 
   // General-graph routing (also used for switch endpoints of a product).
   void route_graph(NodeId src, NodeId dst, std::vector<LinkId>& out) const;

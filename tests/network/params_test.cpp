@@ -95,7 +95,8 @@ TEST(BackendParams, SchemasAreCompleteAndUnique) {
   }
   for (const BackendParam* p : all_params())
     EXPECT_TRUE(flags.insert(core::cli_flag(p->spec)).second);
-  EXPECT_EQ(all_params().size(), 25u);  // 2 flow + 18 packet + 4 optical + ni_policy (flow and packet)
+  // 2 flow + 18 packet + 4 optical + ni_policy, multipath and ecmp_seed (flow and packet)
+  EXPECT_EQ(all_params().size(), 27u);
   EXPECT_EQ(core::cli_flag(find_param("vc_buffer_flits")->spec), "--vc-buffer-flits");
   EXPECT_EQ(find_param("bogus"), nullptr);
 }

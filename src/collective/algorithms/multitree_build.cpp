@@ -51,7 +51,8 @@ std::vector<std::vector<LinkId>> neighbour_links(const topology::Topology& topo)
       }
     } else {
       for (LinkId l : topo.out_links(p)) {
-        if (topo.is_npu(topo.links()[l].dst)) out[p].push_back(l);
+        // Failed links (Topology::fail_links) carry no tree edge.
+        if (topo.is_npu(topo.links()[l].dst) && !topo.link_failed(l)) out[p].push_back(l);
       }
     }
   }
