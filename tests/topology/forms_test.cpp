@@ -54,7 +54,7 @@ TEST(TopologyForms, ErrorsListEveryRegisteredSyntax) {
       topology_syntaxes(),
       "ring:N, bidir-ring:N, fc:N, switch:N, torus:AxB[xC...], mesh:AxB[xC...], "
       "hier:<kind><size>x... (kinds ring, uring, line, fc, sw, lsw), optical-ring:N, fattree:KxL, "
-      "bigraph:SxP, swfc:P:n:k, htorus:P:n[:2]");
+      "bigraph:SxP, swfc:P:n:k, htorus:P:n[:2], railfat:NxG");
   try {
     from_compact("tree:8", kBw, kLat, "--topology");
     FAIL() << "expected an error";
