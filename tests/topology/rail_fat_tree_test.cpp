@@ -244,7 +244,9 @@ TEST(RailFatTree, ARailCollectiveStaysOnItsRailOnTheFlowBackend) {
       const Link& k = t.links()[l];
       EXPECT_EQ(k.dim, 1u) << "link " << l;
       for (NodeId v : {k.src, k.dst}) {
-        if (t.is_npu(v)) EXPECT_EQ(v % 2, rail);
+        if (t.is_npu(v)) {
+          EXPECT_EQ(v % 2, rail);
+        }
       }
     }
   }
