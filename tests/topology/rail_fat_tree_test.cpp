@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "network/flow.hpp"
 #include "runtime/execute.hpp"
+#include "scheduler/group_symmetry.hpp"
 #include "topology/builders.hpp"
 #include "topology/forms.hpp"
 #include "topology/inventory.hpp"
@@ -288,6 +289,21 @@ TEST(FatTreeOversub, PerLevelBandwidthsAndNames) {
             std::string::npos);
   EXPECT_NE(error_of("fattree:4x3:oversub=0.5").find(">= 1"), std::string::npos);
   EXPECT_NE(error_of("fattree:4x3:oversub=2,x").find("option oversub=x"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace collsim::topology
+
+namespace collsim::topology {
+namespace {
+
+// One group per dimension may stand for all (scheduler/group_symmetry.hpp): the rails and the
+// nodes each have links of their own and routes of the same shape, planes included.
+TEST(RailFatTree, GroupSymmetryHolds) {
+  for (const char* spec : {"railfat:8x4:planes=2:leaf=4", "railfat:16x8:leaf=8:oversub=3"}) {
+    const auto s = scheduler::group_symmetry(rf(spec));
+    EXPECT_TRUE(s.holds()) << spec << ": " << s.broken;
+  }
 }
 
 }  // namespace
