@@ -164,7 +164,10 @@ Topology rail_fat_tree(const RailFatTreeSpec& s, std::string name) {
       s.gpus == 1 ? "" : "s", s.planes, s.planes == 1 ? "" : "s", core::to_string(s.nic),
       core::to_string(port), core::to_string(s.net_latency), leaves, leaves == 1 ? "f" : "ves",
       per_leaf,
-      spines == 0 ? std::string(", no spines")
+      spines == 0 ? std::string(s.oversub > 1 || s.spines > 0
+                                    ? ", no spines (one leaf holds every node: oversub and spines "
+                                      "unused)"
+                                    : ", no spines")
                   : fmt::format(", {} spines, {} up-links per leaf (oversubscription {:.3g}:1), "
                                 "{}-port switches",
                                 spines, up, static_cast<double>(per_leaf) / up, s.radix)));
@@ -214,7 +217,11 @@ TopologyForm rail_fat_tree_form() {
                 "netlat", core::Time::from_ps(std::llround(sys.nic_latency.value * 1e12)));
             s.scaleup_latency = a.option_time(
                 "scaleuplat", core::Time::from_ps(std::llround(kNvlinkStepSeconds * 1e12)));
-            return rail_fat_tree(s, name_of(a));
+            try {
+              return rail_fat_tree(s, name_of(a));
+            } catch (const core::InputError& e) {  // name the option the spec came from
+              throw core::InputError(fmt::format("{}: {}", a.field, e.what()));
+            }
           }};
 }
 

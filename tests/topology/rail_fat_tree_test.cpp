@@ -193,7 +193,11 @@ TEST(RailFatTree, RefusalsNameTheSpecAndTheReason) {
                                             "more than a 64-port spine reaches"),
             std::string::npos)
       << error_of("railfat:4096x8");
+  EXPECT_EQ(error_of("railfat:4096x8").rfind("--topology: railfat:4096x8: ", 0), 0u);
   EXPECT_NE(error_of("railfat:4096x8:leaf=128").find("(no error)"), std::string::npos);
+  // One leaf holds 16 nodes: the oversubscription has nothing to act on, and says so.
+  EXPECT_NE(rf("railfat:16x8:oversub=2").summary().find("oversub and spines unused"),
+            std::string::npos);
   EXPECT_NE(error_of("railfat:4x8:planes=3").find("option planes=3"), std::string::npos);
   EXPECT_NE(error_of("railfat:100x8:spines=5").find("spines=5 must divide the leaf's 32 up-links"),
             std::string::npos);
