@@ -62,11 +62,11 @@ void route_rail(const Topology& t, std::uint32_t per_leaf, std::uint32_t packed,
   if (na == nb) return;
   // Plane: k nodes ahead (k <= N/2, cyclic) -> (k - 1) mod 2; k nodes behind -> k mod 2.
   const std::uint32_t ahead = (nb + nodes - na) % nodes;
-  const std::uint32_t plane =
-      planes == 1 ? 0 : 2 * ahead <= nodes ? (ahead - 1) % 2 : (nodes - ahead) % 2;
+  const std::uint32_t plane = planes == 1          ? 0
+                              : 2 * ahead <= nodes ? (ahead - 1) % 2
+                                                   : (nodes - ahead) % 2;
   const std::uint32_t leaves = (nodes + per_leaf - 1) / per_leaf;
-  const LinkId block =
-      2 * n + (gb * planes + plane) * (2 * nodes + 2 * leaves * spines);
+  const LinkId block = 2 * n + (gb * planes + plane) * (2 * nodes + 2 * leaves * spines);
   const std::uint32_t la = na / per_leaf, lb = nb / per_leaf;
   out.push_back(block + 2 * na);
   if (la != lb) {
@@ -92,7 +92,8 @@ Topology rail_fat_tree(const RailFatTreeSpec& s, std::string name) {
   if (s.nodes < 2 || s.gpus < 2) fail("needs 2 or more nodes of 2 or more GPUs");
   if (s.planes < 1 || s.planes > 2) fail(fmt::format("planes must be 1 or 2, got {}", s.planes));
   if (s.radix < 2) fail(fmt::format("leaf radix must be >= 2 ports, got {}", s.radix));
-  if (!(s.oversub >= 1.0)) fail(fmt::format("oversub must be >= 1 (1 = non-blocking), got {}", s.oversub));
+  if (!(s.oversub >= 1.0))
+    fail(fmt::format("oversub must be >= 1 (1 = non-blocking), got {}", s.oversub));
   const std::uint64_t npus = std::uint64_t{s.nodes} * s.gpus;
   if (npus > (1u << 20)) fail("at most 1048576 GPUs");
   const auto n = static_cast<NodeId>(npus);
@@ -119,7 +120,8 @@ Topology rail_fat_tree(const RailFatTreeSpec& s, std::string name) {
         "levels); give a larger leaf= radix",
         nodes, leaves, per_leaf, s.radix));
   }
-  const std::uint64_t num_nodes = npus + nodes + std::uint64_t{s.gpus} * s.planes * (leaves + spines);
+  const std::uint64_t num_nodes =
+      npus + nodes + std::uint64_t{s.gpus} * s.planes * (leaves + spines);
   const core::Bandwidth port{s.nic.bytes_per_s / s.planes};
   const core::Bandwidth trunk{port.bytes_per_s * (spines ? up / spines : 1)};
   // A step's latency is split over its two NPU-side hops (up to the switch, down from it);
@@ -175,54 +177,54 @@ Topology rail_fat_tree(const RailFatTreeSpec& s, std::string name) {
 }
 
 TopologyForm rail_fat_tree_form() {
-  return {.name = "railfat",
-          .syntax = "railfat:NxG",
-          .example = "railfat:4x8:planes=2",
-          .description =
-              "rail-optimised GPU cluster: N nodes of G GPUs on a scale-up switch, one NIC per "
-              "GPU, NIC i of every node on rail i (a leaf/spine tree per rail and plane); dim0 "
-              "the node, dim1 the rail",
-          .source = "NVIDIA DGX SuperPOD reference architecture (rail-optimised leaf/spine); "
-                    "link rates and latencies of the GPU system presets (collsim list)",
-          .args = FormArgs::Shape,
-          .own_links = true,
-          .options = "planes,leaf,spines,oversub,nic,scaleup,netlat,scaleuplat,system",
-          .option_help =
-              "planes=1|2 (1; a NIC's ports split over the planes), leaf=ports (64, leaf and "
-              "spine radix), spines=per rail-plane (the leaf's up-links), oversub=down:up at "
-              "the leaf (1, non-blocking), nic=bandwidth per GPU (the system's: 400Gb/s), "
-              "scaleup=bandwidth per GPU per direction (the system's: 450GB/s, NVLink4), "
-              "netlat=per network step (14us), scaleuplat=per scale-up step (3.4us), "
-              "system=GPU preset for the defaults (h100)",
-          .build = [](const CompactArgs& a, core::Bandwidth, core::Time) {
-            if (a.sizes.size() != 2) {
-              throw core::InputError(fmt::format(
-                  "{}: write railfat:NxG (N nodes of G GPUs), e.g. railfat:2048x8:planes=2",
-                  a.field));
-            }
-            const std::string* system = a.option("system");
-            const GpuSystem& sys = find_gpu_system(system ? *system : "h100",
-                                                   a.field + ": option system in \"" + a.spec +
-                                                       "\"");
-            RailFatTreeSpec s;
-            s.nodes = a.sizes[0];
-            s.gpus = a.sizes[1];
-            s.planes = a.option_uint("planes", 1, 1, 2);
-            s.radix = a.option_uint("leaf", kDefaultRadix, 2, 1u << 16);
-            s.spines = a.option_uint("spines", 0, 1, 1u << 16);
-            s.oversub = a.option_number("oversub", 1.0);
-            s.nic = a.option_bandwidth("nic", core::Bandwidth{sys.nic_bandwidth.value});
-            s.scaleup = a.option_bandwidth("scaleup", core::Bandwidth{sys.nvlink_bandwidth.value});
-            s.net_latency = a.option_time(
-                "netlat", core::Time::from_ps(std::llround(sys.nic_latency.value * 1e12)));
-            s.scaleup_latency = a.option_time(
-                "scaleuplat", core::Time::from_ps(std::llround(kNvlinkStepSeconds * 1e12)));
-            try {
-              return rail_fat_tree(s, name_of(a));
-            } catch (const core::InputError& e) {  // name the option the spec came from
-              throw core::InputError(fmt::format("{}: {}", a.field, e.what()));
-            }
-          }};
+  return {
+      .name = "railfat",
+      .syntax = "railfat:NxG",
+      .example = "railfat:4x8:planes=2",
+      .description =
+          "rail-optimised GPU cluster: N nodes of G GPUs on a scale-up switch, one NIC per "
+          "GPU, NIC i of every node on rail i (a leaf/spine tree per rail and plane); dim0 "
+          "the node, dim1 the rail",
+      .source =
+          "NVIDIA DGX SuperPOD reference architecture (rail-optimised leaf/spine); "
+          "link rates and latencies of the GPU system presets (collsim list)",
+      .args = FormArgs::Shape,
+      .own_links = true,
+      .options = "planes,leaf,spines,oversub,nic,scaleup,netlat,scaleuplat,system",
+      .option_help =
+          "planes=1|2 (1; a NIC's ports split over the planes), leaf=ports (64, leaf and "
+          "spine radix), spines=per rail-plane (the leaf's up-links), oversub=down:up at "
+          "the leaf (1, non-blocking), nic=bandwidth per GPU (the system's: 400Gb/s), "
+          "scaleup=bandwidth per GPU per direction (the system's: 450GB/s, NVLink4), "
+          "netlat=per network step (14us), scaleuplat=per scale-up step (3.4us), "
+          "system=GPU preset for the defaults (h100)",
+      .build = [](const CompactArgs& a, core::Bandwidth, core::Time) {
+        if (a.sizes.size() != 2) {
+          throw core::InputError(fmt::format(
+              "{}: write railfat:NxG (N nodes of G GPUs), e.g. railfat:2048x8:planes=2", a.field));
+        }
+        const std::string* system = a.option("system");
+        const GpuSystem& sys = find_gpu_system(system ? *system : "h100",
+                                               a.field + ": option system in \"" + a.spec + "\"");
+        RailFatTreeSpec s;
+        s.nodes = a.sizes[0];
+        s.gpus = a.sizes[1];
+        s.planes = a.option_uint("planes", 1, 1, 2);
+        s.radix = a.option_uint("leaf", kDefaultRadix, 2, 1u << 16);
+        s.spines = a.option_uint("spines", 0, 1, 1u << 16);
+        s.oversub = a.option_number("oversub", 1.0);
+        s.nic = a.option_bandwidth("nic", core::Bandwidth{sys.nic_bandwidth.value});
+        s.scaleup = a.option_bandwidth("scaleup", core::Bandwidth{sys.nvlink_bandwidth.value});
+        s.net_latency = a.option_time(
+            "netlat", core::Time::from_ps(std::llround(sys.nic_latency.value * 1e12)));
+        s.scaleup_latency = a.option_time(
+            "scaleuplat", core::Time::from_ps(std::llround(kNvlinkStepSeconds * 1e12)));
+        try {
+          return rail_fat_tree(s, name_of(a));
+        } catch (const core::InputError& e) {  // name the option the spec came from
+          throw core::InputError(fmt::format("{}: {}", a.field, e.what()));
+        }
+      }};
 }
 
 }  // namespace collsim::topology

@@ -24,8 +24,7 @@ const core::Registry<TopologyForm>& topology_forms() {
       "topology form",
       {ring_form(), bidir_ring_form(), fully_connected_form(), switch_form(), torus_form(),
        mesh_form(), hierarchical_form(), optical_ring_form(), fat_tree_form(), bigraph_form(),
-       switch_fc_form(), hierarchical_torus_form(),
-       rail_fat_tree_form()});
+       switch_fc_form(), hierarchical_torus_form(), rail_fat_tree_form()});
   return all;
 }
 

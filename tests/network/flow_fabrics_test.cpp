@@ -16,9 +16,9 @@ using collsim::testing::Recorder;
 TEST(FlowFabrics, RailFatTreeOversubscribedSpineAndPxnTraffic) {
   // 6 nodes of 2 GPUs (GPU = 2 node + index), 4-port leaves split 3:1 (oversub=3): leaf 0 holds
   // nodes 0-2, leaf 1 nodes 3-5, one spine; NIC ports and the trunk 1 GB/s, no latency.
-  const auto t = topology::from_compact(
-      "railfat:6x2:leaf=4:oversub=3:nic=8Gb/s:netlat=0us:scaleuplat=0us", core::Bandwidth{1},
-      core::Time{});
+  const auto t =
+      topology::from_compact("railfat:6x2:leaf=4:oversub=3:nic=8Gb/s:netlat=0us:scaleuplat=0us",
+                             core::Bandwidth{1}, core::Time{});
   // Rail 0 flows f1 0->6, f2 2->8, f3 4->10 cross the leaf 0 -> spine trunk; f5 1->6 (GPU 1 of
   // node 0 to GPU 0 of node 3) goes over the scale-up switch to GPU 0 first (450 GB/s, not a
   // bottleneck) and then the same trunk; f4 0->2 stays on leaf 0.
@@ -46,9 +46,9 @@ TEST(FlowFabrics, RailFatTreeTwoPlanesEachPortItsOwnShare) {
   // 8 nodes on one 16-port leaf per rail and plane; a 2 GB/s NIC is two 1 GB/s plane ports.
   // GPU 0 (node 0) sends to nodes 1, 2, 3 (GPUs 2, 4, 6): 1 and 3 ahead take plane 0, 2 ahead
   // plane 1. Plane 0's port is shared by two flows (0.5 each); plane 1's flow has 1 GB/s.
-  const auto t = topology::from_compact(
-      "railfat:8x2:planes=2:leaf=16:nic=16Gb/s:netlat=0us:scaleuplat=0us", core::Bandwidth{1},
-      core::Time{});
+  const auto t =
+      topology::from_compact("railfat:8x2:planes=2:leaf=16:nic=16Gb/s:netlat=0us:scaleuplat=0us",
+                             core::Bandwidth{1}, core::Time{});
   core::Simulation sim;
   FlowBackend net(sim, t, {});
   Recorder rec(sim);
@@ -71,8 +71,8 @@ TEST(FlowFabrics, FatTreeWithAnOversubscribedLeafLevel) {
   // f1 0->2 and f2 1->2 share leaf 4 -> spine 6 (0.5): 0.25 each, the first to freeze. Then f3
   // 0->3 (alone on leaf 4 -> spine 7, 0.5) and f4 0->1 rise on NPU 0's 1 GB/s link, which has
   // 1 - 0.25 left: 0.375 each (below f3's 0.5 trunk).
-  const auto t = topology::from_compact("fattree:2x2:oversub=2", core::Bandwidth{1e9},
-                                        core::Time{});
+  const auto t =
+      topology::from_compact("fattree:2x2:oversub=2", core::Bandwidth{1e9}, core::Time{});
   core::Simulation sim;
   FlowBackend net(sim, t, {});
   Recorder rec(sim);

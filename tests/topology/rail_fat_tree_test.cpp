@@ -81,10 +81,10 @@ TEST(RailFatTree, WiringOfASmallTwoLevelFabric) {
   EXPECT_EQ(t.num_switches(), 8u + 2u * (4 + 2));  // scale-up switches, then per rail
   EXPECT_EQ(t.links().size(), 2u * (16 + 16 + 2 * 4 * 2));
   expect_shortest_connected_routes(t);
-  EXPECT_EQ(t.route(0, 1).size(), 2u);   // same node: over the scale-up switch
-  EXPECT_EQ(t.route(0, 2).size(), 2u);   // node 1, same leaf of rail 0
-  EXPECT_EQ(t.route(0, 4).size(), 4u);   // node 2: leaf -> spine -> leaf
-  EXPECT_EQ(t.route(0, 5).size(), 6u);   // other rail: scale-up first, then rail 1
+  EXPECT_EQ(t.route(0, 1).size(), 2u);             // same node: over the scale-up switch
+  EXPECT_EQ(t.route(0, 2).size(), 2u);             // node 1, same leaf of rail 0
+  EXPECT_EQ(t.route(0, 4).size(), 4u);             // node 2: leaf -> spine -> leaf
+  EXPECT_EQ(t.route(0, 5).size(), 6u);             // other rail: scale-up first, then rail 1
   EXPECT_EQ(t.links()[t.route(0, 5)[1]].dst, 1u);  // to GPU 1 of node 0 (PXN)
   // d-mod-k: node 0 to nodes 2 and 3 (leaf 1) goes up through both spines.
   std::set<NodeId> spines;
@@ -189,8 +189,9 @@ TEST(RailFatTree, RailsAreDisjointAndARailsRoutesStayOnIt) {
 }
 
 TEST(RailFatTree, RefusalsNameTheSpecAndTheReason) {
-  EXPECT_NE(error_of("railfat:4096x8").find("4096 nodes need 128 leaves of 32 nodes per rail, "
-                                            "more than a 64-port spine reaches"),
+  EXPECT_NE(error_of("railfat:4096x8")
+                .find("4096 nodes need 128 leaves of 32 nodes per rail, "
+                      "more than a 64-port spine reaches"),
             std::string::npos)
       << error_of("railfat:4096x8");
   EXPECT_EQ(error_of("railfat:4096x8").rfind("--topology: railfat:4096x8: ", 0), 0u);
@@ -201,10 +202,8 @@ TEST(RailFatTree, RefusalsNameTheSpecAndTheReason) {
   EXPECT_NE(error_of("railfat:4x8:planes=3").find("option planes=3"), std::string::npos);
   EXPECT_NE(error_of("railfat:100x8:spines=5").find("spines=5 must divide the leaf's 32 up-links"),
             std::string::npos);
-  EXPECT_NE(error_of("railfat:100x8:oversub=0.5").find("oversub must be >= 1"),
-            std::string::npos);
-  EXPECT_NE(error_of("railfat:4x8:system=tpu").find("unknown GPU system 'tpu'"),
-            std::string::npos);
+  EXPECT_NE(error_of("railfat:100x8:oversub=0.5").find("oversub must be >= 1"), std::string::npos);
+  EXPECT_NE(error_of("railfat:4x8:system=tpu").find("unknown GPU system 'tpu'"), std::string::npos);
   EXPECT_NE(error_of("railfat:4x8:rails=8").find("unknown option \"rails\""), std::string::npos);
   EXPECT_NE(error_of("railfat:8").find("write railfat:NxG"), std::string::npos);
 }
@@ -224,7 +223,7 @@ TEST(RailFatTree, TheIssuesFabricBuildsInSecondsWithItsCounts) {
   EXPECT_EQ(inv[0].switches, 2048u);
   EXPECT_EQ(inv[1].switches, 1536u);
   EXPECT_DOUBLE_EQ(inv[1].per_npu.bytes_per_s, 50e9);  // both plane ports of GPU 0's NIC
-  EXPECT_EQ(t.route(0, 8 * 2047).size(), 4u);  // node 0 -> node 2047 over a spine, plane 1
+  EXPECT_EQ(t.route(0, 8 * 2047).size(), 4u);          // node 0 -> node 2047 over a spine, plane 1
 }
 
 // A dim1 collective (every rail at once) on the flow backend uses only rail links, and each
