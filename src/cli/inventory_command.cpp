@@ -14,6 +14,7 @@ int show_inventory(const TopologyFlags& flags, std::ostream& out) {
   const topology::Topology topo = compact_topology(flags);
   out << fmt::format("{}: {} NPUs, {} switches, {} directed links\n", topo.name(), topo.num_npus(),
                      topo.num_switches(), topo.links().size());
+  if (!topo.summary().empty()) out << "  " << topo.summary() << "\n";
   out << fmt::format("  {:<24} {:>7} {:>9} {:>13} {:>8} {:>16} {:>16}\n", "dimension", "groups",
                      "switches", "switch ports", "links", "out per NPU", "aggregate");
   for (const topology::InventoryRow& r : topology::inventory(topo)) {

@@ -27,6 +27,11 @@ namespace {
 void print_form(std::ostream& out, const topology::TopologyForm& f) {
   out << core::help_entry(f.syntax, 22,
                           {f.description, fmt::format("e.g. {}; source: {}", f.example, f.source)});
+  if (!f.options.empty()) {  // the same column, under the entry
+    out << core::help_entry("", 22, {fmt::format("options (:key=value after the sizes): {}",
+                                                 f.option_help.empty() ? f.options
+                                                                       : f.option_help)});
+  }
 }
 
 void print_dim_kind(std::ostream& out, const topology::DimKindTraits& k) {

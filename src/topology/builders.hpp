@@ -4,6 +4,7 @@
 // All throw core::InputError naming the field for bad arguments.
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -19,8 +20,31 @@ Topology ring(std::uint32_t n, core::Bandwidth bw, core::Time lat, bool bidirect
 /// backend on it sees the same per-node bandwidth); `hop_latency` is the propagation delay per
 /// segment. Name "optical-ring:N". Throws core::InputError if wavelengths is 0 or > 4096.
 Topology optical_ring(std::uint32_t n, const OpticalSpec& optical, core::Time hop_latency);
-/// k-ary L-level fat tree of switches, k^L NPUs on the leaves (fat_tree.cpp). Name "fattree:KxL".
-Topology fat_tree(std::uint32_t k, std::uint32_t levels, core::Bandwidth bw, core::Time lat);
+/// k-ary L-level fat tree of switches, k^L NPUs on the leaves (fat_tree.cpp). Name "fattree:KxL"
+/// (or `name`). `oversub`: empty (non-blocking), one value for every level, or L-1 values, the
+/// leaf level first; the links between level l and l+1 carry bw / o_l. Throws core::InputError
+/// for values < 1 or a wrong count.
+Topology fat_tree(std::uint32_t k, std::uint32_t levels, core::Bandwidth bw, core::Time lat,
+                  const std::vector<double>& oversub = {}, const std::string& name = {});
+/// A rail-optimised GPU cluster (rail_fat_tree.cpp, docs/fabrics.md): `nodes` nodes of `gpus`
+/// GPUs on a scale-up switch each, one NIC per GPU, NIC i of every node on rail i, a leaf/spine
+/// tree per rail and plane. Bandwidths in bytes/s per GPU per direction (`nic` split evenly over
+/// the planes), latencies per step (one NVLink or one network transfer, end to end).
+struct RailFatTreeSpec {
+  std::uint32_t nodes = 2;
+  std::uint32_t gpus = 8;
+  std::uint32_t planes = 1;  ///< 1 or 2
+  std::uint32_t radix = 64;  ///< ports of a leaf and of a spine
+  std::uint32_t spines = 0;  ///< per rail and plane; 0: one per up-link of a leaf
+  double oversub = 1.0;      ///< a leaf's down ports : up ports, >= 1
+  core::Bandwidth nic{50e9};
+  core::Bandwidth scaleup{450e9};
+  core::Time net_latency = core::Time::from_ns(14000);
+  core::Time scaleup_latency = core::Time::from_ns(3400);
+};
+/// Throws core::InputError naming `name` for a spec it cannot wire (planes not 1 or 2, a rail
+/// needing more leaves than a spine has ports, spines not dividing the up-links, oversub < 1).
+Topology rail_fat_tree(const RailFatTreeSpec& spec, std::string name);
 /// EFLOPS BiGraph: `switches` (even) in two layers, every upper linked to every lower,
 /// `per_switch` NPUs on each (bigraph.cpp). Name "bigraph:SxP".
 Topology bigraph(std::uint32_t switches, std::uint32_t per_switch, core::Bandwidth bw,

@@ -6,9 +6,18 @@
 // ancestor and down, always the same one for a pair (deterministic NCA routing).
 //   fattree:8x2  the paper's 64-NPU 8-ary 2-level tree (8 leaves, each linked to all 8 spines)
 //   fattree:4x2  16 NPUs (the DGX-2-sized network of the paper's Fig. 9)
+// Oversubscription per level (collsim's option, docs/fabrics.md): `fattree:KxL:oversub=o1,...`
+// gives the links between level l and level l+1 (both directions) 1/o_l of the NPU link's
+// bandwidth, so a level-l switch's k up-links carry 1/o_l of what its k down-links do (a tapered
+// fat tree: the aggregate of the fewer full-rate up-links an oversubscribed switch has). One value
+// applies to every level; L-1 values give each level its own, the leaf level first.
+//   fattree:4x3:oversub=2,1  leaves 2:1 oversubscribed, the upper level non-blocking
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "topology/builders.hpp"
@@ -52,7 +61,8 @@ void route_nca(const Topology& t, std::uint32_t k, std::uint32_t levels, NodeId 
 
 }  // namespace
 
-Topology fat_tree(std::uint32_t k, std::uint32_t levels, core::Bandwidth bw, core::Time lat) {
+Topology fat_tree(std::uint32_t k, std::uint32_t levels, core::Bandwidth bw, core::Time lat,
+                  const std::vector<double>& oversub, const std::string& name) {
   constexpr std::uint64_t kMaxNpus = 1u << 20;
   std::uint64_t npus = 1;
   // Stop once past the limit: k^levels would wrap (2^64 is 0 in 64 bits).
@@ -78,15 +88,30 @@ Topology fat_tree(std::uint32_t k, std::uint32_t levels, core::Bandwidth bw, cor
     links.push_back(Link{b, a, bw, lat, 0});
   };
   for (NodeId i = 0; i < n; ++i) both(i, sw(0, i / k));
+  const std::string nm = name.empty() ? fmt::format("fattree:{}x{}", k, levels) : name;
+  if (!oversub.empty() && oversub.size() != 1 && oversub.size() + 1 != levels) {
+    throw core::InputError(fmt::format(
+        "{}: oversub takes one value or one per level below the top ({}), got {}", nm,
+        levels - 1, oversub.size()));
+  }
+  for (double o : oversub) {
+    if (!(o >= 1.0) || !std::isfinite(o)) {
+      throw core::InputError(
+          fmt::format("{}: oversub values must be >= 1 (1 = non-blocking), got {}", nm, o));
+    }
+  }
+  const core::Bandwidth npu_bw = bw;
   std::uint64_t digit = 1;  // k^l: the place of digit l
   for (std::uint32_t l = 0; l + 1 < levels; ++l, digit *= k) {
+    const double o = oversub.empty() ? 1.0 : oversub[oversub.size() == 1 ? 0 : l];
+    bw = core::Bandwidth{npu_bw.bytes_per_s / o};
     for (std::uint64_t w = 0; w < per_level; ++w) {
       const std::uint64_t base = w - (w / digit % k) * digit;
       for (std::uint64_t v = 0; v < k; ++v) both(sw(l, w), sw(l + 1, base + v * digit));
     }
   }
   Topology t =
-      Topology::graph(fmt::format("fattree:{}x{}", k, levels), n,
+      Topology::graph(nm, n,
                       static_cast<std::uint32_t>(npus + levels * per_level), std::move(links));
   t.set_graph_routing(GraphRouting{&route_nca, k, levels});
   return t;
@@ -101,11 +126,29 @@ TopologyForm fat_tree_form() {
               "nearest-common-ancestor routing",
           .source = "MultiTree Sec. V-A (16-NPU and 64-NPU 8-ary 2-level fat trees)",
           .args = FormArgs::Shape,
+          .options = "oversub",
+          .option_help = "oversub=o or o1,o2,... (one per level below the top, the leaves "
+                         "first; 1 = non-blocking, the default): links above level l carry 1/o_l "
+                         "of the NPU link's bandwidth",
           .build = [](const CompactArgs& a, core::Bandwidth bw, core::Time lat) {
             if (a.sizes.size() != 2) {
               throw core::InputError("fattree: write fattree:KxL, e.g. fattree:8x2");
             }
-            return fat_tree(a.sizes[0], a.sizes[1], bw, lat);
+            std::vector<double> oversub;
+            std::string name = fmt::format("fattree:{}x{}", a.sizes[0], a.sizes[1]);
+            if (const std::string* v = a.option("oversub")) {
+              name += ":oversub=" + *v;
+              for (std::size_t from = 0; from <= v->size();) {
+                const std::size_t comma = std::min(v->find(',', from), v->size());
+                CompactArgs one;  // each value read as option_number reads one
+                one.spec = a.spec;
+                one.field = a.field;
+                one.options.push_back({"oversub", v->substr(from, comma - from)});
+                oversub.push_back(one.option_number("oversub", 1.0));
+                from = comma + 1;
+              }
+            }
+            return fat_tree(a.sizes[0], a.sizes[1], bw, lat, oversub, name);
           }};
 }
 

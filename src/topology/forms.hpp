@@ -77,6 +77,8 @@ struct TopologyForm {
   /// The `:key=value` options it takes after its sizes, comma-separated ("planes,rails");
   /// empty: none, and any option written is refused.
   std::string_view options = {};
+  /// Each option with its meaning and default, for `collsim list` (empty: just the keys).
+  std::string_view option_help = {};
   /// Build it with every link (or physical link) at `bw` and `lat`.
   Topology (*build)(const CompactArgs& args, core::Bandwidth bw, core::Time lat) = nullptr;
 };

@@ -17,6 +17,7 @@ TopologyForm fat_tree_form();            // fat_tree.cpp
 TopologyForm bigraph_form();             // bigraph.cpp
 TopologyForm switch_fc_form();           // switch_fc.cpp
 TopologyForm hierarchical_torus_form();  // switch_fc.cpp
+TopologyForm rail_fat_tree_form();       // rail_fat_tree.cpp
 TopologyForm dragonfly_form();           // dragonfly.cpp
 TopologyForm file_form();                // graph_import.cpp
 
@@ -25,7 +26,7 @@ const core::Registry<TopologyForm>& topology_forms() {
       "topology form",
       {ring_form(), bidir_ring_form(), fully_connected_form(), switch_form(), torus_form(),
        mesh_form(), hierarchical_form(), optical_ring_form(), fat_tree_form(), bigraph_form(),
-       switch_fc_form(), hierarchical_torus_form(),
+       switch_fc_form(), hierarchical_torus_form(), rail_fat_tree_form(),
        dragonfly_form(), file_form()});
   return all;
 }

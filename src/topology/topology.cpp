@@ -286,6 +286,55 @@ Topology Topology::graph(std::string name, std::uint32_t num_npus, std::uint32_t
   return t;
 }
 
+Topology Topology::switched(std::string name, std::uint32_t num_npus, std::uint32_t num_nodes,
+                            std::vector<Link> links, std::vector<DimSpec> dims,
+                            const GraphRouting& routing) {
+  check_links(num_npus, num_nodes, links);
+  if (dims.empty()) throw InputError(fmt::format("{}: dims: at least one dimension", name));
+  std::uint64_t npus = 1;
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    dims[i] = checked_dim(dims[i], i);
+    npus *= dims[i].size;
+  }
+  if (npus != num_npus) {
+    throw InputError(fmt::format("{}: the dimension sizes multiply to {} NPUs, not {}", name,
+                                 npus, num_npus));
+  }
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    if (links[i].dim >= dims.size()) {
+      throw InputError(fmt::format("{}: links[{}].dim: {} out of range ({} dimensions)", name, i,
+                                   links[i].dim, dims.size()));
+    }
+  }
+  Topology t;
+  t.name_ = std::move(name);
+  t.num_npus_ = num_npus;
+  t.num_nodes_ = num_nodes;
+  t.links_ = std::move(links);
+  t.graph_routing_ = routing;
+  std::uint32_t stride = 1;
+  for (std::uint32_t d = 0; d < dims.size(); ++d) {
+    const std::uint32_t n = dims[d].size;
+    t.strides_.push_back(stride);
+    Dimension dim;
+    dim.name = "dim" + std::to_string(d);
+    dim.spec = dims[d];
+    const std::uint32_t num_groups = num_npus / n;
+    dim.groups.reserve(num_groups);
+    for (std::uint32_t g = 0; g < num_groups; ++g) {  // as product(): ordered by first NPU
+      const NodeId base = g % stride + (g / stride) * stride * n;
+      std::vector<NodeId> m(n);
+      for (std::uint32_t i = 0; i < n; ++i) m[i] = base + i * stride;
+      dim.groups.push_back(std::move(m));
+    }
+    t.dims_.push_back(std::move(dim));
+    stride *= n;
+  }
+  t.finish();
+  check_connected(t);
+  return t;
+}
+
 void Topology::set_ni_latency(core::Time t, std::string_view field) {
   if (t < core::Time{}) {
     throw core::InputError(fmt::format("{}: the NI latency must be >= 0", field));
@@ -515,6 +564,11 @@ std::uint32_t Topology::hops(NodeId src, NodeId dst) const {
   check_node(*this, src, "hops: source");
   check_node(*this, dst, "hops: destination");
   if (src == dst) return 0;
+  if (graph_routing_.route != nullptr && is_npu(src) && is_npu(dst)) {
+    std::vector<LinkId> r;
+    graph_routing_.route(*this, graph_routing_.a, graph_routing_.b, src, dst, r);
+    return static_cast<std::uint32_t>(r.size());
+  }
   if (dims_.empty() || !is_npu(src) || !is_npu(dst)) {
     const std::vector<LinkId>& nh = next_hops(dst);
     std::uint32_t h = 0;
@@ -541,7 +595,7 @@ std::uint32_t Topology::diameter() const { return diameter(num_npus_); }
 std::uint32_t Topology::diameter(std::uint32_t sources) const {
   // Dimension-order routes add up per dimension and each dimension's worst case is reachable
   // independently, so a product's diameter is the sum of its dimensions' diameters.
-  if (!dims_.empty()) {
+  if (!dims_.empty() && graph_routing_.route == nullptr) {
     std::uint32_t h = 0;
     for (const Dimension& d : dims_) h += traits(d.spec.kind).diameter(d.spec.size);
     return h;

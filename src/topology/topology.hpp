@@ -126,6 +126,16 @@ class Topology {
   static Topology graph(std::string name, std::uint32_t num_npus, std::uint32_t num_nodes,
                         std::vector<Link> links);
 
+  /// A switched network whose NPUs also form named dimensions (rail_fat_tree.cpp): a general
+  /// graph whose NPU-to-NPU messages take `routing`, with a product's coordinates and groups
+  /// over `dims` (NPU ids mixed-radix, dimension 0 fastest; their sizes multiply to num_npus),
+  /// so that hierarchical algorithms run on it. Each link's `dim` names the dimension whose
+  /// traffic it carries (inventory, utilisation). Throws core::InputError as graph() and
+  /// product() do, and if the sizes do not multiply to num_npus or a link's dim is out of range.
+  static Topology switched(std::string name, std::uint32_t num_npus, std::uint32_t num_nodes,
+                           std::vector<Link> links, std::vector<DimSpec> dims,
+                           const GraphRouting& routing);
+
   const std::string& name() const { return name_; }
   std::uint32_t num_npus() const { return num_npus_; }
   std::uint32_t num_nodes() const { return num_nodes_; }
@@ -180,6 +190,10 @@ class Topology {
   /// The failed links, ascending (empty: every link works).
   const std::vector<LinkId>& failed_links() const { return failed_list_; }
   bool link_failed(LinkId l) const { return !failed_.empty() && failed_[l] != 0; }
+  /// One line on how the builder filled in what the spec left out (railfat: radix, spines,
+  /// oversubscription, planes, link rates), printed by `collsim inventory`; empty for most forms.
+  const std::string& summary() const { return summary_; }
+  void set_summary(std::string s) { summary_ = std::move(s); }
   /// The link from `a` to `b`; throws std::out_of_range if there is none.
   LinkId link_between(NodeId a, NodeId b) const;
 
@@ -244,6 +258,7 @@ class Topology {
   std::shared_ptr<const void> routing_state_;
   std::vector<std::uint8_t> failed_;  // per link, empty when none failed (fail_links)
   std::vector<LinkId> failed_list_;
+  std::string summary_;
 
   // General-graph routing (also used for switch endpoints of a product).
   void route_graph(NodeId src, NodeId dst, std::vector<LinkId>& out) const;

@@ -56,7 +56,7 @@ TEST(TopologyForms, ErrorsListEveryRegisteredSyntax) {
       topology_syntaxes(),
       "ring:N, bidir-ring:N, fc:N, switch:N, torus:AxB[xC...], mesh:AxB[xC...], "
       "hier:<kind><size>x... (kinds ring, uring, line, fc, sw, lsw), optical-ring:N, fattree:KxL, "
-      "bigraph:SxP, swfc:P:n:k, htorus:P:n[:2], dragonfly:GxAxP, file:PATH");
+      "bigraph:SxP, swfc:P:n:k, htorus:P:n[:2], railfat:NxG, dragonfly:GxAxP, file:PATH");
   try {
     from_compact("tree:8", kBw, kLat, "--topology");
     FAIL() << "expected an error";

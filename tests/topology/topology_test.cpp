@@ -650,7 +650,7 @@ TEST(TopologyCompact, Errors) {
   const std::string valid =
       "valid: ring:N, bidir-ring:N, fc:N, switch:N, torus:AxB[xC...], mesh:AxB[xC...], "
       "hier:<kind><size>x... (kinds ring, uring, line, fc, sw, lsw), optical-ring:N, fattree:KxL, "
-      "bigraph:SxP, swfc:P:n:k, htorus:P:n[:2], dragonfly:GxAxP, file:PATH";
+      "bigraph:SxP, swfc:P:n:k, htorus:P:n[:2], railfat:NxG, dragonfly:GxAxP, file:PATH";
   EXPECT_EQ(input_error([] { from_compact("tourus:8x8", kBw, kLat); }),
             "topology: unknown kind \"tourus\"; " + valid);
   auto expect_error = [&](const char* spec, const std::string& reason) {
