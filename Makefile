@@ -133,7 +133,7 @@ reproduce-switch-fc:
 	@$(PYTHON) tools/switch_fc_tables.py --collsim ./$(BUILD)/collsim --doc docs/switch-fc.md
 
 reproduce-ace:
-	@echo "collsim: ACE: about 3-5 min (Figs. 9-17)"
+	@echo "collsim: ACE: about 5-20 min (Figs. 9-17)"
 	$(call run_scenarios,examples/ace/*.yaml,ace-,)
 	@$(PYTHON) tools/ace_tables.py results docs/ace.md
 

@@ -9,8 +9,11 @@
 // partitions for a P-phase collective, sized by (the phase's bandwidth x its chunk size, Sec. 6),
 // the last one holding results for the RX DMA; the state machines are spread evenly, so a phase
 // runs at most max(1, machines / P) chunk-stages at once. A chunk-stage enters its phase's
-// partition only when it has room for it; a partition that is empty takes any chunk, so an
-// oversize chunk runs alone instead of never (counted in EndpointStats::oversize).
+// partition only when it has room for it and a state machine of the phase is free; the machine
+// is free again when the stage ends, but the chunk's bytes stay in the partition until it has
+// entered the next one (Sec. 4.3.1: chunks reside in SRAM and move to the next partitions). A
+// partition that is empty takes any chunk, so an oversize chunk runs alone instead of never
+// (counted in EndpointStats::oversize).
 // Training keeps all compute and 100% - ace_memory_share of memory bandwidth (Sec. 5).
 #include <algorithm>
 #include <numeric>
@@ -42,27 +45,36 @@ class Ace final : public BusEndpoint, public ChunkAdmission {
     const double sram = static_cast<double>(p_.ace_sram.count);
     for (double w : weights) capacity_.push_back(total > 0 ? sram * w / total : 0);
     used_.assign(weights.size(), 0);
-    holders_.assign(weights.size(), 0);
+    resident_.assign(weights.size(), 0);
+    active_.assign(weights.size(), 0);
     const auto phases = static_cast<std::uint32_t>(weights.size() - 1);
     machines_ = std::max<std::uint32_t>(1, p_.ace_state_machines / phases);
   }
   std::uint32_t phases() const override {
     return capacity_.empty() ? 0 : static_cast<std::uint32_t>(capacity_.size() - 1);
   }
-  bool try_enter(std::uint32_t phase, double bytes) override {
+  bool try_enter(std::uint32_t phase, double bytes, double held) override {
     if (capacity_.empty()) return true;
     const bool results = phase + 1 == capacity_.size();
-    if (!results && holders_[phase] >= machines_) return false;
-    if (holders_[phase] > 0 && used_[phase] + bytes > capacity_[phase]) return false;
+    if (!results && active_[phase] >= machines_) return false;
+    const bool resident = held > 0;  // the chunk is already in this partition
+    const double others = resident ? std::max(0.0, used_[phase] - held) : used_[phase];
+    const bool alone = resident_[phase] == (resident ? 1u : 0u);
+    if (!alone && others + bytes > capacity_[phase]) return false;
     if (bytes > capacity_[phase]) ++stats_.oversize;
-    used_[phase] += bytes;
-    ++holders_[phase];
+    used_[phase] = others + bytes;
+    if (!resident) ++resident_[phase];
+    if (!results) ++active_[phase];
     return true;
+  }
+  void finish(std::uint32_t phase) override {
+    if (capacity_.empty() || phase + 1 >= capacity_.size()) return;
+    --active_[phase];
   }
   void leave(std::uint32_t phase, double bytes) override {
     if (capacity_.empty()) return;
-    used_[phase] = holders_[phase] == 1 ? 0 : used_[phase] - bytes;
-    --holders_[phase];
+    used_[phase] = resident_[phase] == 1 ? 0 : used_[phase] - bytes;
+    --resident_[phase];
   }
 
  private:
@@ -73,9 +85,10 @@ class Ace final : public BusEndpoint, public ChunkAdmission {
     delivered(slot);
   }
 
-  // Per partition (phases, then results): bytes per NPU it may hold, held, chunk-stages in it.
+  // Per partition (phases, then results): bytes per NPU it may hold and holds, chunks whose
+  // bytes are in it, and its phase's state machines running a chunk-stage.
   std::vector<double> capacity_, used_;
-  std::vector<std::uint32_t> holders_;
+  std::vector<std::uint32_t> resident_, active_;
   std::uint32_t machines_ = 1;
 };
 

@@ -62,7 +62,10 @@ class StagingHandler {
 
 /// Bounds on the chunk-stages an engine holds at once (ACE Sec. 4.3: SRAM partitions, one per
 /// phase plus one for results, and state machines spread over the phases). A hierarchical
-/// collective asks before it starts a chunk's stage and gives the room back when the stage ends.
+/// collective asks before it starts a chunk's stage; the stage's state machine is free when the
+/// stage ends (finish), but the chunk's bytes stay in the partition until it enters the next
+/// one ("chunks reside within SRAM and move to next partitions as they go to later phases",
+/// Sec. 4.3.1) or, after its last phase, until they are in the results partition (leave).
 class ChunkAdmission {
  public:
   /// Size the partitions: weight[k] for phase k, the last entry for the results. Only the first
@@ -70,9 +73,14 @@ class ChunkAdmission {
   virtual void shape(const std::vector<double>& weights) = 0;
   /// Phases the partitions were shaped for (0 before shape()).
   virtual std::uint32_t phases() const = 0;
-  /// Room for `bytes` per NPU in partition `phase` (phases() = the results partition, which
-  /// needs no state machine). An empty partition takes anything (an oversize chunk runs alone).
-  virtual bool try_enter(std::uint32_t phase, double bytes) = 0;
+  /// Room for `bytes` per NPU in partition `phase` and, but in the results partition
+  /// (phase == phases()), a free state machine of the phase. `held`: bytes the chunk already
+  /// holds in this partition (it stays there for its next stage; they count as its own room).
+  /// An empty partition takes anything (an oversize chunk runs alone).
+  virtual bool try_enter(std::uint32_t phase, double bytes, double held = 0) = 0;
+  /// The chunk-stage that entered `phase` ended: its state machine is free, its bytes stay.
+  virtual void finish(std::uint32_t phase) = 0;
+  /// The chunk's `bytes` leave partition `phase`.
   virtual void leave(std::uint32_t phase, double bytes) = 0;
 
  protected:

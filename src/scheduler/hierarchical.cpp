@@ -286,22 +286,56 @@ void DimensionQueues::finish(std::uint32_t dim, std::uint32_t slot) {
 }
 
 void DimensionQueues::start_all_waiting() {
-  for (std::uint32_t d = 0; d < waiting_.size(); ++d) start_waiting(d);
+  // A stage an engine admits on one dimension may free room another dimension's stages wait
+  // for (its chunk leaves its previous partition): again until nothing starts.
+  bool started = true;
+  while (started) {
+    started = false;
+    for (std::uint32_t d = 0; d < waiting_.size(); ++d) started |= start_waiting(d);
+  }
 }
 
-void DimensionQueues::start_waiting(std::uint32_t dim) {
+// With an engine's admission (ACE), a chunk-stage its engine refuses waits, and so do the stages
+// behind it that wait for the same phase of the same collective (a state machine takes its
+// phase's chunks in order, Sec. 4.3.2); stages of other phases may go ahead of it (they wait on
+// other state machines). Without, the queue is strictly in order.
+bool DimensionQueues::start_waiting(std::uint32_t dim) {
   auto& slots = slot_busy_[dim];
-  while (!waiting_[dim].empty()) {
+  auto& q = waiting_[dim];
+  bool started = false;
+  refused_.clear();
+  std::size_t i = 0;
+  while (i < q.size()) {
     const auto free = std::find(slots.begin(), slots.end(), false);
-    if (free == slots.end()) return;
-    const Entry e = waiting_[dim].front();
-    if (!e.owner->admit(e.chunk)) return;
-    waiting_[dim].pop_front();
+    if (free == slots.end()) return started;
+    const Entry e = q[i];
+    if (!e.owner->admission_) {
+      if (i > 0) return started;  // behind a refused stage: in order
+    } else {
+      const std::pair<const HierarchicalCollective*, std::uint32_t> key{
+          e.owner, e.owner->waiting_phase(e.chunk)};
+      if (std::find(refused_.begin(), refused_.end(), key) != refused_.end() ||
+          !e.owner->admit(e.chunk)) {
+        if (std::find(refused_.begin(), refused_.end(), key) == refused_.end()) {
+          refused_.push_back(key);
+        }
+        ++i;
+        continue;
+      }
+    }
+    q.erase(q.begin() + static_cast<std::ptrdiff_t>(i));
     e.owner->chunk_queuing_ += e.owner->ex_.sim().now() - e.since;
     ++e.owner->stages_started_;
     *free = true;
+    started = true;
     e.owner->launch(dim, e.chunk, static_cast<std::uint32_t>(free - slots.begin()));
+    // The admitted chunk may have left room a refused stage ahead of it waits for: rescan.
+    if (i > 0) {
+      refused_.clear();
+      i = 0;
+    }
   }
+  return started;
 }
 
 HierarchicalCollective::HierarchicalCollective(const topology::Topology& topo, Executor& executor,
@@ -356,6 +390,10 @@ std::uint32_t HierarchicalCollective::phase(std::uint32_t stage) const {
   return std::min(stage, phases == 0 ? 0 : phases - 1);
 }
 
+std::uint32_t HierarchicalCollective::waiting_phase(std::uint32_t c) const {
+  return admission_ ? phase(chunks_[c].stage) : 0;
+}
+
 bool HierarchicalCollective::admit(std::uint32_t c) {
   if (!admission_) return true;
   Chunk& ch = chunks_[c];
@@ -364,16 +402,20 @@ bool HierarchicalCollective::admit(std::uint32_t c) {
   const double after = after_stage(cp.ops[ch.stage], p, ch.bytes);
   const double need = std::max(ch.bytes, after);
   const std::uint32_t ph = phase(ch.stage);
-  if (!admission_->try_enter(ph, need)) return false;
-  // The last stage writes its results into the results partition: room there too.
-  if (ch.stage + 1 == cp.dims.size()) {
-    if (!admission_->try_enter(admission_->phases(), after)) {
-      admission_->leave(ph, need);
-      return false;
-    }
-    ch.result = after;
+  const bool last = ch.stage + 1 == cp.dims.size();
+  // The last stage writes its results into the results partition: room there first.
+  if (last && !admission_->try_enter(admission_->phases(), after)) return false;
+  // Bytes the chunk holds from its previous stage (Sec. 4.3.1: they stay in SRAM until the
+  // chunk moves on): its own room if the stage stays in the same partition.
+  const bool same = ch.held > 0 && ch.held_phase == ph;
+  if (!admission_->try_enter(ph, need, same ? ch.held : 0)) {
+    if (last) admission_->leave(admission_->phases(), after);
+    return false;
   }
+  if (ch.held > 0 && !same) admission_->leave(ch.held_phase, ch.held);
+  if (last) ch.result = after;
   ch.held = need;
+  ch.held_phase = ph;
   return true;
 }
 
@@ -482,7 +524,15 @@ void HierarchicalCollective::stage_done(Running* r) {
   }
   const double p = static_cast<double>(topo_.dimensions()[r->dim].spec.size);
   ch.bytes = after_stage(cp.ops[ch.stage], static_cast<std::uint32_t>(p), ch.bytes);
-  if (admission_) admission_->leave(phase(ch.stage), ch.held);
+  if (admission_) {
+    // The state machine is free; the chunk's bytes stay until its next stage takes them on
+    // (admit), or, after its last, they are in the results partition.
+    admission_->finish(phase(ch.stage));
+    if (ch.stage + 1 == cp.dims.size()) {
+      admission_->leave(ch.held_phase, ch.held);
+      ch.held = 0;
+    }
+  }
   ++ch.stage;
   const std::uint32_t dim = r->dim, chunk = r->chunk;
   std::vector<topology::NodeId> npus;

@@ -26,6 +26,7 @@
 #include <functional>
 #include <memory>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "collective/algorithm.hpp"
@@ -137,9 +138,11 @@ class DimensionQueues {
   /// A stage that ran in `slot` of `dim` ended; frees the place without starting anything (the
   /// owner queues the chunk's next stage first, then calls start_waiting).
   void finish(std::uint32_t dim, std::uint32_t slot);
-  /// Start waiting chunk-stages on `dim` while it has free places (and the endpoint admits the
-  /// first waiting one: ACE's SRAM and state machines; a refused one waits at the head).
-  void start_waiting(std::uint32_t dim);
+  /// Start waiting chunk-stages on `dim` while it has free places (and the endpoint admits
+  /// them: ACE's SRAM and state machines; a refused one holds back the stages behind it that
+  /// wait for the same phase of its collective, not the others).
+  /// Returns whether it started any.
+  bool start_waiting(std::uint32_t dim);
   /// start_waiting on every dimension (room freed in an endpoint may unblock any of them).
   void start_all_waiting();
 
@@ -149,6 +152,8 @@ class DimensionQueues {
   bool one_group_;
   std::vector<std::deque<Entry>> waiting_;
   std::vector<std::vector<bool>> slot_busy_;
+  // start_waiting's scratch: (collective, phase) pairs refused by their engine in this pass.
+  std::vector<std::pair<const HierarchicalCollective*, std::uint32_t>> refused_;
 };
 
 /// One hierarchical collective on an executor. The constructor prepare()s the spec (and throws
@@ -178,13 +183,16 @@ class HierarchicalCollective {
   struct Chunk {
     std::uint32_t stage = 0;  // index into its ChunkPlan
     double bytes = 0;         // per NPU before the current stage
-    double held = 0;          // bytes per NPU it holds in the endpoint's current partition
+    double held = 0;          // bytes per NPU it holds in the endpoint's partition held_phase
+    std::uint32_t held_phase = 0;
     double result = 0;        // in the results partition (its last stage and RX DMA)
   };
   struct Running;  // a chunk-stage in flight: its programs and how many groups remain
   void enqueue(std::uint32_t chunk);
   // Room for the chunk's next stage in the endpoint (always, without ChunkAdmission).
   bool admit(std::uint32_t chunk);
+  // The engine phase the chunk's next stage enters (0 without ChunkAdmission).
+  std::uint32_t waiting_phase(std::uint32_t chunk) const;
   std::uint32_t phase(std::uint32_t stage) const;
   void shape_admission();
   void launch(std::uint32_t dim, std::uint32_t chunk, std::uint32_t slot);

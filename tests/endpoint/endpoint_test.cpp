@@ -273,7 +273,7 @@ TEST(Endpoints, AceAdmissionBoundsChunksBySramPartitionAndStateMachines) {
   EXPECT_TRUE(a->try_enter(1, 10));
   EXPECT_TRUE(a->try_enter(1, 10));
   EXPECT_FALSE(a->try_enter(1, 10));
-  a->leave(1, 10);
+  a->finish(1);  // a stage ended: its state machine is free
   EXPECT_TRUE(a->try_enter(1, 10));
   // The results partition needs no machine; an empty partition takes an oversize chunk.
   EXPECT_TRUE(a->try_enter(2, 5000));
