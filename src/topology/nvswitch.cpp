@@ -15,12 +15,13 @@ namespace collsim::topology {
 
 TopologyForm nvswitch_form() {
   return {.name = "nvswitch",
-          .syntax = "nvswitch:N[:system=S][:reduce=F][:reduce_latency=T]",
+          .syntax = "nvswitch:N",
           .example = "nvswitch:8:system=h100",
           .description =
-              "N GPUs on one NVSwitch with in-network reduction and multicast (NVLS): each port "
-              "reduces/multicasts at F x its link rate (default 1, or the preset S's NVLS "
-              "efficiency: h100, h200, gb200; a100 has none), T more per operation (default 0)",
+              "N GPUs on one NVSwitch with in-network reduction and multicast (NVLS); options "
+              ":system=S (h100, h200, gb200 take the preset's NVLS efficiency; a100 has none), "
+              ":reduce=F (each port reduces/multicasts at F x its link rate, default 1), "
+              ":reduce_latency=T (per operation, default 0)",
           .source = "Hopper whitepaper (NVLink SHARP); NCCL's tuner (nvlsEfficiency) for F",
           .args = FormArgs::Size,
           .options = "system,reduce,reduce_latency",

@@ -45,14 +45,16 @@ TEST(Nvls, VerifiesForEveryCollectiveRankCountAndChunking) {
 }
 
 TEST(Nvls, VerifierCatchesAMulticastOfAnUnreducedShard) {
-  // Without its RecvSwitch a rank multicasts its own contribution only: the all-reduce ends
-  // with pieces reduced over 1 of 4 ranks.
+  // With its RecvSwitch posted after its Multicast a rank multicasts its own contribution
+  // only: the other ranks end with its shard reduced over 1 of 4 ranks.
   const auto t = topology::from_compact("nvswitch:4", kB, core::Time{});
   Program p = nvls(t, Collective::AllReduce, 1 << 20, 1, "nvls:slices=1");
   auto& ops = p.ops[2];
   for (auto it = ops.begin(); it != ops.end(); ++it) {
     if (it->kind == Op::Kind::RecvSwitch) {
+      const Op rs = *it;
       ops.erase(it);
+      ops.push_back(rs);
       break;
     }
   }

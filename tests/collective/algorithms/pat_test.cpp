@@ -10,6 +10,7 @@
 #include "collective/algorithm.hpp"
 #include "collective/ir/verifier.hpp"
 #include "collective/nccl/model.hpp"
+#include "core/error.hpp"
 #include "jobs/collective_sweep.hpp"
 #include "network/backend.hpp"
 #include "topology/builders.hpp"
