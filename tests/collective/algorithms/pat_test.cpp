@@ -87,8 +87,8 @@ TEST(NcclPat, RefusedWithMoreThanOneGpuPerNodeAndForAllReduce) {
 TEST(NcclPat, NcclChoiceTakesPatForSmallGathersAtScaleAndTheRingForLargeOnes) {
   // 64 nodes of one GPU: the ring's 63 network steps (one GPU per node: the tree's network
   // latency, LL 5 / LL128 8.5 / Simple 14 us) against PAT's 0.2 ms of latency at 0.75 of the
-  // bandwidth. Against Simple the crossover is where 63 x 14 us - 202.8 us = S/(0.75 R) -
-  // 63/64 S/R, about 74 MB; LL and LL128 lose to PAT from 1 MiB on.
+  // bandwidth. LL128's ring catches up where 63 x 8.5 us + 5.6 us - 202.8 us = S/(0.75 R) -
+  // 63/64 S/(0.92 R), about 49 MB; LL loses to PAT from 1 MiB on.
   EXPECT_EQ(nccl_estimate("nccl", nccl::Op::AllGather, 1, 64, 1 << 20).algorithm->name, "pat");
   EXPECT_EQ(nccl_estimate("nccl", nccl::Op::ReduceScatter, 1, 64, 32 << 20).algorithm->name,
             "pat");
