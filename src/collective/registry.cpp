@@ -16,12 +16,15 @@ AlgorithmInfo ring_2d_info();             // algorithms/ring_2d.cpp
 AlgorithmInfo double_binary_tree_info();  // algorithms/double_binary_tree.cpp
 AlgorithmInfo hdrm_info();                // algorithms/hdrm.cpp
 AlgorithmInfo package_doubling_info();    // algorithms/package_doubling.cpp
+AlgorithmInfo nvls_info();                // algorithms/nvls.cpp
+AlgorithmInfo pat_info();                 // algorithms/pat.cpp
 
 const core::Registry<AlgorithmInfo>& algorithms() {
   static const core::Registry<AlgorithmInfo> all(
       "algorithm", {ring_info(), direct_info(), halving_doubling_info(), recursive_doubling_info(),
                     hierarchical_info(), wrht_info(), multitree_info(), ring_2d_info(),
-                    double_binary_tree_info(), hdrm_info(), package_doubling_info()});
+                    double_binary_tree_info(), hdrm_info(), package_doubling_info(),
+                    nvls_info(), pat_info()});
   return all;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "network/backend.hpp"
+#include "network/group.hpp"
 
 namespace collsim::network {
 
@@ -49,6 +50,46 @@ void AnalyticalBackend::transmit(topology::NodeId src, topology::NodeId dst, cor
   // equal times run in scheduling order, so the slot is freed only after both.
   sim_.schedule_in(serialize, *this, std::uint64_t{slot} * 2);
   sim_.schedule_in(serialize + latency, *this, std::uint64_t{slot} * 2 + 1);
+}
+
+void AnalyticalBackend::transmit_group(const GroupMessage& g, const MessageAttributes&,
+                                       DeliveryHandler& handler, std::uint64_t tag) {
+  const topology::SwitchReduction& spec = group_switch(topo_, g, name());
+  std::vector<GroupLeg> legs;
+  group_legs(g, legs);
+  double bottleneck = spec.port_bandwidth.bytes_per_s;
+  core::Time up, down;
+  for (const GroupLeg& leg : legs) {
+    route_.clear();
+    if (leg.up) {
+      topo_.route(leg.npu, g.switch_node, route_);
+    } else {
+      topo_.route(g.switch_node, leg.npu, route_);
+    }
+    core::Time lat;
+    for (topology::LinkId l : route_) {
+      lat += topo_.links()[l].latency;
+      bottleneck = std::min(bottleneck, topo_.links()[l].bandwidth.bytes_per_s);
+      link_stats_[l].bytes += g.bytes.count;
+    }
+    core::Time& side = leg.up ? up : down;
+    side = std::max(side, lat);
+  }
+  const core::Time serialize = core::transfer_time(g.bytes, core::Bandwidth{bottleneck});
+  for (const GroupLeg& leg : legs) {
+    route_.clear();
+    if (leg.up) {
+      topo_.route(leg.npu, g.switch_node, route_);
+    } else {
+      topo_.route(g.switch_node, leg.npu, route_);
+    }
+    for (topology::LinkId l : route_) link_stats_[l].busy += serialize;
+  }
+  const std::uint32_t slot = slots_.acquire();
+  slots_[slot] = Slot{&handler, tag};
+  sim_.schedule_in(serialize, *this, std::uint64_t{slot} * 2);
+  sim_.schedule_in(serialize + topo_.ni_latency() + up + spec.latency + down, *this,
+                   std::uint64_t{slot} * 2 + 1);
 }
 
 void AnalyticalBackend::on_event(std::uint64_t event) {

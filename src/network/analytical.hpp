@@ -22,6 +22,12 @@ class AnalyticalBackend final : public Backend, private core::EventHandler {
                 std::uint64_t tag) override;
   const std::vector<LinkStats>& link_stats() const override { return link_stats_; }
   bool link_contention_only() const override { return true; }
+  /// A GroupMessage (backend.hpp) in the same alpha-beta form: its longest leg up, the switch's
+  /// latency and its longest leg down, plus bytes / the slowest of its links and of the switch's
+  /// port rate. Like every message here it shares nothing with the others.
+  bool offers_in_network() const override { return true; }
+  void transmit_group(const GroupMessage& g, const MessageAttributes& attrs,
+                      DeliveryHandler& handler, std::uint64_t tag) override;
 
  private:
   void on_event(std::uint64_t event) override;

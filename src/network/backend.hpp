@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -63,7 +64,9 @@ struct StepPlan {
 /// A resource a backend models besides the topology's links (its LinkStats come after the
 /// links'): e.g. an NPU's injection or ejection cap on the flow backend.
 struct Resource {
-  std::string kind;          ///< "npu-injection", "npu-ejection"
+  /// "npu-injection", "npu-ejection"; "npu-switch-reduce-in" / "-out": the in-network rate of the
+  /// NPU's port on a reducing switch (flow.hpp)
+  std::string kind;
   topology::NodeId npu = 0;  ///< the NPU it belongs to
   core::Bandwidth capacity;  ///< bytes/s
 };
@@ -88,6 +91,21 @@ class DeliveryHandler {
   ~DeliveryHandler() = default;
 };
 
+/// A message the switch takes part in (topology.hpp SwitchReduction): a reduction whose
+/// `members` each contribute `bytes` that the switch merges into one result of `bytes` for `root`
+/// (the root contributes too when it is a member), or a multicast of `bytes` from `root` that the
+/// switch copies to every member, the root included (NVLS's multimem store writes the sender's
+/// own copy through the switch too; the program sees no message to itself). The members' routes to and from `switch_node` are
+/// the topology's.
+struct GroupMessage {
+  enum class Kind : std::uint8_t { Reduce, Multicast };
+  Kind kind = Kind::Reduce;
+  topology::NodeId root = 0;
+  std::span<const topology::NodeId> members;
+  topology::NodeId switch_node = 0;
+  core::Bytes bytes;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -101,6 +119,16 @@ class Backend {
             std::uint64_t tag, const MessageAttributes& attrs = {}) {
     if (src == dst || src >= num_npus_ || dst >= num_npus_) refuse(src, dst);
     transmit(src, dst, bytes, attrs, handler, tag);
+  }
+  /// True if the backend moves GroupMessages (send_group). The flow and analytical backends do.
+  virtual bool offers_in_network() const { return false; }
+  /// Start a reduction or multicast through `g.switch_node`, which must offer in-network
+  /// reduction (Topology::in_network). Calls h.on_injected(tag) once every contribution (the
+  /// multicast's send) has left its source, and h.on_delivered(tag) once the result (every copy)
+  /// has arrived. Throws core::InputError when the backend or the switch offers none.
+  void send_group(const GroupMessage& g, DeliveryHandler& h, std::uint64_t tag,
+                  const MessageAttributes& attrs = {}) {
+    transmit_group(g, attrs, h, tag);
   }
   /// Route messages whose (source, destination, priority) is in `routes` over its links instead
   /// of the topology's route (a program's reserved paths: topology/pinned_routes.hpp); nullptr:
@@ -137,6 +165,9 @@ class Backend {
   virtual void transmit(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,
                         const MessageAttributes& attrs, DeliveryHandler& handler,
                         std::uint64_t tag) = 0;
+  /// send_group() for a backend that offers_in_network(); the default refuses.
+  virtual void transmit_group(const GroupMessage& g, const MessageAttributes& attrs,
+                              DeliveryHandler& handler, std::uint64_t tag);
   LinkObserver* link_observer_ = nullptr;
   /// Append the route of a message from `src` to `dst` with schedule priority `priority` and
   /// path preference `path`: its pinned links if pin_routes() has them, else the topology's.

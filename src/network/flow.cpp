@@ -61,6 +61,22 @@ FlowBackend::FlowBackend(core::Simulation& sim, const topology::Topology& topo,
       capacity_.push_back(cap ? cap->bytes_per_s : fastest(npu));
     }
   }
+  // In-network ports (topology.hpp SwitchReduction): each NPU port of such a switch, in and out.
+  for (topology::NodeId sw = topo.num_npus(); sw < topo.num_nodes(); ++sw) {
+    const topology::SwitchReduction* spec = topo.in_network(sw);
+    if (spec == nullptr) continue;
+    for (int up = 1; up >= 0; --up) {
+      for (topology::LinkId l : up ? topo.in_links(sw) : topo.out_links(sw)) {
+        const topology::NodeId npu = up ? topo.links()[l].src : topo.links()[l].dst;
+        if (!topo.is_npu(npu)) continue;
+        port_res_.emplace((std::uint64_t{sw} << 33) | (std::uint64_t{npu} << 1) | up,
+                          static_cast<std::uint32_t>(capacity_.size()));
+        capacity_.push_back(spec->port_bandwidth.bytes_per_s);
+        port_info_.push_back(Resource{
+            up ? "npu-switch-reduce-in" : "npu-switch-reduce-out", npu, spec->port_bandwidth});
+      }
+    }
+  }
   if (fifo_) {
     fifo_queue_.resize(topo.num_npus());
     fifo_busy_.assign(topo.num_npus(), 0);
@@ -86,7 +102,58 @@ std::vector<Resource> FlowBackend::resources() const {
       out.push_back(Resource{kind, n, core::Bandwidth{capacity_[r]}});
     }
   }
+  out.insert(out.end(), port_info_.begin(), port_info_.end());
   return out;
+}
+
+void FlowBackend::transmit_group(const GroupMessage& g, const MessageAttributes&,
+                                 DeliveryHandler& handler, std::uint64_t tag) {
+  const topology::SwitchReduction& spec = group_switch(topo_, g, name());
+  const std::uint32_t f = flows_.acquire();
+  Flow& fl = flows_[f];
+  fl.handler = &handler;
+  fl.tag = tag;
+  fl.src = g.root;
+  fl.queued = false;
+  fl.bytes = g.bytes.count;
+  fl.remaining = static_cast<double>(g.bytes.count);
+  fl.rate = 0;
+  fl.updated = sim_.now();
+  fl.res.clear();
+  fl.pos.clear();
+  legs_.clear();
+  group_legs(g, legs_);
+  core::Time up, down;
+  for (const GroupLeg& leg : legs_) {
+    route_.clear();
+    if (leg.up) {
+      topo_.route(leg.npu, g.switch_node, route_);
+    } else {
+      topo_.route(g.switch_node, leg.npu, route_);
+    }
+    core::Time lat;
+    for (topology::LinkId l : route_) {
+      fl.res.push_back(l);
+      lat += topo_.links()[l].latency;
+    }
+    core::Time& side = leg.up ? up : down;
+    side = std::max(side, lat);
+    const auto port = port_res_.find((std::uint64_t{g.switch_node} << 33) |
+                                     (std::uint64_t{leg.npu} << 1) | (leg.up ? 1u : 0u));
+    if (port != port_res_.end()) fl.res.push_back(port->second);
+    if (leg.up && inject_cap_) fl.res.push_back(num_links_ + leg.npu);
+    if (!leg.up && eject_cap_) {
+      fl.res.push_back(num_links_ + (inject_cap_ ? topo_.num_npus() : 0) + leg.npu);
+    }
+  }
+  fl.latency = topo_.ni_latency() + up + spec.latency + down;
+  if (g.bytes.count == 0) {
+    fl.active = false;
+    ++fl.version;
+    sim_.schedule_in(core::Time{0}, *this, event_tag(f, fl.version, kFinish));
+    return;
+  }
+  activate(f);
 }
 
 void FlowBackend::transmit(topology::NodeId src, topology::NodeId dst, core::Bytes bytes,

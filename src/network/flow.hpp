@@ -23,6 +23,15 @@
 // per message; spray-packet splits a message evenly into a sub-flow per path (at most 64), the
 // fluid limit of per-packet spraying.
 //
+// In-network reduction (topology.hpp SwitchReduction): a GroupMessage is one flow over every leg
+// (each contribution's route up to the switch and the result's route down; a multicast's send up
+// and every copy down), so it moves at one rate everywhere: the switch merges contributions and
+// forwards copies as they stream through it. Each NPU port of such a switch adds two resources,
+// its in-network rate in and out, crossed by the group flows using that port (contention among
+// reductions and multicasts shows there, as among messages on the injection caps). Its latency is
+// the longest leg up, the switch's latency, and the longest leg down. Group flows bypass the
+// fifo NI.
+//
 // Left out, by design: packets, headers, buffers and back-pressure (switches forward with no
 // buffering limit), store-and-forward delay, and TCP-like rate dynamics. Use `packet` for those.
 // Cost: a recomputation is O((F + L) log L) in the component it touches; traffic where every flow
@@ -31,9 +40,12 @@
 #include <deque>
 #include <vector>
 
+#include <absl/container/flat_hash_map.h>
+
 #include "core/slot_pool.hpp"
 #include "network/backend.hpp"
 #include "network/multipath.hpp"
+#include "network/group.hpp"
 
 namespace collsim::network {
 
@@ -53,6 +65,9 @@ class FlowBackend final : public Backend, private core::EventHandler {
 
   /// Current rate of the flow carrying message `tag` (bytes/s; for tests), or -1 if none.
   double rate_of(std::uint64_t tag) const;
+  bool offers_in_network() const override { return true; }
+  void transmit_group(const GroupMessage& g, const MessageAttributes& attrs,
+                      DeliveryHandler& handler, std::uint64_t tag) override;
 
  private:
   enum Kind : std::uint64_t { kFinish = 0, kDelivered = 1, kRecompute = 2 };
@@ -126,6 +141,10 @@ class FlowBackend final : public Backend, private core::EventHandler {
   PathChooser multipath_;
   core::SlotPool<Split> splits_;
   SplitHandler split_handler_{*this};
+  // In-network ports: key (switch << 33 | npu << 1 | up) -> resource, and what they are.
+  absl::flat_hash_map<std::uint64_t, std::uint32_t> port_res_;
+  std::vector<Resource> port_info_;
+  std::vector<GroupLeg> legs_;  // scratch
 
   // Recomputation state, kept between calls so that it allocates nothing in steady state.
   std::vector<std::uint32_t> dirty_;

@@ -43,6 +43,7 @@ class Executor::Run final : public collective::Progress::Hooks, public network::
       }
       net->pin_routes(p_.routes);
     }
+    if (p_.in_network_switch != collective::kNoSwitch) begin_in_network();
     if (network::Backend* net = ex_.endpoint_.network(); net != nullptr && p_.step_schedule && net->wants_step_plan()) {
       net->set_step_plan(id_, step_plan());
     }
@@ -61,6 +62,10 @@ class Executor::Run final : public collective::Progress::Hooks, public network::
 
   void on_send(Lane l, std::uint32_t op_index, std::uint32_t seq, std::uint32_t channel) override {
     const Op op = p_.op(l, op_index);
+    if (op.kind != Op::Kind::Send) {
+      send_switch(l, op_index, op, seq, channel);
+      return;
+    }
     const std::uint32_t slot = flight_.acquire();
     InFlight& f = flight_[slot];
     f.src = l;
@@ -68,6 +73,7 @@ class Executor::Run final : public collective::Progress::Hooks, public network::
     f.op = op_index;
     f.seq = seq;
     f.channel = channel;
+    f.kind = InFlight::Kind::Send;
     f.id = ex_.next_message_++;
     if (channel >= busy_.size()) busy_.resize(channel + 1, 0);
     busy_[channel] = 1;
@@ -90,8 +96,39 @@ class Executor::Run final : public collective::Progress::Hooks, public network::
     if (ex_.observer_) ex_.observer_->on_recv_done(id_, l, op_index);
   }
 
+  void on_group_ready(Lane dst, std::uint32_t block) override {
+    // The switch merges every rank's contribution and forwards one result to dst.
+    const std::uint32_t slot = flight_.acquire();
+    InFlight& f = flight_[slot];
+    f.src = dst;
+    f.dst = p_.rank_of(dst);
+    f.op = progress_.group_op(block, f.dst);
+    f.seq = block;
+    f.channel = 0;
+    f.kind = InFlight::Kind::Group;
+    f.id = ex_.next_message_++;
+    const Op op = p_.op(dst, f.op);
+    network::GroupMessage g;
+    g.kind = network::GroupMessage::Kind::Reduce;
+    g.root = p_.npu(f.dst);
+    g.members = rank_npus_;
+    g.switch_node = p_.in_network_switch;
+    g.bytes = p_.bytes(op.first, op.count);
+    if (ex_.observer_) ex_.observer_->on_send(info(f));
+    network_->send_group(g, *this, slot, attrs_of(dst, op));
+  }
+
   void on_injected(std::uint64_t tag) override {
     const InFlight& f = flight_[tag];
+    if (f.kind == InFlight::Kind::Group) {
+      // Every contribution has left its rank: their channels are free.
+      const InFlight g = f;
+      for (Rank r = 0; r < p_.num_ranks; ++r) busy_[progress_.group_channel(g.seq, r)] = 0;
+      if (ex_.observer_) ex_.observer_->on_injected(info(g));
+      for (Rank r = 0; r < p_.num_ranks; ++r) progress_.pump(p_.lane(r, p_.stream_of(g.src)));
+      check_done();
+      return;
+    }
     busy_[f.channel] = 0;
     if (ex_.observer_) ex_.observer_->on_injected(info(f));
     progress_.pump(f.src);
@@ -102,20 +139,82 @@ class Executor::Run final : public collective::Progress::Hooks, public network::
     const InFlight f = flight_[tag];
     flight_.release(static_cast<std::uint32_t>(tag));
     if (ex_.observer_) ex_.observer_->on_delivered(info(f));
-    progress_.arrive(f.src, f.dst, f.op, f.seq);
+    if (f.kind == InFlight::Kind::Send) {
+      progress_.arrive(f.src, f.dst, f.op, f.seq);
+    } else if (f.kind == InFlight::Kind::Group) {
+      progress_.arrive_group(f.src, f.seq);
+    } else {
+      progress_.arrive_multicast(f.src, f.op, f.seq);
+    }
     check_done();
   }
 
  private:
   // Kept small (the hot path copies it); observers get the full MessageInfo, rebuilt from it.
   struct InFlight {
-    Lane src = 0;
+    enum class Kind : std::uint8_t { Send, Multicast, Group };
+    Lane src = 0;  ///< Group: the destination lane
     Rank dst = 0;
     std::uint32_t op = 0;
-    std::uint32_t seq = 0;
+    std::uint32_t seq = 0;  ///< Multicast and Group: the Progress block
     std::uint32_t channel = 0;
+    Kind kind = Kind::Send;
     std::uint64_t id = 0;
   };
+
+  // A program with in-network ops needs the network itself, and one that moves group messages.
+  void begin_in_network() {
+    network_ = ex_.endpoint_.network();
+    if (network_ == nullptr) {
+      throw core::InputError(fmt::format(
+          "algorithm {}: its reductions in the switch need the network, which endpoint {} does "
+          "not expose",
+          p_.algorithm, ex_.endpoint_.name()));
+    }
+    if (!network_->offers_in_network()) {
+      throw core::InputError(fmt::format(
+          "algorithm {}: the {} backend has no in-network reduction or multicast; use the flow "
+          "or analytical backend",
+          p_.algorithm, network_->name()));
+    }
+    rank_npus_.clear();
+    for (Rank r = 0; r < p_.num_ranks; ++r) rank_npus_.push_back(p_.npu(r));
+  }
+
+  network::MessageAttributes attrs_of(Lane l, const Op& op) const {
+    network::MessageAttributes a;
+    a.priority = op.step;
+    a.flow = id_;
+    a.path = path_of(l);
+    return a;
+  }
+
+  // A SwitchReduce (its group starts in on_group_ready) or a Multicast.
+  void send_switch(Lane l, std::uint32_t op_index, const Op& op, std::uint32_t seq,
+                   std::uint32_t channel) {
+    if (channel >= busy_.size()) busy_.resize(channel + 1, 0);
+    busy_[channel] = 1;
+    ++stats_.messages;
+    stats_.bytes += p_.bytes(op.first, op.count).count;
+    if (op.kind != Op::Kind::Multicast) return;
+    const std::uint32_t slot = flight_.acquire();
+    InFlight& f = flight_[slot];
+    f.src = l;
+    f.dst = p_.rank_of(l);
+    f.op = op_index;
+    f.seq = seq;
+    f.channel = channel;
+    f.kind = InFlight::Kind::Multicast;
+    f.id = ex_.next_message_++;
+    network::GroupMessage g;
+    g.kind = network::GroupMessage::Kind::Multicast;
+    g.root = p_.npu(p_.rank_of(l));
+    g.members = rank_npus_;
+    g.switch_node = p_.in_network_switch;
+    g.bytes = p_.bytes(op.first, op.count);
+    if (ex_.observer_) ex_.observer_->on_send(info(f));
+    network_->send_group(g, *this, slot, attrs_of(l, op));
+  }
 
   MessageInfo info(const InFlight& f) const {
     const Op op = p_.op(f.src, f.op);
@@ -178,6 +277,8 @@ class Executor::Run final : public collective::Progress::Hooks, public network::
   std::string label_;
   collective::Progress progress_;
   std::vector<std::uint8_t> busy_;  // by channel id: still serializing its last message
+  network::Backend* network_ = nullptr;      // in-network ops only
+  std::vector<topology::NodeId> rank_npus_;  // in-network ops only: rank -> NPU
   core::SlotPool<InFlight> flight_;
   CollectiveStats stats_;
   bool finished_ = false;

@@ -9,6 +9,7 @@ TopologyForm ring_form();                // ring.cpp
 TopologyForm bidir_ring_form();          // ring.cpp
 TopologyForm fully_connected_form();     // fully_connected.cpp
 TopologyForm switch_form();              // switch.cpp
+TopologyForm nvswitch_form();            // nvswitch.cpp
 TopologyForm torus_form();               // torus.cpp
 TopologyForm mesh_form();                // mesh.cpp
 TopologyForm hierarchical_form();        // hierarchical.cpp
@@ -24,9 +25,9 @@ TopologyForm file_form();                // graph_import.cpp
 const core::Registry<TopologyForm>& topology_forms() {
   static const core::Registry<TopologyForm> all(
       "topology form",
-      {ring_form(), bidir_ring_form(), fully_connected_form(), switch_form(), torus_form(),
-       mesh_form(), hierarchical_form(), optical_ring_form(), fat_tree_form(), bigraph_form(),
-       switch_fc_form(), hierarchical_torus_form(), rail_fat_tree_form(),
+      {ring_form(), bidir_ring_form(), fully_connected_form(), switch_form(), nvswitch_form(),
+       torus_form(), mesh_form(), hierarchical_form(), optical_ring_form(), fat_tree_form(),
+       bigraph_form(), switch_fc_form(), hierarchical_torus_form(), rail_fat_tree_form(),
        dragonfly_form(), file_form()});
   return all;
 }

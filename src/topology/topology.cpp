@@ -335,6 +335,30 @@ Topology Topology::switched(std::string name, std::uint32_t num_npus, std::uint3
   return t;
 }
 
+const SwitchReduction* Topology::in_network(NodeId sw) const {
+  for (const auto& [id, spec] : in_network_) {
+    if (id == sw) return &spec;
+  }
+  return nullptr;
+}
+
+void Topology::set_in_network(NodeId sw, const SwitchReduction& spec, std::string_view field) {
+  if (sw < num_npus_ || sw >= num_nodes_) {
+    throw core::InputError(fmt::format("{}: node {} of {} is not a switch", field, sw, name_));
+  }
+  if (!(spec.port_bandwidth.bytes_per_s > 0) || spec.latency < core::Time{}) {
+    throw core::InputError(fmt::format(
+        "{}: in-network reduction needs a port bandwidth > 0 and a latency >= 0", field));
+  }
+  for (auto& [id, old] : in_network_) {
+    if (id == sw) {
+      old = spec;
+      return;
+    }
+  }
+  in_network_.emplace_back(sw, spec);
+}
+
 void Topology::set_ni_latency(core::Time t, std::string_view field) {
   if (t < core::Time{}) {
     throw core::InputError(fmt::format("{}: the NI latency must be >= 0", field));

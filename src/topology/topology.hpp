@@ -102,6 +102,18 @@ struct OpticalSpec {
   core::Bandwidth wavelength_bandwidth{25e9 / 8};
 };
 
+/// In-network reduction and multicast offered by one switch (NVSwitch NVLink SHARP as NCCL's NVLS
+/// uses it; InfiniBand SHARP): the switch merges the contributions of a reduction group into one
+/// result, and copies one multicast send to every member. Each of the switch's NPU ports moves
+/// such traffic at `port_bandwidth` (bytes/s, each direction), and every reduction or multicast
+/// through the switch takes `latency` more. The flow backend models the ports as resources of
+/// their own (network/flow.hpp); collective programs use it through their group ops
+/// (collective/ir/program.hpp).
+struct SwitchReduction {
+  core::Bandwidth port_bandwidth;
+  core::Time latency;
+};
+
 class Topology;
 
 /// A general graph's own shortest-path routing between NPUs, replacing "ties toward the lower
@@ -156,6 +168,13 @@ class Topology {
   /// topologies.
   const OpticalSpec* optical() const { return optical_ ? &*optical_ : nullptr; }
   void set_optical(const OpticalSpec& spec) { optical_ = spec; }
+  /// The in-network reduction of switch `sw`, or nullptr when it offers none (the default).
+  const SwitchReduction* in_network(NodeId sw) const;
+  /// True if some switch offers in-network reduction.
+  bool has_in_network() const { return !in_network_.empty(); }
+  /// Give switch `sw` in-network reduction and multicast. Throws core::InputError naming `field`
+  /// when `sw` is not a switch or the bandwidth is not > 0.
+  void set_in_network(NodeId sw, const SwitchReduction& spec, std::string_view field);
   /// Give every NPU-to-switch link (both directions) its own bandwidth and/or latency, e.g. the
   /// NPU links of a fat tree or BiGraph that differ from its switch-to-switch links (MultiTree
   /// Sec. V-A). Throws core::InputError naming `field` when the topology has no switches.
@@ -253,6 +272,7 @@ class Topology {
   RingTie ring_tie_ = RingTie::Parity;
   LocalSwitchRule local_switch_ = LocalSwitchRule::Distance;
   std::optional<OpticalSpec> optical_;
+  std::vector<std::pair<NodeId, SwitchReduction>> in_network_;  // by switch, few
   core::Time ni_latency_{};
   GraphRouting graph_routing_;
   std::shared_ptr<const void> routing_state_;

@@ -54,7 +54,7 @@ TEST(TopologyForms, BuildsFromParsedArguments) {
 TEST(TopologyForms, ErrorsListEveryRegisteredSyntax) {
   EXPECT_EQ(
       topology_syntaxes(),
-      "ring:N, bidir-ring:N, fc:N, switch:N, torus:AxB[xC...], mesh:AxB[xC...], "
+      "ring:N, bidir-ring:N, fc:N, switch:N, nvswitch:N, torus:AxB[xC...], mesh:AxB[xC...], "
       "hier:<kind><size>x... (kinds ring, uring, line, fc, sw, lsw), optical-ring:N, fattree:KxL, "
       "bigraph:SxP, swfc:P:n:k, htorus:P:n[:2], railfat:NxG, dragonfly:GxAxP, file:PATH");
   try {

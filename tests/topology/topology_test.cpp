@@ -648,7 +648,8 @@ TEST(TopologyCompact, EveryForm) {
 
 TEST(TopologyCompact, Errors) {
   const std::string valid =
-      "valid: ring:N, bidir-ring:N, fc:N, switch:N, torus:AxB[xC...], mesh:AxB[xC...], "
+      "valid: ring:N, bidir-ring:N, fc:N, switch:N, nvswitch:N, torus:AxB[xC...], "
+      "mesh:AxB[xC...], "
       "hier:<kind><size>x... (kinds ring, uring, line, fc, sw, lsw), optical-ring:N, fattree:KxL, "
       "bigraph:SxP, swfc:P:n:k, htorus:P:n[:2], railfat:NxG, dragonfly:GxAxP, file:PATH";
   EXPECT_EQ(input_error([] { from_compact("tourus:8x8", kBw, kLat); }),

@@ -7,10 +7,18 @@ namespace collsim::collective {
 std::string to_string(const Op& op) {
   if (op.kind == Op::Kind::Fence) return "fence";
   if (op.kind == Op::Kind::Barrier) return "barrier";
+  const std::string step = op.step ? fmt::format(" (step {})", op.step) : "";
+  const std::uint32_t last = op.first + op.count - 1;
+  const auto range = op.count == 1 ? fmt::format("piece {}", op.first)
+                                   : fmt::format("pieces {}..{}", op.first, last);
+  if (op.kind == Op::Kind::SwitchReduce) {
+    return fmt::format("switch-reduce to rank {} {}{}", op.peer, range, step);
+  }
+  if (op.kind == Op::Kind::RecvSwitch) return fmt::format("recv-switch {}{}", range, step);
+  if (op.kind == Op::Kind::Multicast) return fmt::format("multicast {}{}", range, step);
   const char* k = op.kind == Op::Kind::Send   ? "send to"
                   : op.kind == Op::Kind::Recv ? "recv from"
                                               : "recv-reduce from";
-  const std::string step = op.step ? fmt::format(" (step {})", op.step) : "";
   if (op.count == 1) return fmt::format("{} rank {} piece {}{}", k, op.peer, op.first, step);
   return fmt::format("{} rank {} pieces {}..{}{}", k, op.peer, op.first, op.first + op.count - 1,
                      step);

@@ -24,6 +24,16 @@
 //   * Streams of one rank must not share data: a piece one stream receives into may not be read
 //     or written by another stream of that rank (the verifier checks it), so no ordering between
 //     streams is ever needed.
+//   * In-network ops (a switch that reduces and multicasts, Program::in_network_switch; NVLS):
+//     - SwitchReduce (peer: the rank d that gets the result, possibly the lane's own rank) ships
+//       a snapshot of the lane's pieces to the switch, waiting like a Send. The k-th SwitchReduce
+//       to d of every lane of the stream (every rank takes part) is group k of d: once all are
+//       issued the switch merges them and forwards one message to d. One at a time per (lane, d).
+//     - RecvSwitch (peer: the lane's own rank): the k-th at d receives group k of d, overwriting
+//       its pieces and completing like a Recv.
+//     - Multicast (peer: the lane's own rank) ships a snapshot of its pieces once; the switch
+//       copies it to every other rank of the stream, where it matches that rank's next Recv
+//       from this rank (RecvReduce when Op.reduce), as a Send to each would.
 //   * Op.step is a time step (MultiTree's schedule step, 0 = none). It does not order anything by
 //     itself; the executor hands it to the network as the message's priority.
 // Dependencies are therefore data dependencies; chunks pipeline by interleaving their ops.
@@ -41,10 +51,22 @@ namespace collsim::collective {
 /// A (rank, stream) pair: lane = rank * Program::streams + stream.
 using Lane = std::uint32_t;
 
+/// Program::in_network_switch when the program has no in-network ops.
+inline constexpr std::uint32_t kNoSwitch = 0xffffffffu;
+
 // 16 bytes: programs generate or store one per operation, and Progress copies them on the hot
 // path.
 struct Op {
-  enum class Kind : std::uint8_t { Send, Recv, RecvReduce, Fence, Barrier };
+  enum class Kind : std::uint8_t {
+    Send,
+    Recv,
+    RecvReduce,
+    Fence,
+    Barrier,
+    SwitchReduce,
+    RecvSwitch,
+    Multicast
+  };
   Kind kind = Kind::Send;
   bool reduce = false;     ///< Send: the receiver reduces the message (its Recv is a RecvReduce)
   std::uint16_t step = 0;  ///< time step, 0 = none (network priority; MultiTree Sec. IV-A)
@@ -63,7 +85,11 @@ struct Op {
         count(pieces) {}
 
   bool is_send() const { return kind == Kind::Send; }
-  bool is_recv() const { return kind == Kind::Recv || kind == Kind::RecvReduce; }
+  bool is_recv() const {
+    return kind == Kind::Recv || kind == Kind::RecvReduce || kind == Kind::RecvSwitch;
+  }
+  /// A send through the switch's in-network reduction or multicast.
+  bool is_switch_send() const { return kind == Kind::SwitchReduce || kind == Kind::Multicast; }
   bool is_wait() const { return kind == Kind::Fence || kind == Kind::Barrier; }
   bool overlaps(const Op& o) const { return first < o.first + o.count && o.first < first + count; }
 };
@@ -100,6 +126,9 @@ struct Program {
   /// messages of earlier steps, so an NI may run each NPU's steps strictly in order
   /// (network::Backend::set_step_plan). Other algorithms' steps are priorities only.
   bool step_schedule = false;
+  /// The switch (topology node id) that runs the program's SwitchReduce and Multicast ops, which
+  /// must offer in-network reduction (topology::Topology::in_network); kNoSwitch: none.
+  std::uint32_t in_network_switch = kNoSwitch;
 
   std::uint32_t num_lanes() const { return num_ranks * streams; }
   Rank rank_of(Lane l) const { return streams == 1 ? l : l / streams; }

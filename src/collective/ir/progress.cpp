@@ -77,7 +77,14 @@ bool Progress::issue(Lane r) {
     if (!cursor_op_valid_[r]) {
       cursor_op_[r] = program_.op(r, idx);
       const Op& c = cursor_op_[r];
-      if (c.is_send()) cursor_ch_[r] = channel(r, program_.lane(c.peer, program_.stream_of(r)));
+      if (c.is_send()) {
+        cursor_ch_[r] = channel(r, program_.lane(c.peer, program_.stream_of(r)));
+      } else if (c.kind == Op::Kind::SwitchReduce) {  // a channel space of its own per (l, d)
+        cursor_ch_[r] =
+            channel(r, program_.num_lanes() + program_.lane(c.peer, program_.stream_of(r)));
+      } else if (c.kind == Op::Kind::Multicast) {
+        cursor_ch_[r] = channel(r, kSwitchLane);
+      }
       cursor_op_valid_[r] = 1;
     }
     const Op op = cursor_op_[r];
@@ -100,7 +107,7 @@ bool Progress::issue(Lane r) {
       }
       at_barrier_.clear();
       moved = true;
-    } else if (op.is_send()) {
+    } else if (op.is_send() || op.is_switch_send()) {
       if (blocked_at_[r] == completions_[r]) return moved;  // nothing completed since last look
       const auto& pend = pending_[r];
       for (std::size_t i = head_[r]; i < pend.size(); ++i) {
@@ -112,14 +119,24 @@ bool Progress::issue(Lane r) {
       blocked_at_[r] = UINT64_MAX;
       const std::uint32_t ch = cursor_ch_[r];
       if (!hooks_.can_send(r, op, ch)) return moved;
-      const std::uint32_t seq = send_seq_[ch]++;
       ++cursor_[r];
       cursor_op_valid_[r] = 0;
       moved = true;
+      if (op.kind != Op::Kind::Send) {
+        issue_switch(r, idx, op, ch);
+        continue;
+      }
+      const std::uint32_t seq = send_seq_[ch]++;
       hooks_.on_send(r, idx, seq, ch);
     } else {
-      const Lane src = program_.lane(op.peer, program_.stream_of(r));
-      const std::uint32_t seq = recv_seq_[channel(src, r)]++;
+      Lane src = kSwitchLane;
+      std::uint32_t seq = 0;
+      if (op.kind == Op::Kind::RecvSwitch) {
+        seq = recv_seq_[channel(r, program_.num_lanes() + r)]++;
+      } else {
+        src = program_.lane(op.peer, program_.stream_of(r));
+        seq = recv_seq_[channel(src, r)]++;
+      }
       Pending p{idx, op.first, op.count, op.kind == Op::Kind::RecvReduce, src, seq, false, 0};
       auto& early = early_[r];
       for (auto it = early.begin(); it != early.end(); ++it) {
@@ -140,6 +157,79 @@ bool Progress::issue(Lane r) {
     }
   }
   return moved;
+}
+
+std::uint32_t Progress::new_block() {
+  if (!free_blocks_.empty()) {
+    const std::uint32_t b = free_blocks_.back();
+    free_blocks_.pop_back();
+    return b;
+  }
+  const auto b = static_cast<std::uint32_t>(blocks_.size());
+  blocks_.resize(blocks_.size() + 3 + 2 * std::size_t{program_.num_ranks}, 0);
+  return b;
+}
+
+void Progress::issue_switch(Lane l, std::uint32_t idx, const Op& op, std::uint32_t ch) {
+  const std::uint32_t n = program_.num_ranks;
+  const std::uint32_t stream = program_.stream_of(l);
+  const Rank r = program_.rank_of(l);
+  if (op.kind == Op::Kind::Multicast) {
+    const std::uint32_t b = new_block();
+    for (Rank to = 0; to < n; ++to) {
+      if (to == r) continue;
+      const std::uint32_t c = channel(l, program_.lane(to, stream));
+      blocks_[b + 3 + to] = send_seq_[c]++;
+    }
+    ++send_seq_[ch];
+    hooks_.on_send(l, idx, b, ch);
+    return;
+  }
+  // SwitchReduce: contribution k of this lane to d belongs to group (d, k).
+  const Lane dst = program_.lane(op.peer, stream);
+  const std::uint32_t k = send_seq_[ch]++;
+  hooks_.on_send(l, idx, k, ch);
+  const std::uint64_t key = (std::uint64_t{dst} << 32) | k;
+  auto it = groups_.find(key);
+  if (it == groups_.end()) {
+    const std::uint32_t b = new_block();
+    blocks_[b] = 0;
+    blocks_[b + 1] = dst;
+    blocks_[b + 2] = k;
+    it = groups_.emplace(key, b).first;
+  }
+  const std::uint32_t b = it->second;
+  blocks_[b + 3 + r] = idx;
+  blocks_[b + 3 + n + r] = ch;
+  if (++blocks_[b] < n) return;
+  groups_.erase(it);
+  hooks_.on_group_ready(dst, b);
+}
+
+void Progress::arrive_group(Lane dst, std::uint32_t block) {
+  const std::uint32_t k = blocks_[block + 2];
+  bool matched = false;
+  auto& pend = pending_[dst];
+  for (std::size_t i = head_[dst]; i < pend.size(); ++i) {
+    Pending& p = pend[i];
+    if (!p.done && !p.arrived && p.src == kSwitchLane && p.seq == k) {
+      p.arrived = true;
+      p.src_op = block;
+      ++arrived_open_[dst];
+      matched = true;
+      break;
+    }
+  }
+  if (!matched) early_[dst].push_back(Early{kSwitchLane, k, block});
+  pump(dst);
+}
+
+void Progress::arrive_multicast(Lane src, std::uint32_t src_op, std::uint32_t block) {
+  const Rank r = program_.rank_of(src);
+  for (Rank to = 0; to < program_.num_ranks; ++to) {
+    if (to != r) arrive(src, to, src_op, blocks_[block + 3 + to]);
+  }
+  free_block(block);
 }
 
 std::uint32_t Progress::channel(Lane src, Lane dst) {
@@ -177,6 +267,7 @@ bool Progress::complete_ready(Lane r) {
     moved = true;
     const Pending done = pend[i];
     hooks_.on_recv_done(r, done.op, done.src, done.src_op);
+    if (done.src == kSwitchLane) free_block(done.src_op);
   }
   // Drop the completed prefix; compact when the tombstones dominate.
   while (head_[r] < pend.size() && pend[head_[r]].done) ++head_[r];

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include <absl/container/flat_hash_map.h>
+
 #include "collective/ir/channels.hpp"
 #include "collective/ir/program.hpp"
 
@@ -35,8 +37,14 @@ class Progress {
     /// Lane l issued send op_index; `seq` is its position on its channel.
     virtual void on_send(Lane l, std::uint32_t op_index, std::uint32_t seq,
                          std::uint32_t channel) = 0;
-    /// Lane l completed recv op_index, whose message came from send src_op of lane src.
+    /// Lane l completed recv op_index, whose message came from send src_op of lane src. For a
+    /// RecvSwitch, src is kSwitchLane and src_op the group's block (group_op()), freed after
+    /// this call.
     virtual void on_recv_done(Lane l, std::uint32_t op_index, Lane src, std::uint32_t src_op) = 0;
+    /// Every lane has issued its SwitchReduce of a group whose result goes to lane `dst`: the
+    /// switch may start it. `block` names the group (group_op(), arrive_group()). For a
+    /// Multicast, on_send's `seq` is its block instead (arrive_multicast()).
+    virtual void on_group_ready(Lane /*dst*/, std::uint32_t /*block*/) {}
 
    protected:
     ~Hooks() = default;
@@ -51,6 +59,18 @@ class Progress {
   /// The message of send `src_op` of lane `src` (channel position `seq`) has arrived at rank
   /// `dst`. Pumps the receiving lane.
   void arrive(Lane src, Rank dst, std::uint32_t src_op, std::uint32_t seq);
+
+  /// The group `block` (on_group_ready) has reached its destination lane.
+  void arrive_group(Lane dst, std::uint32_t block);
+  /// Multicast src_op of lane `src` (its block: on_send's seq) has reached every other rank.
+  void arrive_multicast(Lane src, std::uint32_t src_op, std::uint32_t block);
+  /// The SwitchReduce op of rank r in group `block`, and its channel.
+  std::uint32_t group_op(std::uint32_t block, Rank r) const { return blocks_[block + 3 + r]; }
+  std::uint32_t group_channel(std::uint32_t block, Rank r) const {
+    return blocks_[block + 3 + program_.num_ranks + r];
+  }
+  /// Pending.src of a RecvSwitch: its message comes from the switch.
+  static constexpr Lane kSwitchLane = 0xffffffffu;
 
   bool finished() const { return lanes_done_ == program_.num_lanes(); }
   bool lane_finished(Lane l) const;
@@ -77,6 +97,9 @@ class Progress {
     std::uint32_t src_op;
   };
   void pump_one(Lane l);
+  void issue_switch(Lane l, std::uint32_t idx, const Op& op, std::uint32_t ch);
+  std::uint32_t new_block();
+  void free_block(std::uint32_t block) { free_blocks_.push_back(block); }
   bool complete_ready(Lane l);
   std::uint32_t channel(Lane src, Lane dst);
   bool issue(Lane l);
@@ -113,6 +136,11 @@ class Progress {
   std::vector<std::uint32_t> cursor_ch_;  // channel id of the cursor op, when it is a send
   std::vector<std::uint8_t> cursor_op_valid_;
   std::vector<std::uint32_t> num_ops_;  // per rank, fetched once
+  // In-network ops: blocks of 3 + 2 x ranks words. A group: its count of contributions, its
+  // destination lane, its index k, then per rank the SwitchReduce op and its channel. A
+  // multicast: per rank the sequence number of its copy on the channel to that rank.
+  std::vector<std::uint32_t> blocks_, free_blocks_;
+  absl::flat_hash_map<std::uint64_t, std::uint32_t> groups_;  // (dst lane, k) -> block, filling
 };
 
 }  // namespace collsim::collective

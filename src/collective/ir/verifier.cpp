@@ -60,7 +60,13 @@ class Checker final : public Progress::Hooks {
     while (!in_flight_.empty() && error_.empty()) {
       const Message m = in_flight_.front();
       in_flight_.pop_front();
-      progress_.arrive(m.src, p_.op(m.src, m.op).peer, m.op, m.seq);
+      if (m.kind == Message::Kind::Group) {
+        progress_.arrive_group(m.src, m.seq);
+      } else if (m.kind == Message::Kind::Multicast) {
+        progress_.arrive_multicast(m.src, m.op, m.seq);
+      } else {
+        progress_.arrive(m.src, p_.op(m.src, m.op).peer, m.op, m.seq);
+      }
     }
     v.ops = p_.total_ops();
     v.messages = messages_;
@@ -100,13 +106,62 @@ class Checker final : public Progress::Hooks {
       std::copy(s, s + w, snap.begin() + static_cast<std::ptrdiff_t>(i) * w);
     }
     snapshots_.emplace((std::uint64_t{lane} << 32) | idx, std::move(snap));
-    in_flight_.push_back(Message{lane, idx, seq});
+    if (op.kind == Op::Kind::Send) {
+      in_flight_.push_back(Message{lane, idx, seq});
+    } else if (op.kind == Op::Kind::Multicast) {
+      // One snapshot, received by every other rank.
+      copies_left_[(std::uint64_t{lane} << 32) | idx] = p_.num_ranks - 1;
+      in_flight_.push_back(Message{lane, idx, seq, Message::Kind::Multicast});
+    }
     ++messages_;
+  }
+
+  void on_group_ready(Lane dst, std::uint32_t block) override {
+    in_flight_.push_back(Message{dst, 0, block, Message::Kind::Group});
+  }
+
+  // A RecvSwitch: the union of every rank's contribution to the group, each counted once.
+  void receive_group(Lane lane, std::uint32_t idx, const Op& rv, std::uint32_t block) {
+    const Rank r = p_.rank_of(lane);
+    const std::uint32_t w = held_.words();
+    std::vector<std::uint64_t> sum(static_cast<std::size_t>(rv.count) * w, 0);
+    for (Rank from = 0; from < p_.num_ranks; ++from) {
+      const Lane src = p_.lane(from, p_.stream_of(lane));
+      const std::uint32_t src_op = progress_.group_op(block, from);
+      const Op sd = p_.op(src, src_op);
+      if (sd.first != rv.first || sd.count != rv.count) {
+        error_ = fmt::format("{} op {} ({}) is matched by {} op {} ({}): pieces differ",
+                             lane_name(lane), idx, to_string(rv), lane_name(src), src_op,
+                             to_string(sd));
+        return;
+      }
+      auto node = snapshots_.extract((std::uint64_t{src} << 32) | src_op);
+      const std::vector<std::uint64_t>& snap = node.mapped();
+      for (std::size_t k = 0; k < sum.size(); ++k) {
+        if (sum[k] & snap[k]) {
+          const Rank twice = static_cast<Rank>(k % w * 64 + std::countr_zero(sum[k] & snap[k]));
+          error_ = fmt::format(
+              "{} op {} ({}) receives the switch's reduction of piece {}: rank {}'s "
+              "contribution counted twice",
+              lane_name(lane), idx, to_string(rv), rv.first + k / w, twice);
+          return;
+        }
+        sum[k] |= snap[k];
+      }
+    }
+    for (std::uint32_t i = 0; i < rv.count; ++i) {
+      std::copy(sum.begin() + static_cast<std::ptrdiff_t>(i) * w,
+                sum.begin() + static_cast<std::ptrdiff_t>(i + 1) * w, held_.at(r, rv.first + i));
+    }
   }
 
   void on_recv_done(Lane lane, std::uint32_t idx, Lane src, std::uint32_t src_op) override {
     if (!error_.empty()) return;
     const Op rv = p_.op(lane, idx);
+    if (rv.kind == Op::Kind::RecvSwitch) {
+      receive_group(lane, idx, rv, src_op);
+      return;
+    }
     const Op sd = p_.op(src, src_op);
     const Rank r = p_.rank_of(lane);
     if (rv.first != sd.first || rv.count != sd.count) {
@@ -115,8 +170,14 @@ class Checker final : public Progress::Hooks {
                            to_string(sd));
       return;
     }
-    auto node = snapshots_.extract((std::uint64_t{src} << 32) | src_op);
-    const std::vector<std::uint64_t>& snap = node.mapped();
+    const std::uint64_t key = (std::uint64_t{src} << 32) | src_op;
+    std::vector<std::uint64_t> snap;
+    if (sd.kind == Op::Kind::Multicast && --copies_left_[key] > 0) {
+      snap = snapshots_.at(key);  // other ranks still to receive it
+    } else {
+      snap = std::move(snapshots_.extract(key).mapped());
+      copies_left_.erase(key);
+    }
     const std::uint32_t w = held_.words();
     for (std::uint32_t i = 0; i < rv.count; ++i) {
       std::uint64_t* dst = held_.at(r, rv.first + i);
@@ -145,9 +206,11 @@ class Checker final : public Progress::Hooks {
 
  private:
   struct Message {
-    Lane src;
+    enum class Kind : std::uint8_t { Send, Multicast, Group };
+    Lane src;  ///< Group: the destination lane
     std::uint32_t op;
-    std::uint32_t seq;
+    std::uint32_t seq;  ///< Multicast and Group: the block
+    Kind kind = Kind::Send;
   };
 
   Verdict fail(Verdict v) {
@@ -187,8 +250,18 @@ class Checker final : public Progress::Hooks {
           lane_barriers += op.kind == Op::Kind::Barrier ? 1 : 0;
           continue;
         }
-        const char* bad = op.peer >= n     ? "peer out of range"
-                          : op.peer == r   ? "peer is the rank itself"
+        const bool own_peer = op.kind == Op::Kind::SwitchReduce;
+        const bool self_peer = op.kind == Op::Kind::RecvSwitch || op.kind == Op::Kind::Multicast;
+        if ((own_peer || self_peer) && p_.in_network_switch == kNoSwitch) {
+          error_ = fmt::format("{} op {} ({}): the program names no in-network switch",
+                               lane_name(l), i, to_string(op));
+          return false;
+        }
+        const char* bad = op.peer >= n                     ? "peer out of range"
+                          : self_peer && op.peer != r      ? "peer must be the rank itself"
+                          : op.kind == Op::Kind::SwitchReduce && op.reduce
+                              ? "reduce flag on a switch reduction"
+                          : op.peer == r && !own_peer && !self_peer ? "peer is the rank itself"
                           : op.count == 0  ? "empty piece range"
                           : std::uint64_t{op.first} + op.count > p_.num_pieces
                               ? "piece range beyond the piece space"
@@ -324,6 +397,7 @@ class Checker final : public Progress::Hooks {
   Progress progress_;
   std::deque<Message> in_flight_;
   std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> snapshots_;
+  std::unordered_map<std::uint64_t, std::uint32_t> copies_left_;  // multicasts: receivers left
   std::uint64_t messages_ = 0;
   std::string error_;
 };

@@ -111,8 +111,14 @@ double with_protocol(const AlgorithmInfo& a, Op op, double bytes, const Context&
   // base latencies are inside the fitted overhead, so only the differences are added.
   const double transfer =
       simple - ctx.calibration.overhead_s - network * ctx.system.nic_latency.value;
+  // With one GPU per node NCCL's tuner charges a network step the tree's latency ("With ppn=1
+  // latencies are fully exposed, use the Tree network latency", tuning.cc, NCCL 2.2x): LL 5.0,
+  // LL128 8.5, Simple 14 us (Simple's equals the ring's).
+  static constexpr double kTreeNet[] = {14.0e-6, 8.5e-6, 5.0e-6};
+  const double net_step =
+      ctx.shape.gpus == 1 ? kTreeNet[static_cast<int>(p)] : c.network_step_s;
   return ctx.calibration.overhead_s + (c.base_latency_s - s.base_latency_s) +
-         nvlink * (c.nvlink_step_s - s.nvlink_step_s) + network * c.network_step_s +
+         nvlink * (c.nvlink_step_s - s.nvlink_step_s) + network * net_step +
          transfer / c.bandwidth_factor;
 }
 
