@@ -413,6 +413,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   llm->add_option("--max-messages", out_opt.max_messages,
                   "refuse an iteration whose collectives and pipeline messages come to more "
                   "messages (or packets, flits: the backend's unit) than this (default 5e+08)");
+  llm->add_option("--jobs,-j", out_opt.jobs,
+                  "run N configs at once on N threads; rows in input order, the same bytes as "
+                  "--jobs 1 (0, the default: the number of cores; --trace runs one)");
   add_output_options(llm, out_opt);
 
   if (const std::string unknown = cli::unknown_option(app, argc, argv); !unknown.empty()) {

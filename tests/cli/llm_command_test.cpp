@@ -3,6 +3,7 @@
 // error and in the JSON only; --strict-memory turns the memory warning into exit 2.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -163,6 +164,29 @@ TEST(LlmCommand, ScenarioJobsOnTheStandardClustersShapeGiveTheSymmetricRunsNumbe
   EXPECT_NE(mixed.err.find("jobs[1]: a scenario's jobs are all llm jobs or none"),
             std::string::npos)
       << mixed.err;
+}
+
+}  // namespace
+}  // namespace collsim::test
+
+namespace collsim::test {
+namespace {
+
+TEST(LlmCommand, JobsRunConfigsOnThreadsWithTheBytesOfOne) {
+  // Three configs of unequal cost on two threads: rows and notes in input order, as one thread.
+  std::string configs;
+  int i = 0;
+  for (const char* split : {"tp: 8, pp: 2, dp: 2", "tp: 2, pp: 1, dp: 1", "tp: 4, pp: 4, dp: 1"}) {
+    const std::string p = std::string(split) + ", micro_batch: 1, global_batch: 8";
+    configs += " '" + write("jobs" + std::to_string(i++) + ".yaml", dense(p, "{gpu: h100}")) + "'";
+  }
+  const auto one = collsim("llm" + configs + " --format csv -j 1");
+  const auto two = collsim("llm" + configs + " --format csv -j 2");
+  ASSERT_EQ(one.status, 0) << one.err;
+  ASSERT_EQ(two.status, 0) << two.err;
+  EXPECT_EQ(std::count(one.out.begin(), one.out.end(), '\n'), 4) << one.out;  // header + 3
+  EXPECT_EQ(one.out, two.out);
+  EXPECT_EQ(one.err, two.err);
 }
 
 }  // namespace
