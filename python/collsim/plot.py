@@ -281,7 +281,9 @@ def bars(df, x, y, hue, out, *, facet=None, title=None, ylabel=None, logy=False,
         if name is not None:
             ax.set_title(str(name), fontsize=10)
         ax.grid(axis="y", alpha=0.3)
-    parts[0][2].legend(fontsize=8, title=column_label(hue), title_fontsize=8)
+    # Beside the panels, not on them: a legend inside covers bars and paper lines.
+    parts[0][2].legend(fontsize=8, title=column_label(hue), title_fontsize=8, loc="upper left",
+                       bbox_to_anchor=(1.01, 1))
     save(fig, out, title, note=overlay_paper(fig, parts, paper, paper_lines))
 
 
@@ -353,7 +355,8 @@ def lines(df, x, y, hue, out, *, facet=None, title=None, ylabel=None, logx=False
         ax.grid(alpha=0.3)
     parts[-1][2].set_xlabel(column_label(x))
     for _, _, ax in parts:
-        ax.legend(fontsize=7, title=column_label(hue), title_fontsize=7)
+        ax.legend(fontsize=7, title=column_label(hue), title_fontsize=7, loc="upper left",
+                  bbox_to_anchor=(1.01, 1))
     save(fig, out, title, note=overlay_paper(fig, parts, paper, paper_lines))
 
 
