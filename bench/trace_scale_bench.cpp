@@ -10,8 +10,6 @@
 // docs/performance.md.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <filesystem>
 #include <fstream>
@@ -19,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "chakra_writer.hpp"
 #include "cli/commands.hpp"
 #include "workload/formats/chakra_et.pb.h"
 
@@ -67,21 +66,9 @@ struct Builder {
   }
 };
 
+// The trace files as the tests write them (tests/chakra_writer.hpp).
 void write(const fs::path& path, const std::vector<pb::Node>& nodes) {
-  std::string out;
-  {
-    google::protobuf::io::StringOutputStream s(&out);
-    google::protobuf::io::CodedOutputStream c(&s);
-    pb::GlobalMetadata m;
-    m.set_version("0.0.4");
-    c.WriteVarint32(static_cast<std::uint32_t>(m.ByteSizeLong()));
-    m.SerializeToCodedStream(&c);
-    for (const auto& n : nodes) {
-      c.WriteVarint32(static_cast<std::uint32_t>(n.ByteSizeLong()));
-      n.SerializeToCodedStream(&c);
-    }
-  }
-  std::ofstream(path, std::ios::binary) << out;
+  collsim::workload::chakra::write(path.string(), nodes);
 }
 
 // The trace's files, once: rank = tp + 4 dp + 8 pp.

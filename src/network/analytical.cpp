@@ -55,17 +55,14 @@ void AnalyticalBackend::transmit(topology::NodeId src, topology::NodeId dst, cor
 void AnalyticalBackend::transmit_group(const GroupMessage& g, const MessageAttributes&,
                                        DeliveryHandler& handler, std::uint64_t tag) {
   const topology::SwitchReduction& spec = group_switch(topo_, g, name());
-  std::vector<GroupLeg> legs;
+  std::vector<GroupLeg>& legs = legs_;
+  legs.clear();
   group_legs(g, legs);
   double bottleneck = spec.port_bandwidth.bytes_per_s;
   core::Time up, down;
   for (const GroupLeg& leg : legs) {
     route_.clear();
-    if (leg.up) {
-      topo_.route(leg.npu, g.switch_node, route_);
-    } else {
-      topo_.route(g.switch_node, leg.npu, route_);
-    }
+    route_leg(topo_, g, leg, route_);
     core::Time lat;
     for (topology::LinkId l : route_) {
       lat += topo_.links()[l].latency;
@@ -78,11 +75,7 @@ void AnalyticalBackend::transmit_group(const GroupMessage& g, const MessageAttri
   const core::Time serialize = core::transfer_time(g.bytes, core::Bandwidth{bottleneck});
   for (const GroupLeg& leg : legs) {
     route_.clear();
-    if (leg.up) {
-      topo_.route(leg.npu, g.switch_node, route_);
-    } else {
-      topo_.route(g.switch_node, leg.npu, route_);
-    }
+    route_leg(topo_, g, leg, route_);
     for (topology::LinkId l : route_) link_stats_[l].busy += serialize;
   }
   const std::uint32_t slot = slots_.acquire();

@@ -9,6 +9,7 @@
 
 #include "core/slot_pool.hpp"
 #include "network/backend.hpp"
+#include "network/group.hpp"
 
 namespace collsim::network {
 
@@ -40,6 +41,7 @@ class AnalyticalBackend final : public Backend, private core::EventHandler {
   const topology::Topology& topo_;
   core::SlotPool<Slot> slots_;           // in-flight messages
   std::vector<topology::LinkId> route_;  // scratch, reused for every message
+  std::vector<GroupLeg> legs_;            // scratch for group messages
   std::vector<LinkStats> link_stats_;
   std::uint64_t last_bytes_ = UINT64_MAX;
   double last_bw_ = 0;

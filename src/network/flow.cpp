@@ -126,11 +126,7 @@ void FlowBackend::transmit_group(const GroupMessage& g, const MessageAttributes&
   core::Time up, down;
   for (const GroupLeg& leg : legs_) {
     route_.clear();
-    if (leg.up) {
-      topo_.route(leg.npu, g.switch_node, route_);
-    } else {
-      topo_.route(g.switch_node, leg.npu, route_);
-    }
+    route_leg(topo_, g, leg, route_);
     core::Time lat;
     for (topology::LinkId l : route_) {
       fl.res.push_back(l);

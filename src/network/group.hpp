@@ -19,6 +19,16 @@ struct GroupLeg {
 /// member, the root included (NVLS's multimem store writes every GPU's copy, its own too).
 void group_legs(const GroupMessage& g, std::vector<GroupLeg>& out);
 
+/// Append the links of `leg` to `out`: from its NPU up to g's switch, or down from the switch.
+inline void route_leg(const topology::Topology& topo, const GroupMessage& g, const GroupLeg& leg,
+                      std::vector<topology::LinkId>& out) {
+  if (leg.up) {
+    topo.route(leg.npu, g.switch_node, out);
+  } else {
+    topo.route(g.switch_node, leg.npu, out);
+  }
+}
+
 /// The switch's in-network reduction, or throws core::InputError naming the backend when
 /// `g.switch_node` offers none.
 const topology::SwitchReduction& group_switch(const topology::Topology& topo,
