@@ -47,6 +47,8 @@ def setup_label(backend):
 
 
 def setup_seconds(label):
+    if label.strip() == "0":  # collsim writes a zero time without a unit
+        return 0.0
     value, unit = label.split()
     return float(value) * {"ps": 1e-12, "ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[unit]
 

@@ -64,8 +64,15 @@ def size_text(nbytes):
     """Bytes as users write them: 64 KiB, 1 MiB, 64 MB, 102,228,128 B."""
     b = int(round(float(nbytes)))
     # The largest unit that divides it: 64 MB, not 62500 KiB.
-    for unit, scale in (("GiB", 1 << 30), ("GB", 10**9), ("MiB", 1 << 20), ("MB", 10**6),
-                        ("KiB", 1 << 10), ("KB", 10**3)):
+    # A decimal GB or MB with at most four decimals where exact: 1.5 GB, 249.2 MB (not
+    # 1500 MB, 249200 KB).
+    for unit, scale, decimal in (("GiB", 1 << 30, False), ("GB", 10**9, False),
+                                 ("MiB", 1 << 20, False), ("GB", 10**9, True),
+                                 ("MB", 10**6, False), ("MB", 10**6, True)):
+        step = scale // 10000 if decimal else scale
+        if b >= scale and b % step == 0:
+            return f"{b / scale:.4f}".rstrip("0").rstrip(".") + f" {unit}"
+    for unit, scale in (("KiB", 1 << 10), ("KB", 10**3)):
         if b >= scale and b % scale == 0:
             return f"{b // scale} {unit}"
     return f"{b:,} B"

@@ -13,6 +13,9 @@ def test_sizes_read_as_users_write_them():
     assert plot.size_text(102228128) == "102,228,128 B"
     assert plot.size_text(3 << 30) == "3 GiB"
     assert plot.size_text(1000) == "1 KB"
+    assert plot.size_text(249200000) == "249.2 MB"  # not 249200 KB
+    assert plot.size_text(1500 * 10**6) == "1.5 GB"
+    assert plot.size_text(27190800) == "27.1908 MB"
 
 
 def test_size_mb_facets_take_the_rows_bytes():
