@@ -211,7 +211,10 @@ def panels(df, facet, sharex=True):
 
 def xticks(ax, positions, labels):
     """Tick labels, slanted when they are too long to sit side by side (platform names)."""
-    long = max((len(v) for v in labels), default=0) > 10 and len(labels) > 3
+    widest = max((len(v) for v in labels), default=0)
+    # Slanted when long names or many labels would run into each other (about 60 characters
+    # fit under a panel beside its legend).
+    long = (widest > 10 and len(labels) > 3) or sum(len(v) + 2 for v in labels) > 60
     ax.set_xticks(positions, labels, rotation=20 if long else 0, ha="right" if long else "center")
 
 
