@@ -5,9 +5,12 @@
 //     "switches": 3,                              optional; switches are nodes npus .. npus+S-1
 //     "nvswitches": [16, 17],                     optional; which switches are scale-up ones
 //     "defaults": {"bandwidth": "400 Gb/s", "latency": "500 ns"},   optional, for links
+//     "dimensions": [8, 2],                       optional; sizes (or maps with size, kind,
+//                                                 bandwidth, latency), dimension 0 first
 //     "links": [
 //       {"from": 0, "to": 16, "bandwidth": "2400 Gb/s", "latency": "25 ns"},
-//       {"from": 0, "to": 18, "count": 2}         two parallel links: twice the bandwidth
+//       {"from": 0, "to": 18, "count": 2}         two parallel links: twice the bandwidth;
+//                                                 optional "dim": the dimension it carries
 //     ]
 //   }
 // Every link is duplex (each direction has the bandwidth). Units as everywhere in collsim (GB/s
@@ -86,7 +89,9 @@ class Reader : public io::YamlReader {
     }
     if (product != npus) {
       std::string sizes;
-      for (const ImportedDim& d : out) sizes += fmt::format("{}{}", sizes.empty() ? "" : " x ", d.size);
+      for (const ImportedDim& d : out) {
+        sizes += fmt::format("{}{}", sizes.empty() ? "" : " x ", d.size);
+      }
       fail(list, "dimensions",
            fmt::format("the sizes {} multiply to {}{}, not npus {} (dimension 0 first, NPU ids "
                        "mixed-radix)",
