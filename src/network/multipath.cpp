@@ -78,7 +78,8 @@ PathChooser::PathChooser(const topology::Topology& topo, Multipath rule, std::ui
     return;
   }
   const auto& dims = topo.dimensions();
-  if (!dims.empty() && !(dims.size() == 1 && dims[0].spec.kind == topology::DimKind::Switch)) {
+  if (!dims.empty() && !topo.dims_label_graph() &&
+      !(dims.size() == 1 && dims[0].spec.kind == topology::DimKind::Switch)) {
     throw core::InputError(fmt::format(
         "{} backend option multipath: {} routes dimension-order; multipath applies to graph "
         "topologies (fattree, bigraph, ...) and switch:N",

@@ -5,9 +5,12 @@
 //     "switches": 3,                              optional; switches are nodes npus .. npus+S-1
 //     "nvswitches": [16, 17],                     optional; which switches are scale-up ones
 //     "defaults": {"bandwidth": "400 Gb/s", "latency": "500 ns"},   optional, for links
+//     "dimensions": [8, 2],                       optional; sizes (or maps with size, kind,
+//                                                 bandwidth, latency), dimension 0 first
 //     "links": [
 //       {"from": 0, "to": 16, "bandwidth": "2400 Gb/s", "latency": "25 ns"},
-//       {"from": 0, "to": 18, "count": 2}         two parallel links: twice the bandwidth
+//       {"from": 0, "to": 18, "count": 2}         two parallel links: twice the bandwidth;
+//                                                 optional "dim": the dimension it carries
 //     ]
 //   }
 // Every link is duplex (each direction has the bandwidth). Units as everywhere in collsim (GB/s
@@ -25,6 +28,7 @@
 #include "core/error.hpp"
 #include "core/parse.hpp"
 #include "io/yaml_reader.hpp"
+#include "topology/dim_kind.hpp"
 #include "topology/graph_import.hpp"
 
 namespace collsim::topology {
@@ -50,9 +54,57 @@ class Reader : public io::YamlReader {
     return v;
   }
 
+  // "dimensions": [8, {"size": 2, "kind": "sw", "bandwidth": "50 GB/s", "latency": "1 us"}]
+  std::vector<ImportedDim> dimensions(const YAML::Node& list, std::uint32_t npus) const {
+    if (!list.IsSequence() || list.size() == 0) {
+      fail(list, "dimensions",
+           "must be a non-empty list of sizes (dimension 0 first), e.g. [8, 2]");
+    }
+    std::vector<ImportedDim> out;
+    std::uint64_t product = 1;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const YAML::Node n = list[i];
+      const std::string p = fmt::format("dimensions[{}]", i);
+      ImportedDim d;
+      d.field = fmt::format("{}:{}: {}", source(), line_of(n), p);
+      if (n.IsMap()) {
+        check_keys(n, p, {"size", "kind", "bandwidth", "latency"});
+        if (!n["size"]) fail(n, p, "missing key \"size\" (NPUs per group)");
+        d.size = uint(n["size"], p + ".size", 2);
+        if (const YAML::Node k = n["kind"]) {
+          const DimKindTraits* t = find_dim_kind(scalar(k, p + ".kind"));
+          if (t == nullptr) {
+            fail(k, p + ".kind",
+                 fmt::format("unknown kind \"{}\"; valid: {}", k.Scalar(), dim_kind_names()));
+          }
+          d.kind = t->kind;
+        }
+        if (n["bandwidth"]) d.bandwidth = bandwidth(n["bandwidth"], p + ".bandwidth");
+        if (n["latency"]) d.latency = latency(n["latency"], p + ".latency");
+      } else {
+        d.size = uint(n, p, 2);
+      }
+      product = std::min<std::uint64_t>(product * d.size, std::uint64_t{1} << 40);
+      out.push_back(d);
+    }
+    if (product != npus) {
+      std::string sizes;
+      for (const ImportedDim& d : out) {
+        sizes += fmt::format("{}{}", sizes.empty() ? "" : " x ", d.size);
+      }
+      fail(list, "dimensions",
+           fmt::format("the sizes {} multiply to {}{}, not npus {} (dimension 0 first, NPU ids "
+                       "mixed-radix)",
+                       sizes, product >= (std::uint64_t{1} << 40) ? "more than " : "", product,
+                       npus));
+    }
+    return out;
+  }
+
   ImportedGraph read(const YAML::Node& root) const {
     unique_keys(root, "");
-    check_keys(root, "", {"name", "npus", "switches", "nvswitches", "defaults", "links"});
+    check_keys(root, "",
+               {"name", "npus", "switches", "nvswitches", "defaults", "links", "dimensions"});
     if (!root["npus"]) fail(root, "npus", "missing key (the number of NPUs, nodes 0 .. npus-1)");
     if (!root["links"]) fail(root, "links", "missing key (the list of links)");
     ImportedGraph g;
@@ -75,6 +127,7 @@ class Reader : public io::YamlReader {
         g.kind[id] = 2;
       }
     }
+    if (const YAML::Node d = root["dimensions"]) g.dims = dimensions(d, npus);
     std::optional<core::Bandwidth> def_bw;
     std::optional<core::Time> def_lat;
     if (const YAML::Node d = root["defaults"]) {
@@ -90,7 +143,7 @@ class Reader : public io::YamlReader {
     for (std::size_t i = 0; i < links.size(); ++i) {
       const YAML::Node l = links[i];
       const std::string p = fmt::format("links[{}]", i);
-      check_keys(l, p, {"from", "to", "bandwidth", "latency", "count"});
+      check_keys(l, p, {"from", "to", "bandwidth", "latency", "count", "dim"});
       for (const char* k : {"from", "to"}) {
         if (!l[k]) fail(l, p, fmt::format("missing key \"{}\"", k));
       }
@@ -113,6 +166,15 @@ class Reader : public io::YamlReader {
         fail(l, p, "missing key \"latency\" (or give defaults.latency)");
       }
       if (l["count"]) e.bandwidth.bytes_per_s *= uint(l["count"], p + ".count", 1);
+      if (const YAML::Node d = l["dim"]) {
+        if (g.dims.empty()) fail(d, p + ".dim", "the file has no \"dimensions\"");
+        const std::uint32_t v = uint(d, p + ".dim", 0);
+        if (v >= g.dims.size()) {
+          fail(d, p + ".dim",
+               fmt::format("dimension {} out of range ({} dimensions)", v, g.dims.size()));
+        }
+        e.dim = static_cast<std::int32_t>(v);
+      }
       if (!seen.insert(std::minmax(e.a, e.b)).second) {
         fail(l, p,
              fmt::format("nodes {} and {} are linked twice; give one link with \"count\"", e.a,

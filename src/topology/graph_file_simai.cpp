@@ -92,6 +92,37 @@ bool split_number(std::string_view text, double& value, std::string_view& unit) 
   return true;
 }
 
+// The dimensions of a SimAI file (docs/topology-import.md "Dimensions"): the generator numbers
+// the GPUs of a server consecutively, so dimension 0 is a server's gpus_per_server GPUs (over
+// its NVSwitch) and dimension 1 the servers (over the NICs). Only when the GPUs fill whole
+// servers and the first GPU has a link of each kind (an NVSwitch one for dimension 0, another
+// for dimension 1); otherwise none, as before.
+std::vector<ImportedDim> simai_dimensions(const ImportedGraph& g, std::uint32_t per_server,
+                                          const std::string& field) {
+  std::uint32_t gpus = 0, first = g.nodes;
+  for (std::uint32_t v = 0; v < g.nodes; ++v) {
+    if (g.kind[v] != 0) continue;
+    if (first == g.nodes) first = v;
+    ++gpus;
+  }
+  if (gpus < 2 || gpus % per_server != 0) return {};
+  bool nvlink = false, other = false;
+  for (const ImportedGraph::Edge& e : g.edges) {
+    if (e.a != first && e.b != first) continue;
+    (g.kind[e.a == first ? e.b : e.a] == 2 ? nvlink : other) = true;
+  }
+  std::vector<ImportedDim> dims;
+  for (const std::uint32_t size : {per_server, gpus / per_server}) {
+    if (size < 2) continue;
+    ImportedDim d;
+    d.size = size;
+    d.field = field;
+    dims.push_back(d);
+  }
+  if (dims.size() == 2 && !(nvlink && other)) return {};
+  return dims;
+}
+
 }  // namespace
 
 core::Bandwidth parse_ns3_rate(std::string_view text, std::string_view field) {
@@ -237,6 +268,8 @@ ImportedGraph parse_simai_topology(std::string_view text, const std::string& sou
     tok.next("end of file");
     tok.fail("link_num", fmt::format("more text after the {} links the header announces", links));
   }
+  g.dims = simai_dimensions(g, per_server, fmt::format("{}:{}: gpus_per_server", source,
+                                                        header_line));
   return g;
 }
 

@@ -176,6 +176,52 @@ bool has_extension(const std::string& path, std::initializer_list<std::string_vi
   return false;
 }
 
+// The dimension a link carries (graph_import.hpp): its own, else between two NPUs the lowest
+// dimension in which their coordinates differ, at an NVSwitch dimension 0, else the last.
+std::uint32_t edge_dim(const ImportedGraph& g, const ImportedGraph::Edge& e, NodeId a, NodeId b,
+                       std::uint32_t npus) {
+  if (e.dim >= 0) return static_cast<std::uint32_t>(e.dim);
+  const auto last = static_cast<std::uint32_t>(g.dims.size() - 1);
+  if (a < npus && b < npus) {
+    for (std::uint32_t d = 0, stride = 1; d < g.dims.size(); stride *= g.dims[d].size, ++d) {
+      if (a / stride % g.dims[d].size != b / stride % g.dims[d].size) return d;
+    }
+    return last;
+  }
+  return g.kind[e.a] == 2 || g.kind[e.b] == 2 ? 0 : last;
+}
+
+// The DimSpecs: what the file gives, the rest from NPU 0's links in each dimension (bandwidth
+// summed, the largest latency): the rate and per-hop delay at which an NPU talks in it.
+std::vector<DimSpec> dim_specs(const ImportedGraph& g, const std::vector<Link>& links) {
+  std::vector<DimSpec> specs;
+  for (std::uint32_t d = 0; d < g.dims.size(); ++d) {
+    const ImportedDim& in = g.dims[d];
+    double bw = 0;
+    core::Time lat{};
+    for (const Link& l : links) {
+      if (l.src == 0 && l.dim == d) {
+        bw += l.bandwidth.bytes_per_s;
+        lat = std::max(lat, l.latency);
+      }
+    }
+    if (bw <= 0) {
+      throw core::InputError(fmt::format(
+          "{}: no link of NPU 0 carries dimension {} (a link between two NPUs carries the "
+          "lowest dimension in which they differ, one at an NVSwitch dimension 0, any other the "
+          "last); give links a \"dim\"",
+          in.field, d));
+    }
+    DimSpec s;
+    s.kind = in.kind.value_or(DimKind::Switch);
+    s.size = in.size;
+    s.bandwidth = in.bandwidth.value_or(core::Bandwidth{bw});
+    s.latency = in.latency.value_or(lat);
+    specs.push_back(s);
+  }
+  return specs;
+}
+
 }  // namespace
 
 Topology imported_topology(const ImportedGraph& g, std::string_view source) {
@@ -199,12 +245,17 @@ Topology imported_topology(const ImportedGraph& g, std::string_view source) {
   std::vector<Link> links;
   links.reserve(2 * g.edges.size());
   for (const ImportedGraph::Edge& e : g.edges) {
-    links.push_back(Link{id[e.a], id[e.b], e.bandwidth, e.latency, 0});
-    links.push_back(Link{id[e.b], id[e.a], e.bandwidth, e.latency, 0});
+    const std::uint32_t d = g.dims.empty() ? 0 : edge_dim(g, e, id[e.a], id[e.b], npus);
+    links.push_back(Link{id[e.a], id[e.b], e.bandwidth, e.latency, d});
+    links.push_back(Link{id[e.b], id[e.a], e.bandwidth, e.latency, d});
   }
+  const GraphRouting routing{&route_imported, 0, 0};
+  std::vector<DimSpec> specs = dim_specs(g, links);
   Topology t = [&] {
     try {
-      return Topology::graph(g.name, npus, g.nodes, std::move(links));
+      if (g.dims.empty()) return Topology::graph(g.name, npus, g.nodes, std::move(links));
+      return Topology::switched(g.name, npus, g.nodes, std::move(links), std::move(specs),
+                                routing);
     } catch (const core::InputError& e) {
       throw core::InputError(fmt::format("{}: {}", source, e.what()));
     }
@@ -213,7 +264,8 @@ Topology imported_topology(const ImportedGraph& g, std::string_view source) {
   state->npus = npus;
   state->index(t);
   check_reachable(t, *state, source);
-  t.set_graph_routing(GraphRouting{&route_imported, 0, 0}, std::move(state));
+  t.set_graph_routing(routing, std::move(state));
+  t.set_dims_label_graph(!g.dims.empty());
   return t;
 }
 

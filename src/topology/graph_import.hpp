@@ -16,6 +16,7 @@
 // deterministic and spreads the destinations behind a switch over its up-links (with the
 // collisions a hash has).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,17 @@
 namespace collsim::topology {
 
 /// A graph as read from a file, before collsim numbers its nodes.
+/// One dimension of an imported graph (docs/topology-import.md "Dimensions"): `size` NPUs per
+/// group, NPU ids mixed-radix with dimension 0 fastest. What is not given comes from the file's
+/// links: kind sw; bandwidth the sum, latency the largest, over NPU 0's links in the dimension.
+struct ImportedDim {
+  std::uint32_t size = 2;
+  std::optional<DimKind> kind;
+  std::optional<core::Bandwidth> bandwidth;
+  std::optional<core::Time> latency;
+  std::string field;  ///< where it was given, for messages ("f.json:7: dimensions[1]")
+};
+
 struct ImportedGraph {
   std::string name;                 ///< the topology's name (file stem or the file's `name`)
   std::uint32_t nodes = 0;          ///< node ids 0 .. nodes-1 in the file
@@ -34,14 +46,21 @@ struct ImportedGraph {
     std::uint32_t a = 0, b = 0;     ///< file node ids
     core::Bandwidth bandwidth;      ///< each direction
     core::Time latency;
+    std::int32_t dim = -1;          ///< the dimension it carries; -1: by the rule below
   };
   std::vector<Edge> edges;          ///< duplex links
+  /// Empty: the topology has no dimensions. Else their sizes multiply to the NPU count (the
+  /// readers check it). A link without its own `dim` carries: between two NPUs, the lowest
+  /// dimension in which their coordinates differ; at an NVSwitch, dimension 0; else the last.
+  std::vector<ImportedDim> dims;
 };
 
 /// The topology of `g`: its NPUs (kind 0) become NPUs 0..N-1 in file-id order (rank r is the
 /// r-th NPU of the file), its switches follow in file-id order; every edge is a link each way.
-/// Routing as above. Throws core::InputError naming `source` if there are fewer than 2 NPUs or
-/// an NPU cannot reach another through switches (naming both by their file ids).
+/// Routing as above. With `g.dims`, the topology also has dimensions (Topology::switched, the
+/// routing unchanged), so that hierarchical algorithms run on it. Throws core::InputError naming
+/// `source` if there are fewer than 2 NPUs or an NPU cannot reach another through switches
+/// (naming both by their file ids), and naming the dimension's field if NPU 0 has no link in it.
 Topology imported_topology(const ImportedGraph& g, std::string_view source);
 
 /// Read `path` (format by its extension, above). Throws core::InputError naming `field` when the

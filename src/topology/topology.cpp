@@ -474,7 +474,7 @@ void Topology::route(NodeId src, NodeId dst, std::vector<LinkId>& out, std::uint
     }
     out.resize(start);  // the rule's route crosses a failed link: the remaining shortest path
   }
-  if (dims_.empty() || !is_npu(src) || !is_npu(dst)) {
+  if (dims_.empty() || dims_label_graph_ || !is_npu(src) || !is_npu(dst)) {
     route_graph(src, dst, out);
     return;
   }
@@ -636,7 +636,7 @@ std::uint32_t Topology::diameter(std::uint32_t sources) const {
 }
 
 void Topology::fail_links(std::span<const LinkId> links, std::string_view field) {
-  if (!dims_.empty()) {
+  if (!dims_.empty() && !dims_label_graph_) {
     throw InputError(fmt::format(
         "{}: {} routes dimension-order, which cannot go round a failed link; link failures "
         "apply to graph topologies (fattree, bigraph, ...)",

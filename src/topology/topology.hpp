@@ -199,6 +199,11 @@ class Topology {
     routing_state_ = std::move(state);
   }
   const void* routing_state() const { return routing_state_.get(); }
+  /// True when the dimensions only name groups of NPUs on a graph routed by its own rule
+  /// (graph files with dimensions, graph_import.hpp): link failures and multipath treat the
+  /// topology as the graph it is, not as a dimension-order product. False unless set.
+  bool dims_label_graph() const { return dims_label_graph_; }
+  void set_dims_label_graph(bool v) { dims_label_graph_ = v; }
   /// Take `links` out of service (docs/multipath.md "Link failures"): routes avoid them, over
   /// the shortest paths that remain (a graph routing rule's own route where it avoids them, the
   /// general graph's shortest path otherwise), and backends carry nothing on them. Graph
@@ -276,6 +281,7 @@ class Topology {
   core::Time ni_latency_{};
   GraphRouting graph_routing_;
   std::shared_ptr<const void> routing_state_;
+  bool dims_label_graph_ = false;
   std::vector<std::uint8_t> failed_;  // per link, empty when none failed (fail_links)
   std::vector<LinkId> failed_list_;
   std::string summary_;

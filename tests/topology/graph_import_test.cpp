@@ -104,8 +104,12 @@ TEST(GraphImport, SimaiRailOptimised128Gpus) {
   EXPECT_EQ(far[2], 151u);
   EXPECT_DOUBLE_EQ(t.links()[t.link_between(0, 128)].bandwidth.bytes_per_s, 112.5e9);
   EXPECT_EQ(t.links()[t.link_between(0, 144)].latency, core::Time::from_ns(1000));
+  // One inventory row per dimension (graph_import_dims_test.cpp): the 16 NVSwitches carry dim0
+  // (a server), the 8 ASW and 8 PSW dim1 (across servers).
   const auto inv = inventory(t);
-  EXPECT_EQ(inv[0].switches, 32u);
+  ASSERT_EQ(inv.size(), 2u);
+  EXPECT_EQ(inv[0].switches, 16u);
+  EXPECT_EQ(inv[1].switches, 16u);
 }
 
 TEST(GraphImport, SwitchIdsAnywhereAndNvSwitchFirst) {
