@@ -1076,7 +1076,7 @@ std::vector<BackendParam> packet_params() {
                 .max = kMax32,
                 .description =
                     "virtual channels per input port (even on tori and rings: half are the "
-                    "dateline class)",
+                    "dateline class; on a dragonfly at least one per VC class: 2, Valiant 3)",
                 .source = kTable3},
        .label = "vcs",
        .models = kModels,
@@ -1297,7 +1297,7 @@ BackendInfo packet_info() {
           .description =
               "packets of flits through input-buffered routers: virtual channels, credits, "
               "virtual cut-through or wormhole switching, separable round-robin allocation, "
-              "dateline VCs on tori, NIs with optional injection/ejection queues; message-based "
+              "dateline VCs on tori, a VC class per global hop on dragonflies, NIs with optional injection/ejection queues; message-based "
               "flow control option (BookSim-like, MultiTree Table III defaults)",
           .params = packet_params(),
           .make = [](core::Simulation& sim, const topology::Topology& topo,
