@@ -99,11 +99,6 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
   }
   if (!datelines_ && topo.vc_classes() > 1) {
     classes_ = topo.vc_classes();
-    if (classes_ > kMaxVcClasses) {
-      fail("vcs", fmt::format("{} needs {} virtual-channel classes, the packet backend has at "
-                              "most {}",
-                              topo.name(), classes_, kMaxVcClasses));
-    }
     if (vcs_ < classes_) {
       fail("vcs", fmt::format("must be >= {} on {}: its routes need {} virtual-channel classes "
                               "(one more per global link crossed) to be deadlock-free, got {}",
@@ -183,6 +178,7 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
       c.credits.assign(vcs_, opt_.vc_buffer_flits);
     }
   }
+  class_rr_.assign(channels_.size() * classes_, 0);
   ivcs_.resize(channels_.size() * vcs_ + std::size_t{n} * nis);
   for (std::uint32_t ch = 0; ch < channels_.size(); ++ch) {
     for (std::uint32_t v = 0; v < vcs_; ++v) ivcs_[ch * vcs_ + v].channel = ch;
@@ -600,20 +596,21 @@ std::uint32_t PacketBackend::pick_vc(const Channel& c, const Packet& p, const In
   // Dateline classes: a new dimension starts in class 0; the wrap-around link and everything
   // after it in that dimension use class 1.
   // Topology VC classes: one up on each marked link.
-  std::uint32_t lo = 0, hi = vcs_, rr = 0;
+  std::uint32_t lo = 0, hi = vcs_, start = c.vc_rr[0];
   if (datelines_) {
     const std::uint32_t cls = c.dateline ? 1 : c.dim == p.dim ? p.vc_class : 0;
     lo = cls * (vcs_ / 2);
     hi = lo + vcs_ / 2;
-    rr = cls;
+    start = c.vc_rr[cls];
   } else if (classes_ != 0) {
-    rr = std::min(p.vc_class + (c.raises ? 1u : 0u), classes_ - 1);
-    lo = class_lo_[rr];
-    hi = class_lo_[rr + 1];
+    const std::uint32_t cls = std::min(p.vc_class + (c.raises ? 1u : 0u), classes_ - 1);
+    lo = class_lo_[cls];
+    hi = class_lo_[cls + 1];
+    start = class_rr_[static_cast<std::size_t>(&c - channels_.data()) * classes_ + cls];
   }
   if (opt_.vc_select == VcSelect::RoundRobin) {
     // The first usable VC at or after the class's round-robin pointer.
-    const std::uint32_t n = hi - lo, start = c.vc_rr[rr];
+    const std::uint32_t n = hi - lo;
     for (std::uint32_t k = 0; k < n; ++k) {
       const std::uint32_t v = start + k < n ? lo + start + k : lo + start + k - n;
       if (usable(v)) return v;
@@ -882,7 +879,7 @@ void PacketBackend::try_grant(std::uint32_t ch) {
         if (classes_ != 0) {
           const std::uint32_t cls = vc_class_of_[vc], lo = class_lo_[cls];
           const std::uint32_t next = vc - lo + 1;
-          c.vc_rr[cls] = next == class_lo_[cls + 1] - lo ? 0 : next;
+          class_rr_[std::size_t{ch} * classes_ + cls] = next == class_lo_[cls + 1] - lo ? 0 : next;
         } else {
           const std::uint32_t n = datelines_ ? vcs_ / 2 : vcs_, cls = vc >= n ? 1 : 0;
           const std::uint32_t next = vc - cls * n + 1;

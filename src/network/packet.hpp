@@ -138,7 +138,6 @@ class PacketBackend final : public Backend, private core::EventHandler {
   std::string channel_name(std::uint32_t ch) const;
 
  private:
-  static constexpr std::uint32_t kMaxVcClasses = 4;
   enum Kind : std::uint64_t {
     kReady = 0,
     kFree = 1,
@@ -185,9 +184,9 @@ class PacketBackend final : public Backend, private core::EventHandler {
     std::uint32_t returns_pending = 0;  // credit returns in flight to it (all its VCs)
     std::uint32_t choice = UINT32_MAX;
     std::uint64_t choice_pass = 0;
-    // Round-robin VC allocation: the next downstream VC to try first, per dateline class (or
-    // per topology VC class).
-    std::uint32_t vc_rr[kMaxVcClasses] = {};
+    // Round-robin VC allocation: the next downstream VC to try first, per dateline class
+    // (topology VC classes: class_rr_).
+    std::uint32_t vc_rr[2] = {0, 0};
   };
   // A credit return in flight: `flits` of buffer space the upstream channel gets back, the last
   // flit's at `last` and each earlier one `step` before the next (step 0: all at `last`, per
@@ -304,6 +303,7 @@ class PacketBackend final : public Backend, private core::EventHandler {
   // vc_class_of_ maps a VC back to its class.
   std::uint32_t classes_ = 0;
   std::vector<std::uint32_t> class_lo_, vc_class_of_;
+  std::vector<std::uint32_t> class_rr_;  // per channel x class: its round-robin VC pointer
   bool wormhole_ = false;
   bool per_flit_credits_ = true;
   bool ni_round_robin_ = false;  // ni_policy round-robin
