@@ -97,6 +97,20 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
                             "that keeps ring routing deadlock-free, got {}",
                             topo.name(), vcs_));
   }
+  if (!datelines_ && topo.vc_classes() > 1) {
+    classes_ = topo.vc_classes();
+    if (vcs_ < classes_) {
+      fail("vcs", fmt::format("must be >= {} on {}: its routes need {} virtual-channel classes "
+                              "(one more per global link crossed) to be deadlock-free, got {}",
+                              classes_, topo.name(), classes_, vcs_));
+    }
+    for (std::uint32_t k = 0; k <= classes_; ++k) class_lo_.push_back(k * vcs_ / classes_);
+    for (std::uint32_t v = 0; v < vcs_; ++v) {
+      std::uint32_t k = 0;
+      while (class_lo_[k + 1] <= v) ++k;
+      vc_class_of_.push_back(k);
+    }
+  }
 
   const auto& links = topo.links();
   const std::uint32_t n = topo.num_npus(), nis = opt_.nis_per_npu;
@@ -109,6 +123,7 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
     c.latency = links[l].latency;
     c.dim = links[l].dim;
     c.link = static_cast<std::int32_t>(l);
+    c.raises = classes_ != 0 && topo.raises_vc_class(l);
     if (datelines_ && topo.is_npu(c.from) && topo.is_npu(c.to) && !topo.dimensions().empty()) {
       const auto& spec = topo.dimensions()[c.dim].spec;
       if (topology::traits(spec.kind).wraps) {
@@ -163,6 +178,7 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
       c.credits.assign(vcs_, opt_.vc_buffer_flits);
     }
   }
+  class_rr_.assign(channels_.size() * classes_, 0);
   ivcs_.resize(channels_.size() * vcs_ + std::size_t{n} * nis);
   for (std::uint32_t ch = 0; ch < channels_.size(); ++ch) {
     for (std::uint32_t v = 0; v < vcs_; ++v) ivcs_[ch * vcs_ + v].channel = ch;
@@ -579,16 +595,22 @@ std::uint32_t PacketBackend::pick_vc(const Channel& c, const Packet& p, const In
   if (c.into_ni) return usable(0) ? 0 : kNoVc;
   // Dateline classes: a new dimension starts in class 0; the wrap-around link and everything
   // after it in that dimension use class 1.
-  std::uint32_t cls = c.dim == p.dim ? p.vc_class : 0;
-  if (c.dateline) cls = 1;
-  std::uint32_t lo = 0, hi = vcs_;
+  // Topology VC classes: one up on each marked link.
+  std::uint32_t lo = 0, hi = vcs_, start = c.vc_rr[0];
   if (datelines_) {
+    const std::uint32_t cls = c.dateline ? 1 : c.dim == p.dim ? p.vc_class : 0;
     lo = cls * (vcs_ / 2);
     hi = lo + vcs_ / 2;
+    start = c.vc_rr[cls];
+  } else if (classes_ != 0) {
+    const std::uint32_t cls = std::min(p.vc_class + (c.raises ? 1u : 0u), classes_ - 1);
+    lo = class_lo_[cls];
+    hi = class_lo_[cls + 1];
+    start = class_rr_[static_cast<std::size_t>(&c - channels_.data()) * classes_ + cls];
   }
   if (opt_.vc_select == VcSelect::RoundRobin) {
     // The first usable VC at or after the class's round-robin pointer.
-    const std::uint32_t n = hi - lo, start = c.vc_rr[datelines_ ? cls : 0];
+    const std::uint32_t n = hi - lo;
     for (std::uint32_t k = 0; k < n; ++k) {
       const std::uint32_t v = start + k < n ? lo + start + k : lo + start + k - n;
       if (usable(v)) return v;
@@ -834,7 +856,11 @@ void PacketBackend::try_grant(std::uint32_t ch) {
                                      finish - c.flit_time * p.flits, finish);
       }
       flit_hops_ += p.flits;
-      p.vc_class = (c.dim == p.dim ? p.vc_class : 0) | (c.dateline ? 1u : 0u);
+      if (classes_ != 0) {
+        p.vc_class = std::min(p.vc_class + (c.raises ? 1u : 0u), classes_ - 1);
+      } else {
+        p.vc_class = (c.dim == p.dim ? p.vc_class : 0) | (c.dateline ? 1u : 0u);
+      }
       p.dim = c.dim;
     }
     if (c.sink) {
@@ -850,9 +876,15 @@ void PacketBackend::try_grant(std::uint32_t ch) {
       c.credits[vc] -= p.flits;
       if (!c.into_ni) {
         // The class's round-robin pointer moves past the VC granted.
-        const std::uint32_t n = datelines_ ? vcs_ / 2 : vcs_, cls = vc >= n ? 1 : 0;
-        const std::uint32_t next = vc - cls * n + 1;
-        c.vc_rr[cls] = next == n ? 0 : next;
+        if (classes_ != 0) {
+          const std::uint32_t cls = vc_class_of_[vc], lo = class_lo_[cls];
+          const std::uint32_t next = vc - lo + 1;
+          class_rr_[std::size_t{ch} * classes_ + cls] = next == class_lo_[cls + 1] - lo ? 0 : next;
+        } else {
+          const std::uint32_t n = datelines_ ? vcs_ / 2 : vcs_, cls = vc >= n ? 1 : 0;
+          const std::uint32_t next = vc - cls * n + 1;
+          c.vc_rr[cls] = next == n ? 0 : next;
+        }
       }
       if (worms_) {
         // A worm holds its downstream VC from its head's grant until its tail's.
@@ -1041,7 +1073,7 @@ std::vector<BackendParam> packet_params() {
                 .max = kMax32,
                 .description =
                     "virtual channels per input port (even on tori and rings: half are the "
-                    "dateline class)",
+                    "dateline class; on a dragonfly at least one per VC class: 2, Valiant 3)",
                 .source = kTable3},
        .label = "vcs",
        .models = kModels,
@@ -1262,7 +1294,7 @@ BackendInfo packet_info() {
           .description =
               "packets of flits through input-buffered routers: virtual channels, credits, "
               "virtual cut-through or wormhole switching, separable round-robin allocation, "
-              "dateline VCs on tori, NIs with optional injection/ejection queues; message-based "
+              "dateline VCs on tori, a VC class per global hop on dragonflies, NIs with optional injection/ejection queues; message-based "
               "flow control option (BookSim-like, MultiTree Table III defaults)",
           .params = packet_params(),
           .make = [](core::Simulation& sim, const topology::Topology& topo,

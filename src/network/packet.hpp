@@ -23,6 +23,10 @@
 //  * Packets on a torus ring change to the second half of the VCs after crossing the ring's
 //    dateline (its wrap-around link), and back to the first when they enter a new dimension:
 //    with dimension-order routing this breaks every cyclic channel dependency.
+//  * A topology with VC classes (Topology::vc_classes; the dragonfly, Kim et al. ISCA'08 Sec.
+//    4.2) has each packet start in class 0 and go up one class on each link it marks (a global
+//    link); with C classes and V VCs, class k uses VCs floor(k V / C) .. floor((k+1) V / C) - 1.
+//    V < C is refused (vcs).
 //  * Allocation (Dally & Towles ch. 16-19; BookSim's iq_router), with the switch held for the
 //    packet: an input port (the VCs at the end of one channel) sends one packet at a time, from
 //    its grant until its tail has left, and an output channel one packet at a time. Allocation
@@ -158,6 +162,7 @@ class PacketBackend final : public Backend, private core::EventHandler {
     bool sink = false;      // delivers: the ejection channel, or the drain after a queue
     bool into_ni = false;   // ends in an NI queue (one FIFO, no router pipeline)
     bool dateline = false;  // a torus ring's wrap-around link
+    bool raises = false;    // Topology::raises_vc_class: the packet's VC class goes up here
     bool blocked = false;   // free, with requests, but no downstream VC had room
     std::uint32_t dim = 0;
     std::int32_t link = -1;               // topology link id, or -1
@@ -179,7 +184,8 @@ class PacketBackend final : public Backend, private core::EventHandler {
     std::uint32_t returns_pending = 0;  // credit returns in flight to it (all its VCs)
     std::uint32_t choice = UINT32_MAX;
     std::uint64_t choice_pass = 0;
-    // Round-robin VC allocation: the next downstream VC to try first, per dateline class.
+    // Round-robin VC allocation: the next downstream VC to try first, per dateline class
+    // (topology VC classes: class_rr_).
     std::uint32_t vc_rr[2] = {0, 0};
   };
   // A credit return in flight: `flits` of buffer space the upstream channel gets back, the last
@@ -293,6 +299,11 @@ class PacketBackend final : public Backend, private core::EventHandler {
   core::Time pipeline_, credit_delay_;
   std::uint32_t vcs_ = 0;
   bool datelines_ = false;
+  // Topology::vc_classes (0: none): class k uses VCs class_lo_[k] .. class_lo_[k + 1] - 1;
+  // vc_class_of_ maps a VC back to its class.
+  std::uint32_t classes_ = 0;
+  std::vector<std::uint32_t> class_lo_, vc_class_of_;
+  std::vector<std::uint32_t> class_rr_;  // per channel x class: its round-robin VC pointer
   bool wormhole_ = false;
   bool per_flit_credits_ = true;
   bool ni_round_robin_ = false;  // ni_policy round-robin

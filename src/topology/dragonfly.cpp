@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -228,6 +229,7 @@ Topology dragonfly(const DragonflySpec& s) {
     }
   }
   // Global links, parallel ones between one router pair merged into one of summed bandwidth.
+  const std::size_t first_global = links.size();
   std::map<std::pair<NodeId, NodeId>, std::size_t> seen;
   for (std::uint32_t g = 0; g < s.groups; ++g) {
     for (std::uint32_t o = g + 1; o < s.groups; ++o) {
@@ -248,6 +250,18 @@ Topology dragonfly(const DragonflySpec& s) {
   Topology t = Topology::graph(name_of(s, p), n, static_cast<std::uint32_t>(npus + switches),
                                std::move(links));
   t.set_graph_routing(GraphRouting{&route_dragonfly, 0, 0}, std::make_shared<const Plan>(p));
+  // Kim et al. Sec. 4.2: a packet moves to the next virtual-channel class on each global hop, so
+  // its route's channels take strictly rising classes across groups and one group's local
+  // channels (the only cycles, through the global links) cannot wait on each other in a cycle:
+  // l-g-l (minimal) needs 2 classes, l-g-l-g-l (Valiant) 3. Dragonfly+ minimal routes need none:
+  // they go up to a spine, across at most one global link and down, as in a fat tree, with no
+  // cycle (its Valiant routes turn down then up in the intermediate group and do need them).
+  const bool valiant = p.valiant && p.groups >= 3;
+  if (p.spines == 0 || valiant) {
+    std::vector<std::uint8_t> raises(t.links().size(), 0);
+    std::fill(raises.begin() + static_cast<std::ptrdiff_t>(first_global), raises.end(), 1);
+    t.set_vc_classes(valiant ? 3 : 2, std::move(raises));
+  }
   return t;
 }
 

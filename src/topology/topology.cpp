@@ -366,6 +366,16 @@ void Topology::set_ni_latency(core::Time t, std::string_view field) {
   ni_latency_ = t;
 }
 
+void Topology::set_vc_classes(std::uint32_t classes, std::vector<std::uint8_t> raises) {
+  if (classes == 0 || raises.size() != links_.size()) {
+    throw core::InputError(fmt::format(
+        "{}: virtual-channel classes: need >= 1 class and one entry per link ({}), got {} and {}",
+        name_, links_.size(), classes, raises.size()));
+  }
+  vc_classes_ = classes;
+  vc_raises_ = std::move(raises);
+}
+
 void Topology::set_npu_links(std::optional<core::Bandwidth> bw, std::optional<core::Time> lat,
                              std::string_view field) {
   if (num_switches() == 0) {

@@ -220,6 +220,16 @@ class Topology {
   void set_summary(std::string s) { summary_ = std::move(s); }
   /// The link from `a` to `b`; throws std::out_of_range if there is none.
   LinkId link_between(NodeId a, NodeId b) const;
+  /// Virtual-channel classes that keep packet switching deadlock-free where the routes close
+  /// cycles of channel dependencies that no dimension dateline breaks (the dragonfly: Kim et al.,
+  /// ISCA'08 Sec. 4.2, one class more per global hop). A packet starts in class 0 and moves up
+  /// one class on every link marked in `raises` (per link id; the buffer at that link's end is
+  /// already in the new class); `classes` (>= 1) is the most any route needs. 0 (default): the
+  /// topology has none. The packet backend maps them onto its VCs (network/packet.hpp). Throws
+  /// core::InputError if `raises` does not have one entry per link or classes is 0.
+  void set_vc_classes(std::uint32_t classes, std::vector<std::uint8_t> raises);
+  std::uint32_t vc_classes() const { return vc_classes_; }
+  bool raises_vc_class(LinkId l) const { return !vc_raises_.empty() && vc_raises_[l] != 0; }
 
   /// Coordinates of an NPU in a product topology (dimension 0 first); empty for a general graph.
   std::vector<std::uint32_t> coords(NodeId npu) const;
@@ -285,6 +295,8 @@ class Topology {
   std::vector<std::uint8_t> failed_;  // per link, empty when none failed (fail_links)
   std::vector<LinkId> failed_list_;
   std::string summary_;
+  std::uint32_t vc_classes_ = 0;         // set_vc_classes
+  std::vector<std::uint8_t> vc_raises_;  // per link
 
   // General-graph routing (also used for switch endpoints of a product).
   void route_graph(NodeId src, NodeId dst, std::vector<LinkId>& out) const;
