@@ -78,10 +78,11 @@ PathChooser::PathChooser(const topology::Topology& topo, Multipath rule, std::ui
     return;
   }
   const auto& dims = topo.dimensions();
-  if (!dims.empty() && !(dims.size() == 1 && dims[0].spec.kind == topology::DimKind::Switch)) {
+  if (!topo.graph_routed() &&
+      !(dims.size() == 1 && dims[0].spec.kind == topology::DimKind::Switch)) {
     throw core::InputError(fmt::format(
         "{} backend option multipath: {} routes dimension-order; multipath applies to graph "
-        "topologies (fattree, bigraph, ...) and switch:N",
+        "topologies (fattree, bigraph, railfat, ...) and switch:N",
         backend, topo.name()));
   }
   if (rule != Multipath::Ecmp) sent_.assign(topo.num_npus(), 0);
