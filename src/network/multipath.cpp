@@ -25,7 +25,7 @@ BackendParam multipath_param() {
                    .choices = kMultipath,
                    .description =
                        "how messages spread over equal-cost shortest paths (graph topologies: "
-                       "fattree, bigraph, ...): none (the topology's deterministic route), ecmp "
+                       "fattree, bigraph, railfat, ...): none (the topology's deterministic route), ecmp "
                        "(a hash of src, dst, collective and stream picks one path per flow), "
                        "spray-message (each message of a source the next path), spray-packet "
                        "(packet: each packet the next path; flow: the message split evenly over "
