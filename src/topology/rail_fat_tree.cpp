@@ -78,14 +78,16 @@ void route_rail(const Topology& t, std::uint32_t per_leaf, std::uint32_t packed,
   out.push_back(block + 2 * nb + 1);
 }
 
-// The equal-cost shortest paths between NPUs (Topology::set_equal_cost_paths), numbered as
+// The equal-cost paths between NPUs (Topology::set_equal_cost_paths), numbered as
 // topology/equal_cost_paths.hpp numbers them from the link ids above (its tables would take
 // 12 bytes per node per destination NPU: ~4 GB at 2048x8:planes=2). With S' = S spines when the
 // two nodes' leaves differ, else 1, a rail carries P = planes x S' paths between two nodes: plane
 // j / S', spine j mod S'. Same node: the scale-up switch (1 path). Same rail: the P rail paths.
-// Other rail: 2 P, the P over the source node's scale-up switch then the destination's rail (the
-// route's PXN; the scale-up link's id is lower) first, then the P along the source's rail then
-// over the destination node's scale-up switch, as long.
+// Other rail: the route's PXN (the source node's scale-up switch, then the destination's rail),
+// then its P rail paths. The graph also has P paths as short the other way round (the source's
+// rail, then the destination node's scale-up switch); they are left out, as they would make a
+// GPU forward leaf -> scale-up as well as scale-up -> leaf, a cycle of channel dependencies: the
+// packet backend's direct all-to-all on railfat:4x8:planes=2 deadlocked with them.
 std::uint64_t rail_paths(const Topology& t, NodeId src, NodeId dst, std::uint64_t index,
                          std::vector<LinkId>* out) {
   const auto& dims = t.dimensions();
@@ -104,7 +106,7 @@ std::uint64_t rail_paths(const Topology& t, NodeId src, NodeId dst, std::uint64_
   const std::uint32_t leaves = (nodes + per_leaf - 1) / per_leaf;
   const std::uint32_t la = na / per_leaf, lb = nb / per_leaf;
   const std::uint64_t sp = la == lb ? 1 : spines;
-  const std::uint64_t rail = planes * sp, total = ga == gb ? rail : 2 * rail;
+  const std::uint64_t total = planes * sp;
   if (out == nullptr) return total;
   const std::uint64_t i = index % total;
   auto along = [&](std::uint32_t gpu, std::uint64_t j) {
@@ -118,17 +120,11 @@ std::uint64_t rail_paths(const Topology& t, NodeId src, NodeId dst, std::uint64_
     }
     out->push_back(block + 2 * nb + 1);
   };
-  if (ga == gb) {
-    along(gb, i);
-  } else if (i < rail) {
+  if (ga != gb) {
     out->push_back(2 * src);
     out->push_back(2 * (na * g + gb) + 1);
-    along(gb, i);
-  } else {
-    along(ga, i - rail);
-    out->push_back(2 * (nb * g + ga));
-    out->push_back(2 * dst + 1);
   }
+  along(gb, i);
   return total;
 }
 
