@@ -25,7 +25,7 @@ BackendParam multipath_param() {
                    .choices = kMultipath,
                    .description =
                        "how messages spread over equal-cost shortest paths (graph topologies: "
-                       "fattree, bigraph, ...): none (the topology's deterministic route), ecmp "
+                       "fattree, bigraph, railfat, ...): none (the topology's deterministic route), ecmp "
                        "(a hash of src, dst, collective and stream picks one path per flow), "
                        "spray-message (each message of a source the next path), spray-packet "
                        "(packet: each packet the next path; flow: the message split evenly over "
@@ -78,11 +78,11 @@ PathChooser::PathChooser(const topology::Topology& topo, Multipath rule, std::ui
     return;
   }
   const auto& dims = topo.dimensions();
-  if (!dims.empty() && !topo.dims_label_graph() &&
+  if (!topo.graph_routed() && !topo.dims_label_graph() &&
       !(dims.size() == 1 && dims[0].spec.kind == topology::DimKind::Switch)) {
     throw core::InputError(fmt::format(
         "{} backend option multipath: {} routes dimension-order; multipath applies to graph "
-        "topologies (fattree, bigraph, ...) and switch:N",
+        "topologies (fattree, bigraph, railfat, ...) and switch:N",
         backend, topo.name()));
   }
   if (rule != Multipath::Ecmp) sent_.assign(topo.num_npus(), 0);

@@ -16,8 +16,9 @@
 //                  bytes split evenly over min(P, 64) paths, one sub-flow each (its fluid
 //                  limit); the message leaves its source when its last sub-flow has.
 //
-// A program's pinned routes (pin_routes) still win. Graph topologies (fattree, bigraph, ...) and
-// switch:N; other product topologies route dimension-order and refuse multipath.
+// A program's pinned routes (pin_routes) still win. Graph topologies (fattree, bigraph, ...),
+// switched networks with dimensions (railfat: graph-routed) and switch:N; other product topologies
+// route dimension-order and refuse multipath.
 #include <cstdint>
 #include <vector>
 

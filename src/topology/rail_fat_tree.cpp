@@ -22,7 +22,8 @@
 //     (an all-to-all among nearby nodes, an MoE expert group, spreads evenly); then
 //     NIC -> leaf of a -> [spine (b mod S), d-mod-k] -> leaf of b -> NIC.
 //   A single-partner step (halving-doubling) sends each message on one plane, half its NIC:
-//   a message takes one path, and spreading one message over both planes is multipath's job.
+//   a message takes one path, and spreading one message over both planes is multipath's job
+//   (rail_paths below: the equal-cost paths over both planes and every spine).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -75,6 +76,56 @@ void route_rail(const Topology& t, std::uint32_t per_leaf, std::uint32_t packed,
     out.push_back(block + 2 * nodes + 2 * (lb * spines + spine) + 1);
   }
   out.push_back(block + 2 * nb + 1);
+}
+
+// The equal-cost paths between NPUs (Topology::set_equal_cost_paths), numbered as
+// topology/equal_cost_paths.hpp numbers them from the link ids above (its tables would take
+// 12 bytes per node per destination NPU: ~4 GB at 2048x8:planes=2). With S' = S spines when the
+// two nodes' leaves differ, else 1, a rail carries P = planes x S' paths between two nodes: plane
+// j / S', spine j mod S'. Same node: the scale-up switch (1 path). Same rail: the P rail paths.
+// Other rail: the route's PXN (the source node's scale-up switch, then the destination's rail),
+// then its P rail paths. The graph also has P paths as short the other way round (the source's
+// rail, then the destination node's scale-up switch); they are left out, as they would make a
+// GPU forward leaf -> scale-up as well as scale-up -> leaf, a cycle of channel dependencies: the
+// packet backend's direct all-to-all on railfat:4x8:planes=2 deadlocked with them.
+std::uint64_t rail_paths(const Topology& t, NodeId src, NodeId dst, std::uint64_t index,
+                         std::vector<LinkId>* out) {
+  const auto& dims = t.dimensions();
+  const std::uint32_t g = dims[0].spec.size, nodes = dims[1].spec.size;
+  const std::uint32_t per_leaf = t.graph_routing().a, packed = t.graph_routing().b;
+  const std::uint32_t spines = packed >> 2, planes = packed & 3;
+  const NodeId n = t.num_npus();
+  const std::uint32_t na = src / g, nb = dst / g, ga = src % g, gb = dst % g;
+  if (na == nb) {
+    if (out != nullptr) {
+      out->push_back(2 * src);
+      out->push_back(2 * dst + 1);
+    }
+    return 1;
+  }
+  const std::uint32_t leaves = (nodes + per_leaf - 1) / per_leaf;
+  const std::uint32_t la = na / per_leaf, lb = nb / per_leaf;
+  const std::uint64_t sp = la == lb ? 1 : spines;
+  const std::uint64_t total = planes * sp;
+  if (out == nullptr) return total;
+  const std::uint64_t i = index % total;
+  auto along = [&](std::uint32_t gpu, std::uint64_t j) {
+    const auto plane = static_cast<std::uint32_t>(j / sp);
+    const auto spine = static_cast<std::uint32_t>(j % sp);
+    const LinkId block = 2 * n + (gpu * planes + plane) * (2 * nodes + 2 * leaves * spines);
+    out->push_back(block + 2 * na);
+    if (la != lb) {
+      out->push_back(block + 2 * nodes + 2 * (la * spines + spine));
+      out->push_back(block + 2 * nodes + 2 * (lb * spines + spine) + 1);
+    }
+    out->push_back(block + 2 * nb + 1);
+  };
+  if (ga != gb) {
+    out->push_back(2 * src);
+    out->push_back(2 * (na * g + gb) + 1);
+  }
+  along(gb, i);
+  return total;
 }
 
 std::string name_of(const CompactArgs& a) {
@@ -159,6 +210,7 @@ Topology rail_fat_tree(const RailFatTreeSpec& s, std::string name) {
   Topology t = Topology::switched(std::move(name), n, static_cast<std::uint32_t>(num_nodes),
                                   std::move(links), std::move(dims),
                                   GraphRouting{&route_rail, per_leaf, spines * 4 + s.planes});
+  t.set_equal_cost_paths(&rail_paths);
   t.set_summary(fmt::format(
       "{} nodes x {} GPUs, scale-up {} per GPU ({} per step); {} rail{} x {} plane{}, NIC {} "
       "({} per plane port, {} per step); per rail-plane {} lea{} of {} nodes{}",

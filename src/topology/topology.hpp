@@ -204,6 +204,19 @@ class Topology {
   /// topology as the graph it is, not as a dimension-order product. False unless set.
   bool dims_label_graph() const { return dims_label_graph_; }
   void set_dims_label_graph(bool v) { dims_label_graph_ = v; }
+  /// The rule set_graph_routing gave (route nullptr when none).
+  const GraphRouting& graph_routing() const { return graph_routing_; }
+  /// True for a general graph or a switched network (routed over its links as a graph, even
+  /// with dimensions); false for a product topology (dimension-order routing).
+  bool graph_routed() const { return dims_.empty() || graph_routing_.route != nullptr; }
+  /// A switched network's equal-cost shortest paths in closed form, in the numbering of
+  /// topology/equal_cost_paths.hpp, for forms whose NPUs are too many for its per-target tables
+  /// (railfat): returns the number of paths from NPU `src` to NPU `dst` (src != dst) and, when
+  /// `out` is not null, appends path `index` mod that number. Valid with no failed link only.
+  using EqualCostFn = std::uint64_t (*)(const Topology& t, NodeId src, NodeId dst,
+                                        std::uint64_t index, std::vector<LinkId>* out);
+  void set_equal_cost_paths(EqualCostFn f) { equal_cost_ = f; }
+  EqualCostFn equal_cost_paths() const { return equal_cost_; }
   /// Take `links` out of service (docs/multipath.md "Link failures"): routes avoid them, over
   /// the shortest paths that remain (a graph routing rule's own route where it avoids them, the
   /// general graph's shortest path otherwise), and backends carry nothing on them. Graph
@@ -292,6 +305,7 @@ class Topology {
   GraphRouting graph_routing_;
   std::shared_ptr<const void> routing_state_;
   bool dims_label_graph_ = false;
+  EqualCostFn equal_cost_ = nullptr;
   std::vector<std::uint8_t> failed_;  // per link, empty when none failed (fail_links)
   std::vector<LinkId> failed_list_;
   std::string summary_;

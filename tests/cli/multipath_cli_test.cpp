@@ -60,6 +60,46 @@ TEST(MultipathCli, BadInputExitsTwoNamingTheOption) {
   EXPECT_NE(torus.err.find("dimension-order"), std::string::npos) << torus.err;
 }
 
+// time_ns (the 9th CSV column) of the hierarchical row.
+double hierarchical_ns(const std::string& csv) {
+  const auto row = csv.find(",hierarchical,");
+  if (row == std::string::npos) return -1;
+  std::size_t at = csv.rfind('\n', row) + 1;
+  for (int i = 0; i < 8; ++i) at = csv.find(',', at) + 1;
+  return std::stod(csv.substr(at, csv.find(',', at) - at));
+}
+
+TEST(MultipathCli, RailFatSprayPacketUsesBothPlanes) {
+  // railfat:16x8, 1 GiB hierarchical all-reduce on the flow backend. One plane: 9.34 ms. Two
+  // planes of half the bandwidth each: a message takes one plane (halving-doubling has one
+  // partner per step), 14.37 ms; spray-packet spreads it over both, back to the one-plane time.
+  const std::string run =
+      "collective -t railfat:16x8:planes={} -c all-reduce -a hierarchical -s 1GiB -b flow "
+      "--format csv";
+  auto planes = [&](const char* p, const std::string& extra) {
+    std::string cmd = run;
+    cmd.replace(cmd.find("{}"), 2, p);
+    return collsim(cmd + extra);
+  };
+  const Result one = planes("1", "");
+  const Result two = planes("2", "");
+  const Result spray = planes("2", " --multipath spray-packet");
+  const Result again = planes("2", " --multipath spray-packet");
+  for (const Result* r : {&one, &two, &spray}) ASSERT_EQ(r->status, 0) << r->err;
+  EXPECT_EQ(spray.out, again.out);  // same inputs, same bytes
+  EXPECT_NE(spray.out.find(",flow:multipath=spray-packet,"), std::string::npos) << spray.out;
+  const double t1 = hierarchical_ns(one.out), t2 = hierarchical_ns(two.out);
+  const double ts = hierarchical_ns(spray.out);
+  EXPECT_GT(t1, 9.2e6);
+  EXPECT_LT(t1, 9.5e6);
+  EXPECT_GT(t2, 1.4 * t1);  // one plane per message: half the NIC on the rail steps
+  EXPECT_LT(ts, t1 * 1.001);  // both planes: no slower than one plane of the same bandwidth
+  EXPECT_GT(ts, t1 * 0.999);
+  // ECMP too is accepted (the torus's refusal: BadInputExitsTwoNamingTheOption).
+  const Result ecmp = planes("2", " --multipath ecmp");
+  EXPECT_EQ(ecmp.status, 0) << ecmp.err;
+}
+
 TEST(MultipathCli, InventoryListsFailedLinks) {
   const Result r = collsim("inventory -t fattree:4x2 --fail-links 'sw0-sw4,sw1>sw5'");
   ASSERT_EQ(r.status, 0) << r.err;
