@@ -75,6 +75,7 @@ const EqualCostPaths::Target& EqualCostPaths::target(NodeId t) {
   order.push_back(t);
   for (std::size_t head = 0; head < order.size(); ++head) {
     const NodeId v = order[head];
+    if (transit_barred(v, t)) continue;  // reached, but no path continues through it
     for (LinkId id : topo_.in_links(v)) {
       if (topo_.link_failed(id)) continue;
       const NodeId u = topo_.links()[id].src;
@@ -91,7 +92,7 @@ const EqualCostPaths::Target& EqualCostPaths::target(NodeId t) {
     for (LinkId id : topo_.out_links(u)) {
       if (topo_.link_failed(id)) continue;
       const NodeId v = topo_.links()[id].dst;
-      if (g.dist[v] + 1 != g.dist[u]) continue;
+      if (g.dist[v] + 1 != g.dist[u] || transit_barred(v, t)) continue;
       sum = g.paths[v] > kMax - sum ? kMax : sum + g.paths[v];
     }
     g.paths[u] = sum;
@@ -138,7 +139,7 @@ void EqualCostPaths::append(NodeId src, NodeId dst, std::uint64_t index,
       for (LinkId id : topo_.out_links(u)) {
         if (topo_.link_failed(id)) continue;
         const NodeId v = topo_.links()[id].dst;
-        if (g.dist[v] + 1 != g.dist[u]) continue;
+        if (g.dist[v] + 1 != g.dist[u] || transit_barred(v, t)) continue;
         take = id;  // the last candidate, if saturated counts leave i past them all
         if (i < g.paths[v]) break;
         i -= g.paths[v];

@@ -43,6 +43,11 @@ class EqualCostPaths {
   void append(NodeId src, NodeId dst, std::uint64_t index, std::vector<LinkId>& out);
 
  private:
+  // A node no path may cross toward target t: a third NPU, where only switches forward
+  // (Topology::switches_only_forward).
+  bool transit_barred(NodeId v, NodeId t) const {
+    return v != t && topo_.switches_only_forward() && topo_.is_npu(v);
+  }
   struct Target {
     std::vector<std::uint32_t> dist;   // hops to the target, per node (UINT32_MAX: unreached)
     std::vector<std::uint64_t> paths;  // shortest paths to the target, per node

@@ -266,6 +266,7 @@ Topology imported_topology(const ImportedGraph& g, std::string_view source) {
   check_reachable(t, *state, source);
   t.set_graph_routing(routing, std::move(state));
   t.set_dims_label_graph(!g.dims.empty());
+  t.set_switches_only_forward(true);  // as the routing above: a GPU never forwards
   return t;
 }
 

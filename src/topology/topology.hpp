@@ -204,6 +204,12 @@ class Topology {
   /// topology as the graph it is, not as a dimension-order product. False unless set.
   bool dims_label_graph() const { return dims_label_graph_; }
   void set_dims_label_graph(bool v) { dims_label_graph_ = v; }
+  /// True when only switches forward and an NPU is never a hop between two others (imported
+  /// graphs, as SimAI's routing: graph_import.hpp); multipath's equal-cost paths then leave out
+  /// paths through a third NPU. False unless set (railfat's GPUs forward to their rail, as
+  /// NCCL's PXN does).
+  bool switches_only_forward() const { return switches_only_forward_; }
+  void set_switches_only_forward(bool v) { switches_only_forward_ = v; }
   /// The rule set_graph_routing gave (route nullptr when none).
   const GraphRouting& graph_routing() const { return graph_routing_; }
   /// True for a general graph or a switched network (routed over its links as a graph, even
@@ -305,6 +311,7 @@ class Topology {
   GraphRouting graph_routing_;
   std::shared_ptr<const void> routing_state_;
   bool dims_label_graph_ = false;
+  bool switches_only_forward_ = false;
   EqualCostFn equal_cost_ = nullptr;
   std::vector<std::uint8_t> failed_;  // per link, empty when none failed (fail_links)
   std::vector<LinkId> failed_list_;

@@ -134,3 +134,31 @@ TEST(LinkFailures, BadInputIsRefusedNamingTheField) {
 
 }  // namespace
 }  // namespace collsim::topology
+
+namespace collsim::topology {
+namespace {
+
+TEST(EqualCostPaths, NoPathThroughAThirdNpuWhereOnlySwitchesForward) {
+  // NPUs 0, 1, 2; switches 3..6. From 0 to 2 two paths of 4 hops: 0-3-1-4-2 crosses NPU 1,
+  // 0-5-6-4-2 only switches. An imported graph (SimAI's routing: GPUs never forward) has one.
+  std::vector<Link> links;
+  for (const auto& [a, b] : {std::pair<NodeId, NodeId>{0, 3}, {1, 3}, {1, 4}, {2, 4}, {0, 5},
+                            {5, 6}, {6, 4}}) {
+    links.push_back(Link{a, b, kBw, core::Time{}, 0});
+    links.push_back(Link{b, a, kBw, core::Time{}, 0});
+  }
+  Topology t = Topology::graph("transit", 3, 7, links);
+  EXPECT_EQ(EqualCostPaths(t).count(0, 2), 2u);  // NPUs forward unless told otherwise
+  t.set_switches_only_forward(true);
+  EqualCostPaths p(t);
+  ASSERT_EQ(p.count(0, 2), 1u);
+  for (std::uint64_t i = 0; i < 3; ++i) {
+    std::vector<LinkId> r;
+    p.append(0, 2, i, r);
+    ASSERT_EQ(r.size(), 4u);
+    for (LinkId l : r) EXPECT_NE(t.links()[l].dst, 1u) << "crossed NPU 1";
+  }
+}
+
+}  // namespace
+}  // namespace collsim::topology
