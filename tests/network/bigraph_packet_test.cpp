@@ -29,6 +29,8 @@
 #include "runtime/execute.hpp"
 #include "topology/builders.hpp"
 
+#include "paper_settings.hpp"
+
 namespace collsim {
 namespace {
 
@@ -151,12 +153,7 @@ TEST(BiGraphPacket, AllReduceFinishesAtTheFlowTimePlusHeadFlits) {
         core::Simulation fsim;
         network::FlowBackend flow(fsim, t, {});
         const double f = time_ns(t, algo, flow, fsim);
-        network::BackendOptions o;
-        o.packet.nis_per_npu = 4;
-        o.packet.schedule_ni = true;
-        o.packet.strict_schedule = true;
-        o.packet.estimate_lockstep = true;
-        o.packet.message_based_flow_control = mbfc;
+        const network::BackendOptions o = test::authors_ni(mbfc);
         core::Simulation psim;
         network::PacketBackend packet(psim, t, o);
         const double p = time_ns(t, algo, packet, psim);

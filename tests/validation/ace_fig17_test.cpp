@@ -10,6 +10,7 @@
 #include "endpoint/endpoint.hpp"
 #include "jobs/training.hpp"
 #include "network/backend.hpp"
+#include "paper_settings.hpp"
 #include "test_paths.hpp"
 #include "topology/builders.hpp"
 #include "workload/load.hpp"
@@ -18,13 +19,7 @@ namespace collsim {
 namespace {
 
 topology::DimSpec ring(std::uint32_t n, double gbps, std::int64_t ns) {
-  topology::DimSpec d;
-  d.kind = topology::DimKind::Ring;
-  d.size = n;
-  d.bandwidth = core::Bandwidth{gbps * 1e9};
-  d.latency = core::Time::from_ns(ns);
-  d.links_per_npu = 2;
-  return d;
+  return test::ring_dim(n, gbps, ns);
 }
 
 // Per endpoint: the training run's communication time (a collective running), in seconds.

@@ -12,19 +12,15 @@
 #include "workload/model_zoo.hpp"
 #include "jobs/training.hpp"
 
+#include "paper_settings.hpp"
+
 namespace collsim {
 namespace {
 
 using collective::Collective;
 
 topology::DimSpec ring(std::uint32_t n, double gbps, std::int64_t ns) {
-  topology::DimSpec d;
-  d.kind = topology::DimKind::Ring;
-  d.size = n;
-  d.bandwidth = core::Bandwidth{gbps * 1e9};
-  d.latency = core::Time::from_ns(ns);
-  d.links_per_npu = 2;
-  return d;
+  return test::ring_dim(n, gbps, ns);
 }
 
 // The alltoall platforms' outer dimension: 4 fully connected switches, 25 GB/s 200 ns per link.

@@ -13,6 +13,8 @@
 #include "scheduler/executor.hpp"
 #include "topology/builders.hpp"
 
+#include "paper_settings.hpp"
+
 namespace collsim {
 namespace {
 
@@ -126,12 +128,7 @@ double fig10_time(const std::string& algo, bool mbfc, bool legacy_allocation = f
   const auto p = collective::build_program(collective::parse_algorithm(algo, "a"), t,
                                            collective::Collective::AllReduce,
                                            core::Bytes{16ull * 375 * 1024}, 1);
-  network::BackendOptions o;
-  o.packet.nis_per_npu = 4;
-  o.packet.schedule_ni = true;
-  o.packet.strict_schedule = true;
-  o.packet.estimate_lockstep = true;
-  o.packet.message_based_flow_control = mbfc;
+  network::BackendOptions o = test::authors_ni(mbfc);
   if (legacy_allocation) {
     o.packet.credit_return = network::CreditReturn::PerPacket;
     o.packet.vc_select = network::VcSelect::MostFree;
