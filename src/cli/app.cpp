@@ -102,7 +102,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   coll->add_option("--algorithms,-a", co.algorithms,
                    "comma-separated (first is the speedup baseline), or all; e.g. "
                    "ring,ring:directions=2,halving-doubling,direct; nvls (in-network reduction: "
-                   "--topology nvswitch:N, flow or analytical backend), pat")
+                   "--topology nvswitch:N, flow or analytical backend), nvls-tree (across "
+                   "nodes: --topology railfat:NxG:reduce=system), pat")
       ->capture_default_str();
   coll->add_option("--sizes,-s", co.sizes,
                    "collective sizes: a list 1MiB,64MiB or a doubling range 32KiB:64MiB")
