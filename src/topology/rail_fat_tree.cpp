@@ -161,6 +161,39 @@ void add_node_reduction(Topology& t, const CompactArgs& a, const GpuSystem& sys,
   }
 }
 
+// sharp=line|RATE: every leaf switch of every rail and plane offers in-network reduction and
+// multicast (InfiniBand SHARP, as NCCL's CollNet uses it) at the NIC port's rate ("line":
+// NVIDIA documents SHARPv2/v3 streaming aggregation at wire speed but no separate throughput
+// figure) or RATE per port, with sharp_latency per operation. Leaves are the first L nodes of
+// each rail-plane block of L leaves and S spines, after the NPUs and the node switches.
+void add_leaf_sharp(Topology& t, const CompactArgs& a, const RailFatTreeSpec& s) {
+  const std::string* sharp = a.option("sharp");
+  if (sharp == nullptr) {
+    if (a.option("sharp_latency") != nullptr) {
+      throw core::InputError(fmt::format(
+          "{}: option sharp_latency in \"{}\" needs sharp=line or sharp=RATE", a.field,
+          a.spec));
+    }
+    return;
+  }
+  const core::Bandwidth port{s.nic.bytes_per_s / s.planes};
+  const core::Bandwidth rate =
+      *sharp == "line" ? port : a.option_bandwidth("sharp", core::Bandwidth{});
+  const core::Time latency = a.option_time("sharp_latency", core::Time{});
+  const std::uint32_t npus = t.num_npus();
+  // Leaves and spines per rail-plane: the switches after the node switches, evenly.
+  const std::uint32_t per_block =
+      (t.num_nodes() - npus - s.nodes) / (s.gpus * s.planes);
+  for (std::uint32_t b = 0; b < s.gpus * s.planes; ++b) {
+    const std::uint32_t first = npus + s.nodes + b * per_block;
+    for (std::uint32_t sw = first; sw < first + per_block; ++sw) {
+      bool leaf = false;  // a leaf has NIC links; a spine has none
+      for (LinkId l : t.in_links(sw)) leaf = leaf || t.is_npu(t.links()[l].src);
+      if (leaf) t.set_in_network(sw, {rate, latency}, a.field);
+    }
+  }
+}
+
 std::string name_of(const CompactArgs& a) {
   std::string s = fmt::format("railfat:{}x{}", a.sizes[0], a.sizes[1]);
   for (const FormOption& o : a.options) s += fmt::format(":{}={}", o.key, o.value);
@@ -276,7 +309,8 @@ TopologyForm rail_fat_tree_form() {
       .args = FormArgs::Shape,
       .own_links = true,
       .options =
-          "planes,leaf,spines,oversub,nic,scaleup,netlat,scaleuplat,system,reduce,reduce_latency",
+          "planes,leaf,spines,oversub,nic,scaleup,netlat,scaleuplat,system,reduce,reduce_latency,"
+          "sharp,sharp_latency",
       .option_help =
           "planes=1|2 (1; a NIC's ports split over the planes), leaf=ports (64, leaf and "
           "spine radix), spines=per rail-plane (the leaf's up-links), oversub=down:up at "
@@ -285,7 +319,10 @@ TopologyForm rail_fat_tree_form() {
           "netlat=per network step (14us), scaleuplat=per scale-up step (3.4us), "
           "system=GPU preset for the defaults (h100), reduce=system|F (each node's scale-up "
           "switch reduces and multicasts in the network, NVLS: at the system's NVLS efficiency "
-          "or F x the scale-up rate per port; default none), reduce_latency=per operation (0)",
+          "or F x the scale-up rate per port; default none), reduce_latency=per operation (0), "
+          "sharp=line|bandwidth (every leaf switch reduces and multicasts in the network, "
+          "InfiniBand SHARP for collnet: at the NIC port's line rate or the given rate per "
+          "port; default none), sharp_latency=per operation (0)",
       .build = [](const CompactArgs& a, core::Bandwidth, core::Time) {
         if (a.sizes.size() != 2) {
           throw core::InputError(fmt::format(
@@ -315,6 +352,7 @@ TopologyForm rail_fat_tree_form() {
           }
         }();
         add_node_reduction(t, a, sys, s);
+        add_leaf_sharp(t, a, s);
         return t;
       }};
 }

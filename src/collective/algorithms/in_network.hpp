@@ -1,7 +1,8 @@
 #pragma once
 // The switches that reduce and multicast in the network (topology.hpp SwitchReduction) as the
-// in-network algorithms (nvls.cpp, nvls_tree.cpp) find them: a switch with a link to and from an
-// NPU is that NPU's, when it offers in-network reduction.
+// in-network algorithms (nvls.cpp, nvls_tree.cpp, collnet.cpp) find them: a switch with a link
+// to and from an NPU is that NPU's, when it offers in-network reduction. On a topology with two
+// or more dimensions a node is a group of dimension 0 (railfat: a node's GPUs).
 #include <cstdint>
 #include <vector>
 
@@ -14,8 +15,17 @@ namespace collsim::collective {
 std::uint32_t reduction_switch(const topology::Topology& topo,
                                const std::vector<std::uint32_t>& npus);
 
-/// The switch `npu` has a link to and from that offers in-network reduction (the lowest id when
-/// several do); kNoSwitch when none.
-std::uint32_t npu_reduction_switch(const topology::Topology& topo, std::uint32_t npu);
+/// NPUs per node: dimension 0's size on a topology of two or more dimensions, else 0 (no nodes).
+std::uint32_t node_size(const topology::Topology& topo);
+
+/// `npu`'s node switch with in-network reduction (NVLS): linked to and from it, and to no NPU of
+/// another node (any NPUs when the topology has no nodes); the lowest id when several.
+/// kNoSwitch when none.
+std::uint32_t node_reduction_switch(const topology::Topology& topo, std::uint32_t npu);
+
+/// `npu`'s network switch with in-network reduction (SHARP): linked to and from it and to no
+/// other NPU of its node (a rail's leaf on railfat). kNoSwitch when none or the topology has no
+/// nodes.
+std::uint32_t network_reduction_switch(const topology::Topology& topo, std::uint32_t npu);
 
 }  // namespace collsim::collective

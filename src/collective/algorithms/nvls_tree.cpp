@@ -47,7 +47,7 @@ Nodes group_by_switch(const BuildRequest& req) {
   std::map<std::uint32_t, std::uint32_t> index;  // switch -> node
   for (Rank r = 0; r < n; ++r) {
     const std::uint32_t npu = req.communicator.npus[r];
-    const std::uint32_t sw = npu_reduction_switch(req.topology, npu);
+    const std::uint32_t sw = node_reduction_switch(req.topology, npu);
     if (sw == kNoSwitch) {
       throw core::InputError(fmt::format(
           "algorithm nvls-tree: rank {} (NPU {}) has no switch that offers in-network "
@@ -168,10 +168,10 @@ ProgramSize size(const BuildRequest& req) {
   // children, one up, one multicast; recvs: one from the switch, 2 children, one from the
   // parent, g - 1 multicasts; g = the ranks on rank 0's switch.
   const std::uint64_t n = req.ranks();
-  const std::uint32_t sw0 = npu_reduction_switch(req.topology, req.communicator.npus.at(0));
+  const std::uint32_t sw0 = node_reduction_switch(req.topology, req.communicator.npus.at(0));
   std::uint64_t g = 0;
   for (std::uint32_t npu : req.communicator.npus) {
-    g += npu_reduction_switch(req.topology, npu) == sw0 ? 1 : 0;
+    g += node_reduction_switch(req.topology, npu) == sw0 ? 1 : 0;
   }
   const std::uint64_t lanes_slices =
       2 * n * req.chunks * static_cast<std::uint64_t>(req.params.at("slices"));
@@ -182,7 +182,7 @@ std::string requires_switches(const topology::Topology& topo) {
   std::uint32_t first = kNoSwitch;
   bool several = false;
   for (std::uint32_t npu = 0; npu < topo.num_npus(); ++npu) {
-    const std::uint32_t sw = npu_reduction_switch(topo, npu);
+    const std::uint32_t sw = node_reduction_switch(topo, npu);
     if (sw == kNoSwitch) {
       return fmt::format(
           "needs every GPU on a node switch that offers in-network reduction (NVLS), e.g. "
