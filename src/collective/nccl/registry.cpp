@@ -9,11 +9,12 @@ AlgorithmInfo nvls_algorithm();       // nvls.cpp
 AlgorithmInfo nvls_tree_algorithm();  // nvls_tree.cpp
 AlgorithmInfo p2p_algorithm();        // p2p.cpp
 AlgorithmInfo pat_algorithm();        // pat.cpp
+AlgorithmInfo collnet_algorithm();    // collnet.cpp
 
 const std::vector<AlgorithmInfo>& algorithms() {
   static const std::vector<AlgorithmInfo> all = {ring_algorithm(), nvls_algorithm(),
                                                  nvls_tree_algorithm(), p2p_algorithm(),
-                                                 pat_algorithm()};
+                                                 pat_algorithm(), collnet_algorithm()};
   return all;
 }
 
