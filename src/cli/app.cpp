@@ -382,7 +382,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   nccl_tests
       ->add_option("--algorithm,-a", nt.algorithm,
                    "nccl (NCCL's choice: the fastest enabled), ring, nvls, nvls-tree, p2p, pat, "
-                   "collnet (IB SHARP; only when named, as NCCL_COLLNET_ENABLE=1)")
+                   "collnet, collnet-chain (IB SHARP; only when named, as NCCL_COLLNET_ENABLE=1)")
       ->capture_default_str();
   nccl_tests
       ->add_option("--protocol", nt.protocol,

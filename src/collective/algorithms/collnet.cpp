@@ -47,6 +47,12 @@ Layout layout(const BuildRequest& req) {
         "railfat:4x8:sharp=line; {} has {} dimension(s)",
         topo.name(), topo.dimensions().size()));
   }
+  if (topo.dimensions()[1].spec.links_per_npu > 1) {
+    throw core::InputError(fmt::format(
+        "algorithm collnet: each GPU's NIC reaches {} SHARP planes in {}; collnet reduces "
+        "through one switch per rail (give planes=1)",
+        topo.dimensions()[1].spec.links_per_npu, topo.name()));
+  }
   Layout lay;
   std::map<std::uint32_t, std::uint32_t> index;  // node id -> node
   for (Rank r = 0; r < req.ranks(); ++r) {

@@ -73,7 +73,7 @@ TEST(CollNet, VerifierCatchesAnAllGatherBeforeTheSwitchSum) {
 
 TEST(CollNet, RefusedWithoutSharpLeavesOrWithARailOverSeveralLeaves) {
   for (const char* spec : {"railfat:2x8", "railfat:2x8:reduce=system", "nvswitch:8:system=h100",
-                           "railfat:6x2:leaf=4:sharp=line"}) {
+                           "railfat:6x2:leaf=4:sharp=line", "railfat:2x4:planes=2:sharp=line"}) {
     const auto t = railfat(spec);
     try {
       (void)collnet(t, 1);
@@ -175,6 +175,18 @@ TEST(NcclCollNet, OnlyWhenNamedAcrossNodesForAllReduce) {
   EXPECT_NE(chosen.algorithm->name, "collnet");
   EXPECT_THROW(nccl_estimate("collnet", nccl::Op::AllReduce, 8, 1, bytes), core::InputError);
   EXPECT_THROW(nccl_estimate("collnet", nccl::Op::AllGather, 8, 4, bytes), core::InputError);
+}
+
+TEST(NcclCollNet, ChainIsHalfTheNvlinkRateAndSlowerThanDirectOnH100) {
+  // Chain: every GPU's NVLink carries 2 S each way: B/2 = 170.8 GB/s (calibrated), below Direct's
+  // B g / (2 (g-1)) = 195.2 GB/s; latency alpha - 8.4 + 2 x 7 x 2.8 + 30 us.
+  const double bytes = 1 << 30;
+  const auto chain = nccl_estimate("collnet-chain", nccl::Op::AllReduce, 8, 4, bytes);
+  const double want = 34.5e-6 + (-8.4 + 2 * 7 * 2.8 + 30) * 1e-6 + bytes / (0.759 * 450e9 / 2);
+  EXPECT_NEAR(chain.seconds / want, 1.0, 1e-9);
+  EXPECT_GT(chain.seconds, nccl_estimate("collnet", nccl::Op::AllReduce, 8, 4, bytes).seconds);
+  EXPECT_NE(nccl_estimate("nccl", nccl::Op::AllReduce, 8, 4, bytes).algorithm->name,
+            "collnet-chain");
 }
 
 }  // namespace
