@@ -163,8 +163,9 @@ TEST(NcclCalibration, H100LogEveryRowWithinTenPercentFrom32MiBTo16GiB) {
 }
 
 // NCCL's sendrecv on one node moves only about 80 GB/s at 32-64 MiB and doubles its rate at 128
-// and 256 MiB (fewer channels for small point-to-point operations); collsim does not model
-// NCCL's point-to-point channel count, so it is far too fast there (docs/nccl.md).
+// and 256 MiB: NCCL runs it on 4, 4, 8 and 16 channels (collective/nccl/p2p_channels.hpp,
+// checked against these rows in nccl_p2p_channels_log_test.cpp). One channel's rate has no
+// source, so collsim's time stays link-bound and is far too fast there (docs/nccl.md).
 TEST(NcclCalibration, KnownDeviationSendRecvBelow512MiBTooFast) {
   const auto dir = test::real_inputs("COLLSIM_NCCL_TESTS", "nccl-tests");
   if (dir.empty()) GTEST_SKIP() << test::no_real_inputs("COLLSIM_NCCL_TESTS", "nccl-tests");

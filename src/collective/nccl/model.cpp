@@ -107,18 +107,22 @@ double with_protocol(const AlgorithmInfo& a, Op op, double bytes, const Context&
   a.steps(op, ctx, nvlink, network);
   const ProtocolCosts& s = protocol_costs(Protocol::Simple);
   const ProtocolCosts& c = protocol_costs(p);
-  // Simple's time = overhead + network steps x the NIC latency + transfer; its NVLink-step and
-  // base latencies are inside the fitted overhead, so only the differences are added.
+  // Simple's time = overhead + network steps x the NIC latency + transfer; its base and
+  // NVLink-step latencies are inside the fitted overhead α. Another protocol's fixed part is α
+  // scaled by NCCL's tuner ratio of the two protocols' intra-node latencies on this shape (base +
+  // NVLink steps x per-step latency), so it stays positive however many steps the shape has (a
+  // difference of the two, added to α, went below zero on large rings).
   const double transfer =
       simple - ctx.calibration.overhead_s - network * ctx.system.nic_latency.value;
+  const double simple_latency = s.base_latency_s + nvlink * s.nvlink_step_s;
+  const double latency = c.base_latency_s + nvlink * c.nvlink_step_s;
   // With one GPU per node NCCL's tuner charges a network step the tree's latency ("With ppn=1
   // latencies are fully exposed, use the Tree network latency", tuning.cc, NCCL 2.2x): LL 5.0,
   // LL128 8.5, Simple 14 us (Simple's equals the ring's).
   static constexpr double kTreeNet[] = {14.0e-6, 8.5e-6, 5.0e-6};
   const double net_step =
       ctx.shape.gpus == 1 ? kTreeNet[static_cast<int>(p)] : c.network_step_s;
-  return ctx.calibration.overhead_s + (c.base_latency_s - s.base_latency_s) +
-         nvlink * (c.nvlink_step_s - s.nvlink_step_s) + network * net_step +
+  return ctx.calibration.overhead_s * latency / simple_latency + network * net_step +
          transfer / c.bandwidth_factor;
 }
 

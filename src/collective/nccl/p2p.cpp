@@ -3,6 +3,11 @@
 // every peer is one NVSwitch hop away, so a rank's (n-1)/n S (alltoall) or S (sendrecv) leaves at
 // its NVLink rate; across nodes the off-node share goes through the rank's own NIC (rail), and
 // the slower of the two sets the time (nccl-tests reports the slowest rank).
+//
+// NCCL splits each send over a number of channels that grows with its size (p2p_channels.hpp:
+// on 8 x H100 a sendrecv of 32-64 MiB runs on 4 channels, 512 MiB and up on 32). The time here
+// does not use it: what one channel moves is in neither NCCL's code nor a datasheet, so small
+// sendrecvs are too fast (docs/nccl.md "Known deviation").
 #include <algorithm>
 
 #include "collective/nccl/model.hpp"
