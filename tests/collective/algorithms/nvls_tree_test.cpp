@@ -1,7 +1,8 @@
 // NVLS-tree (algorithms/nvls_tree.cpp): NVLS inside each node through the node's reducing switch,
 // a double binary tree between nodes. The verifier proves its programs (one reducing switch per
 // node: program.hpp rank_switch), and the flow backend runs it within the closed-form bounds of
-// the resources it crosses (docs/nccl.md "nvls-tree on the simulated backends").
+// the resources it crosses (docs/nccl.md, "nvls-tree" under "NVLS, NVLS-tree, CollNet and PAT on
+// the simulated backends").
 #include <gtest/gtest.h>
 
 #include <algorithm>
