@@ -102,7 +102,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   coll->add_option("--algorithms,-a", co.algorithms,
                    "comma-separated (first is the speedup baseline), or all; e.g. "
                    "ring,ring:directions=2,halving-doubling,direct; nvls (in-network reduction: "
-                   "--topology nvswitch:N, flow or analytical backend), pat")
+                   "--topology nvswitch:N, flow or analytical backend), nvls-tree (across "
+                   "nodes: --topology railfat:NxG:reduce=system), pat")
       ->capture_default_str();
   coll->add_option("--sizes,-s", co.sizes,
                    "collective sizes: a list 1MiB,64MiB or a doubling range 32KiB:64MiB")
@@ -380,7 +381,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       ->capture_default_str();
   nccl_tests
       ->add_option("--algorithm,-a", nt.algorithm,
-                   "nccl (NCCL's choice: the fastest enabled), ring, nvls, nvls-tree, p2p, pat")
+                   "nccl (NCCL's choice: the fastest enabled), ring, nvls, nvls-tree, p2p, pat, "
+                   "collnet, collnet-chain (IB SHARP; only when named, as NCCL_COLLNET_ENABLE=1)")
       ->capture_default_str();
   nccl_tests
       ->add_option("--protocol", nt.protocol,

@@ -18,13 +18,15 @@ AlgorithmInfo hdrm_info();                // algorithms/hdrm.cpp
 AlgorithmInfo package_doubling_info();    // algorithms/package_doubling.cpp
 AlgorithmInfo nvls_info();                // algorithms/nvls.cpp
 AlgorithmInfo pat_info();                 // algorithms/pat.cpp
+AlgorithmInfo nvls_tree_info();           // algorithms/nvls_tree.cpp
+AlgorithmInfo collnet_info();             // algorithms/collnet.cpp
 
 const core::Registry<AlgorithmInfo>& algorithms() {
   static const core::Registry<AlgorithmInfo> all(
       "algorithm", {ring_info(), direct_info(), halving_doubling_info(), recursive_doubling_info(),
                     hierarchical_info(), wrht_info(), multitree_info(), ring_2d_info(),
                     double_binary_tree_info(), hdrm_info(), package_doubling_info(),
-                    nvls_info(), pat_info()});
+                    nvls_info(), pat_info(), nvls_tree_info(), collnet_info()});
   return all;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -111,8 +112,8 @@ class Executor::Run final : public collective::Progress::Hooks, public network::
     network::GroupMessage g;
     g.kind = network::GroupMessage::Kind::Reduce;
     g.root = p_.npu(f.dst);
-    g.members = rank_npus_;
-    g.switch_node = p_.in_network_switch;
+    g.members = members(f.dst);
+    g.switch_node = p_.switch_of(f.dst);
     g.bytes = p_.bytes(op.first, op.count);
     if (ex_.observer_) ex_.observer_->on_send(info(f));
     network_->send_group(g, *this, slot, attrs_of(dst, op));
@@ -123,9 +124,9 @@ class Executor::Run final : public collective::Progress::Hooks, public network::
     if (f.kind == InFlight::Kind::Group) {
       // Every contribution has left its rank: their channels are free.
       const InFlight g = f;
-      for (Rank r = 0; r < p_.num_ranks; ++r) busy_[progress_.group_channel(g.seq, r)] = 0;
+      for (Rank r : progress_.domain(g.dst)) busy_[progress_.group_channel(g.seq, r)] = 0;
       if (ex_.observer_) ex_.observer_->on_injected(info(g));
-      for (Rank r = 0; r < p_.num_ranks; ++r) progress_.pump(p_.lane(r, p_.stream_of(g.src)));
+      for (Rank r : progress_.domain(g.dst)) progress_.pump(p_.lane(r, p_.stream_of(g.src)));
       check_done();
       return;
     }
@@ -177,8 +178,23 @@ class Executor::Run final : public collective::Progress::Hooks, public network::
           "or analytical backend",
           p_.algorithm, network_->name()));
     }
+    // Each domain's NPUs, contiguous (Progress::domain order); member_start_[r]: r's domain.
     rank_npus_.clear();
-    for (Rank r = 0; r < p_.num_ranks; ++r) rank_npus_.push_back(p_.npu(r));
+    member_start_.assign(p_.num_ranks, 0);
+    for (Rank r = 0; r < p_.num_ranks; ++r) {
+      const std::span<const Rank> d = progress_.domain(r);
+      if (d.front() == r) {
+        member_start_[r] = static_cast<std::uint32_t>(rank_npus_.size());
+        for (Rank m : d) rank_npus_.push_back(p_.npu(m));
+      } else {
+        member_start_[r] = member_start_[d.front()];
+      }
+    }
+  }
+
+  // The NPUs of rank r's in-network domain (its switch's ranks).
+  std::span<const topology::NodeId> members(Rank r) const {
+    return {rank_npus_.data() + member_start_[r], progress_.domain(r).size()};
   }
 
   network::MessageAttributes attrs_of(Lane l, const Op& op) const {
@@ -209,8 +225,8 @@ class Executor::Run final : public collective::Progress::Hooks, public network::
     network::GroupMessage g;
     g.kind = network::GroupMessage::Kind::Multicast;
     g.root = p_.npu(p_.rank_of(l));
-    g.members = rank_npus_;
-    g.switch_node = p_.in_network_switch;
+    g.members = members(p_.rank_of(l));
+    g.switch_node = p_.switch_of(p_.rank_of(l));
     g.bytes = p_.bytes(op.first, op.count);
     if (ex_.observer_) ex_.observer_->on_send(info(f));
     network_->send_group(g, *this, slot, attrs_of(l, op));
@@ -278,7 +294,8 @@ class Executor::Run final : public collective::Progress::Hooks, public network::
   collective::Progress progress_;
   std::vector<std::uint8_t> busy_;  // by channel id: still serializing its last message
   network::Backend* network_ = nullptr;      // in-network ops only
-  std::vector<topology::NodeId> rank_npus_;  // in-network ops only: rank -> NPU
+  std::vector<topology::NodeId> rank_npus_;  // in-network ops only: domains' NPUs
+  std::vector<std::uint32_t> member_start_;  // in-network ops only: rank -> its domain's start
   core::SlotPool<InFlight> flight_;
   CollectiveStats stats_;
   bool finished_ = false;

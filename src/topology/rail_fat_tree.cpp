@@ -128,6 +128,72 @@ std::uint64_t rail_paths(const Topology& t, NodeId src, NodeId dst, std::uint64_
   return total;
 }
 
+// reduce=system|F: every node's scale-up switch (node N*G + a) offers in-network reduction and
+// multicast (NVLS) at the system's NVLS efficiency (NCCL's tuner, gpu_system.hpp) or F x the
+// scale-up rate per port, with reduce_latency per operation.
+void add_node_reduction(Topology& t, const CompactArgs& a, const GpuSystem& sys,
+                        const RailFatTreeSpec& s) {
+  const std::string* reduce = a.option("reduce");
+  if (reduce == nullptr) {
+    if (a.option("reduce_latency") != nullptr) {
+      throw core::InputError(fmt::format(
+          "{}: option reduce_latency in \"{}\" needs reduce=system or reduce=F", a.field,
+          a.spec));
+    }
+    return;
+  }
+  double fraction = 0;
+  if (*reduce == "system") {
+    fraction = sys.nvls.efficiency.value;
+    if (!(fraction > 0)) {
+      throw core::InputError(fmt::format(
+          "{}: option reduce=system in \"{}\": the {} system's NVSwitch has no in-network "
+          "reduction (NVLS); give reduce=F for a hypothetical one",
+          a.field, a.spec, sys.name));
+    }
+  } else {
+    fraction = a.option_number("reduce", 1);
+  }
+  const core::Time latency = a.option_time("reduce_latency", core::Time{});
+  for (std::uint32_t node = 0; node < s.nodes; ++node) {
+    t.set_in_network(t.num_npus() + node,
+                     {core::Bandwidth{fraction * s.scaleup.bytes_per_s}, latency}, a.field);
+  }
+}
+
+// sharp=line|RATE: every leaf switch of every rail and plane offers in-network reduction and
+// multicast (InfiniBand SHARP, as NCCL's CollNet uses it) at the NIC port's rate ("line":
+// NVIDIA documents SHARPv2/v3 streaming aggregation at wire speed but no separate throughput
+// figure) or RATE per port, with sharp_latency per operation. Leaves are the first L nodes of
+// each rail-plane block of L leaves and S spines, after the NPUs and the node switches.
+void add_leaf_sharp(Topology& t, const CompactArgs& a, const RailFatTreeSpec& s) {
+  const std::string* sharp = a.option("sharp");
+  if (sharp == nullptr) {
+    if (a.option("sharp_latency") != nullptr) {
+      throw core::InputError(fmt::format(
+          "{}: option sharp_latency in \"{}\" needs sharp=line or sharp=RATE", a.field,
+          a.spec));
+    }
+    return;
+  }
+  const core::Bandwidth port{s.nic.bytes_per_s / s.planes};
+  const core::Bandwidth rate =
+      *sharp == "line" ? port : a.option_bandwidth("sharp", core::Bandwidth{});
+  const core::Time latency = a.option_time("sharp_latency", core::Time{});
+  const std::uint32_t npus = t.num_npus();
+  // Leaves and spines per rail-plane: the switches after the node switches, evenly.
+  const std::uint32_t per_block =
+      (t.num_nodes() - npus - s.nodes) / (s.gpus * s.planes);
+  for (std::uint32_t b = 0; b < s.gpus * s.planes; ++b) {
+    const std::uint32_t first = npus + s.nodes + b * per_block;
+    for (std::uint32_t sw = first; sw < first + per_block; ++sw) {
+      bool leaf = false;  // a leaf has NIC links; a spine has none
+      for (LinkId l : t.in_links(sw)) leaf = leaf || t.is_npu(t.links()[l].src);
+      if (leaf) t.set_in_network(sw, {rate, latency}, a.field);
+    }
+  }
+}
+
 std::string name_of(const CompactArgs& a) {
   std::string s = fmt::format("railfat:{}x{}", a.sizes[0], a.sizes[1]);
   for (const FormOption& o : a.options) s += fmt::format(":{}={}", o.key, o.value);
@@ -242,14 +308,21 @@ TopologyForm rail_fat_tree_form() {
           "link rates and latencies of the GPU system presets (collsim list)",
       .args = FormArgs::Shape,
       .own_links = true,
-      .options = "planes,leaf,spines,oversub,nic,scaleup,netlat,scaleuplat,system",
+      .options =
+          "planes,leaf,spines,oversub,nic,scaleup,netlat,scaleuplat,system,reduce,reduce_latency,"
+          "sharp,sharp_latency",
       .option_help =
           "planes=1|2 (1; a NIC's ports split over the planes), leaf=ports (64, leaf and "
           "spine radix), spines=per rail-plane (the leaf's up-links), oversub=down:up at "
           "the leaf (1, non-blocking), nic=bandwidth per GPU (the system's: 400Gb/s), "
           "scaleup=bandwidth per GPU per direction (the system's: 450GB/s, NVLink4), "
           "netlat=per network step (14us), scaleuplat=per scale-up step (3.4us), "
-          "system=GPU preset for the defaults (h100)",
+          "system=GPU preset for the defaults (h100), reduce=system|F (each node's scale-up "
+          "switch reduces and multicasts in the network, NVLS: at the system's NVLS efficiency "
+          "or F x the scale-up rate per port; default none), reduce_latency=per operation (0), "
+          "sharp=line|bandwidth (every leaf switch reduces and multicasts in the network, "
+          "InfiniBand SHARP for collnet: at the NIC port's line rate or the given rate per "
+          "port; default none), sharp_latency=per operation (0)",
       .build = [](const CompactArgs& a, core::Bandwidth, core::Time) {
         if (a.sizes.size() != 2) {
           throw core::InputError(fmt::format(
@@ -271,11 +344,16 @@ TopologyForm rail_fat_tree_form() {
             "netlat", core::Time::from_ps(std::llround(sys.nic_latency.value * 1e12)));
         s.scaleup_latency = a.option_time(
             "scaleuplat", core::Time::from_ps(std::llround(kNvlinkStepSeconds * 1e12)));
-        try {
-          return rail_fat_tree(s, name_of(a));
-        } catch (const core::InputError& e) {  // name the option the spec came from
-          throw core::InputError(fmt::format("{}: {}", a.field, e.what()));
-        }
+        Topology t = [&] {
+          try {
+            return rail_fat_tree(s, name_of(a));
+          } catch (const core::InputError& e) {  // name the option the spec came from
+            throw core::InputError(fmt::format("{}: {}", a.field, e.what()));
+          }
+        }();
+        add_node_reduction(t, a, sys, s);
+        add_leaf_sharp(t, a, s);
+        return t;
       }};
 }
 

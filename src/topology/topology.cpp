@@ -336,10 +336,8 @@ Topology Topology::switched(std::string name, std::uint32_t num_npus, std::uint3
 }
 
 const SwitchReduction* Topology::in_network(NodeId sw) const {
-  for (const auto& [id, spec] : in_network_) {
-    if (id == sw) return &spec;
-  }
-  return nullptr;
+  if (sw >= in_network_at_.size() || in_network_at_[sw] == UINT32_MAX) return nullptr;
+  return &in_network_[in_network_at_[sw]].second;
 }
 
 void Topology::set_in_network(NodeId sw, const SwitchReduction& spec, std::string_view field) {
@@ -350,12 +348,13 @@ void Topology::set_in_network(NodeId sw, const SwitchReduction& spec, std::strin
     throw core::InputError(fmt::format(
         "{}: in-network reduction needs a port bandwidth > 0 and a latency >= 0", field));
   }
-  for (auto& [id, old] : in_network_) {
-    if (id == sw) {
-      old = spec;
-      return;
-    }
+  // Indexed by node (railfat with reduce= and sharp= has a reducing switch per node and leaf).
+  if (in_network_at_.empty()) in_network_at_.assign(num_nodes_, UINT32_MAX);
+  if (in_network_at_[sw] != UINT32_MAX) {
+    in_network_[in_network_at_[sw]].second = spec;
+    return;
   }
+  in_network_at_[sw] = static_cast<std::uint32_t>(in_network_.size());
   in_network_.emplace_back(sw, spec);
 }
 

@@ -306,7 +306,8 @@ class Topology {
   RingTie ring_tie_ = RingTie::Parity;
   LocalSwitchRule local_switch_ = LocalSwitchRule::Distance;
   std::optional<OpticalSpec> optical_;
-  std::vector<std::pair<NodeId, SwitchReduction>> in_network_;  // by switch, few
+  std::vector<std::pair<NodeId, SwitchReduction>> in_network_;  // in the order set
+  std::vector<std::uint32_t> in_network_at_;  // node -> index in in_network_ (UINT32_MAX: none)
   core::Time ni_latency_{};
   GraphRouting graph_routing_;
   std::shared_ptr<const void> routing_state_;

@@ -121,7 +121,7 @@ TEST(Algorithms, UnsupportedCollectiveAndBadParametersAreRefused) {
         std::string(e.what()),
         "--algorithms: unknown algorithm \"rign\"; valid: ring, direct, halving-doubling, "
         "recursive-doubling, hierarchical, wrht, multitree, ring-2d, double-binary-tree, hdrm, "
-        "package-doubling, nvls, pat");
+        "package-doubling, nvls, pat, nvls-tree, collnet");
   }
 }
 

@@ -119,7 +119,7 @@ TEST(NcclModel, ShapesBeyondTheSystemAreRefused) {
   EXPECT_THROW(estimate("nccl", Op::AllReduce, 1e9, on("h100", 9)), core::InputError);
   EXPECT_THROW(estimate("nccl", Op::AllReduce, 1e9, on("h100", 1)), core::InputError);
   EXPECT_NO_THROW(estimate("nccl", Op::AllReduce, 1e9, on("gb200", 72)));
-  EXPECT_THROW(find_algorithm("collnet", "--algorithm"), core::InputError);
+  EXPECT_THROW(find_algorithm("collnet-split", "--algorithm"), core::InputError);
 }
 
 }  // namespace

@@ -14,29 +14,11 @@
 #include <fmt/format.h>
 
 #include "collective/algorithm.hpp"
+#include "collective/algorithms/in_network.hpp"
 #include "core/error.hpp"
 
 namespace collsim::collective {
 namespace {
-
-// The switch every NPU of `npus` has a link to and from, offering in-network reduction; kNoSwitch
-// when there is none.
-std::uint32_t reduction_switch(const topology::Topology& topo,
-                               const std::vector<std::uint32_t>& npus) {
-  for (topology::LinkId l : topo.out_links(npus.at(0))) {
-    const topology::NodeId sw = topo.links()[l].dst;
-    if (topo.is_npu(sw) || topo.in_network(sw) == nullptr) continue;
-    bool all = true;
-    for (std::uint32_t npu : npus) {
-      bool up = false, down = false;
-      for (topology::LinkId k : topo.out_links(npu)) up = up || topo.links()[k].dst == sw;
-      for (topology::LinkId k : topo.in_links(npu)) down = down || topo.links()[k].src == sw;
-      all = all && up && down;
-    }
-    if (all) return sw;
-  }
-  return kNoSwitch;
-}
 
 std::string requires_switch(const topology::Topology& topo) {
   if (topo.has_in_network()) return "";
@@ -54,7 +36,8 @@ Program build(const BuildRequest& req) {
     throw core::InputError(fmt::format(
         "algorithm nvls: {}",
         req.topology.has_in_network()
-            ? fmt::format("no switch of {} that offers in-network reduction links every rank",
+            ? fmt::format("no switch of {} that offers in-network reduction links every "
+                          "rank (one per node: nvls-tree)",
                           req.topology.name())
             : requires_switch(req.topology)));
   }
@@ -129,7 +112,14 @@ AlgorithmInfo nvls_info() {
   a.stage_steps = [](Collective c, std::uint32_t, const ParamValues&) -> std::uint32_t {
     return c == Collective::AllReduce ? 2 : 1;
   };
-  a.in_all = [](const topology::Topology& t) { return t.has_in_network(); };
+  // In "all" where one reducing switch links every NPU (not on railfat:...:reduce=..., whose
+  // nodes each have their own: nvls-tree).
+  a.in_all = [](const topology::Topology& t) {
+    if (!t.has_in_network()) return false;
+    std::vector<std::uint32_t> npus(t.num_npus());
+    for (std::uint32_t i = 0; i < t.num_npus(); ++i) npus[i] = i;
+    return reduction_switch(t, npus) != kNoSwitch;
+  };
   a.requires_topology = &requires_switch;
   a.size = &size;
   return a;

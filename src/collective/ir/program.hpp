@@ -25,15 +25,18 @@
 //     or written by another stream of that rank (the verifier checks it), so no ordering between
 //     streams is ever needed.
 //   * In-network ops (a switch that reduces and multicasts, Program::in_network_switch; NVLS):
-//     - SwitchReduce (peer: the rank d that gets the result, possibly the lane's own rank) ships
-//       a snapshot of the lane's pieces to the switch, waiting like a Send. The k-th SwitchReduce
-//       to d of every lane of the stream (every rank takes part) is group k of d: once all are
-//       issued the switch merges them and forwards one message to d. One at a time per (lane, d).
+//     A rank's switch is Program::switch_of(r); the ranks on one switch are its *domain* (all
+//     ranks when Program::rank_switch is empty; one NVLink domain per node for nvls-tree).
+//     - SwitchReduce (peer: the rank d that gets the result, possibly the lane's own rank, in the
+//       lane's domain) ships a snapshot of the lane's pieces to the switch, waiting like a Send.
+//       The k-th SwitchReduce to d of every lane of the stream in d's domain (every rank of the
+//       domain takes part) is group k of d: once all are issued the switch merges them and
+//       forwards one message to d. One at a time per (lane, d).
 //     - RecvSwitch (peer: the lane's own rank): the k-th at d receives group k of d, overwriting
 //       its pieces and completing like a Recv.
 //     - Multicast (peer: the lane's own rank) ships a snapshot of its pieces once; the switch
-//       copies it to every other rank of the stream, where it matches that rank's next Recv
-//       from this rank (RecvReduce when Op.reduce), as a Send to each would.
+//       copies it to every other rank of the stream in its domain, where it matches that rank's
+//       next Recv from this rank (RecvReduce when Op.reduce), as a Send to each would.
 //   * Op.step is a time step (MultiTree's schedule step, 0 = none). It does not order anything by
 //     itself; the executor hands it to the network as the message's priority.
 // Dependencies are therefore data dependencies; chunks pipeline by interleaving their ops.
@@ -129,6 +132,10 @@ struct Program {
   /// The switch (topology node id) that runs the program's SwitchReduce and Multicast ops, which
   /// must offer in-network reduction (topology::Topology::in_network); kNoSwitch: none.
   std::uint32_t in_network_switch = kNoSwitch;
+  /// Per rank, the switch its in-network ops go through, when the ranks span several reducing
+  /// switches (nvls-tree: each node's NVSwitch); empty: every rank's is in_network_switch. When
+  /// set, in_network_switch must be set too (it marks a program with in-network ops).
+  std::vector<std::uint32_t> rank_switch;
 
   std::uint32_t num_lanes() const { return num_ranks * streams; }
   Rank rank_of(Lane l) const { return streams == 1 ? l : l / streams; }
@@ -138,6 +145,10 @@ struct Program {
     return generator ? generator->size(l) : static_cast<std::uint32_t>(ops[l].size());
   }
   Op op(Lane l, std::uint32_t i) const { return generator ? generator->at(l, i) : ops[l][i]; }
+  /// The switch rank r's in-network ops go through (kNoSwitch: the program has none).
+  std::uint32_t switch_of(Rank r) const {
+    return rank_switch.empty() ? in_network_switch : rank_switch[r];
+  }
   /// The NPU rank r runs on.
   std::uint32_t npu(Rank r) const { return npus.empty() ? r : npus[r]; }
   /// The rank that owns piece p: owner[p % N] (identity when owner is empty). Reduce-scatter

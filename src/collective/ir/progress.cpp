@@ -33,6 +33,22 @@ Progress::Progress(const Program& p, Hooks& hooks)
       cursor_op_valid_(p.num_lanes(), 0) {
   num_ops_.reserve(p.num_lanes());
   for (Lane l = 0; l < p.num_lanes(); ++l) num_ops_.push_back(p.num_ops(l));
+  if (p.in_network_switch == kNoSwitch && p.rank_switch.empty()) return;
+  // In-network domains: the ranks on each switch, in rank order (one domain when rank_switch is
+  // empty or malformed: the verifier reports the latter).
+  const std::uint32_t n = p.num_ranks;
+  const bool per_rank = p.rank_switch.size() == n;
+  std::vector<std::pair<std::uint32_t, Rank>> by_switch;
+  by_switch.reserve(n);
+  for (Rank r = 0; r < n; ++r) by_switch.emplace_back(per_rank ? p.rank_switch[r] : 0, r);
+  std::sort(by_switch.begin(), by_switch.end());
+  domain_of_.assign(n, 0);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (i == 0 || by_switch[i].first != by_switch[i - 1].first) domain_start_.push_back(i);
+    domain_of_[by_switch[i].second] = static_cast<std::uint32_t>(domain_start_.size() - 1);
+    domain_ranks_.push_back(by_switch[i].second);
+  }
+  domain_start_.push_back(n);
 }
 
 bool Progress::lane_finished(Lane l) const { return cursor_[l] == num_ops_[l] && open_[l] == 0; }
@@ -176,7 +192,7 @@ void Progress::issue_switch(Lane l, std::uint32_t idx, const Op& op, std::uint32
   const Rank r = program_.rank_of(l);
   if (op.kind == Op::Kind::Multicast) {
     const std::uint32_t b = new_block();
-    for (Rank to = 0; to < n; ++to) {
+    for (Rank to : domain(r)) {
       if (to == r) continue;
       const std::uint32_t c = channel(l, program_.lane(to, stream));
       blocks_[b + 3 + to] = send_seq_[c]++;
@@ -201,7 +217,7 @@ void Progress::issue_switch(Lane l, std::uint32_t idx, const Op& op, std::uint32
   const std::uint32_t b = it->second;
   blocks_[b + 3 + r] = idx;
   blocks_[b + 3 + n + r] = ch;
-  if (++blocks_[b] < n) return;
+  if (++blocks_[b] < domain(op.peer).size()) return;
   groups_.erase(it);
   hooks_.on_group_ready(dst, b);
 }
@@ -226,7 +242,7 @@ void Progress::arrive_group(Lane dst, std::uint32_t block) {
 
 void Progress::arrive_multicast(Lane src, std::uint32_t src_op, std::uint32_t block) {
   const Rank r = program_.rank_of(src);
-  for (Rank to = 0; to < program_.num_ranks; ++to) {
+  for (Rank to : domain(r)) {
     if (to != r) arrive(src, to, src_op, blocks_[block + 3 + to]);
   }
   free_block(block);

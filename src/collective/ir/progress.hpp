@@ -16,6 +16,7 @@
 // cycle of full buffers even though the program is deadlock-free), and endpoints that hold
 // arrivals. Barriers are modelled exactly (they only remove interleavings).
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,12 @@ class Progress {
   std::uint32_t group_op(std::uint32_t block, Rank r) const { return blocks_[block + 3 + r]; }
   std::uint32_t group_channel(std::uint32_t block, Rank r) const {
     return blocks_[block + 3 + program_.num_ranks + r];
+  }
+  /// The ranks of rank r's in-network domain (program.hpp: the ranks on r's switch), r
+  /// included, in rank order. Only for programs with in-network ops.
+  std::span<const Rank> domain(Rank r) const {
+    const std::uint32_t d = domain_of_[r];
+    return {domain_ranks_.data() + domain_start_[d], domain_start_[d + 1] - domain_start_[d]};
   }
   /// Pending.src of a RecvSwitch: its message comes from the switch.
   static constexpr Lane kSwitchLane = 0xffffffffu;
@@ -141,6 +148,9 @@ class Progress {
   // multicast: per rank the sequence number of its copy on the channel to that rank.
   std::vector<std::uint32_t> blocks_, free_blocks_;
   absl::flat_hash_map<std::uint64_t, std::uint32_t> groups_;  // (dst lane, k) -> block, filling
+  // In-network domains (program.hpp): rank -> domain, and each domain's ranks, contiguous.
+  std::vector<std::uint32_t> domain_of_, domain_start_;
+  std::vector<Rank> domain_ranks_;
 };
 
 }  // namespace collsim::collective

@@ -110,7 +110,8 @@ class Checker final : public Progress::Hooks {
       in_flight_.push_back(Message{lane, idx, seq});
     } else if (op.kind == Op::Kind::Multicast) {
       // One snapshot, received by every other rank.
-      copies_left_[(std::uint64_t{lane} << 32) | idx] = p_.num_ranks - 1;
+      copies_left_[(std::uint64_t{lane} << 32) | idx] =
+          static_cast<std::uint32_t>(progress_.domain(r).size()) - 1;
       in_flight_.push_back(Message{lane, idx, seq, Message::Kind::Multicast});
     }
     ++messages_;
@@ -125,7 +126,7 @@ class Checker final : public Progress::Hooks {
     const Rank r = p_.rank_of(lane);
     const std::uint32_t w = held_.words();
     std::vector<std::uint64_t> sum(static_cast<std::size_t>(rv.count) * w, 0);
-    for (Rank from = 0; from < p_.num_ranks; ++from) {
+    for (Rank from : progress_.domain(r)) {
       const Lane src = p_.lane(from, p_.stream_of(lane));
       const std::uint32_t src_op = progress_.group_op(block, from);
       const Op sd = p_.op(src, src_op);
@@ -240,6 +241,14 @@ class Checker final : public Progress::Hooks {
       return false;
     }
     if (!permutation(p_.owner, n, "owner") || !distinct(p_.npus, "npus")) return false;
+    if (!p_.rank_switch.empty() &&
+        (p_.rank_switch.size() != n || p_.in_network_switch == kNoSwitch)) {
+      error_ = p_.rank_switch.size() != n
+                   ? fmt::format("program rank_switch names {} switches for {} ranks",
+                                 p_.rank_switch.size(), n)
+                   : std::string("program rank_switch is set without in_network_switch");
+      return false;
+    }
     std::optional<std::uint32_t> barriers;
     for (Lane l = 0; l < p_.num_lanes(); ++l) {
       const Rank r = p_.rank_of(l);
@@ -261,6 +270,8 @@ class Checker final : public Progress::Hooks {
                           : self_peer && op.peer != r      ? "peer must be the rank itself"
                           : op.kind == Op::Kind::SwitchReduce && op.reduce
                               ? "reduce flag on a switch reduction"
+                          : own_peer && p_.switch_of(op.peer) != p_.switch_of(r)
+                              ? "peer on another switch"
                           : op.peer == r && !own_peer && !self_peer ? "peer is the rank itself"
                           : op.count == 0  ? "empty piece range"
                           : std::uint64_t{op.first} + op.count > p_.num_pieces

@@ -169,7 +169,7 @@ Estimate estimate(std::string_view algorithm, Op op, double bytes, const Context
     return best;
   }
   for (const AlgorithmInfo& a : algorithms()) {
-    if (a.refusal(op, ctx).empty()) consider(a);
+    if (!a.named_only && a.refusal(op, ctx).empty()) consider(a);
   }
   if (best.algorithm == nullptr) {
     throw core::InputError("no NCCL algorithm runs " + std::string(perf_binary(op)) + " here");

@@ -83,6 +83,9 @@ struct AlgorithmInfo {
   /// Its NVLink steps and network steps for `op` (for the protocols' latency), when it runs LL or
   /// LL128; null for Simple-only algorithms.
   void (*steps)(Op op, const Context& ctx, double& nvlink, double& network) = nullptr;
+  /// Left out of the `nccl` choice, run only when named: NCCL enables it only on request
+  /// (CollNet: the SHARP plugin and NCCL_COLLNET_ENABLE=1).
+  bool named_only = false;
 };
 
 /// NCCL's algorithms in collsim, in a fixed order (registry.cpp).

@@ -1,8 +1,11 @@
 // NCCL's NVLS-tree all-reduce across nodes: NVLS inside each node (nvls.cpp) and a double binary
-// tree between the nodes over their NICs, pipelined. In a double binary tree every node sends and
-// receives about 2 S over its NICs (half the data up and down each tree), so the inter-node part
-// moves S at GPUs-per-node x NIC rate / 2 (NCCL's tuner halves tree bandwidth likewise); the
-// slower of the two parts sets the rate. Latency: the switch's, plus 2 log2(nodes) network hops.
+// tree between the nodes over their NICs, pipelined. In a double binary tree of 3 or more nodes an
+// inner node sends and receives about 2 S over its NICs (half the data up and down each tree), so
+// the inter-node part moves S at GPUs-per-node x NIC rate / 2; with 2 nodes each node is one
+// tree's root and the other's leaf and moves S only, at the full NIC rate (NCCL's tuner,
+// src/graph/tuning.cc: NVLS_TREE bandwidth min(bwIntra, nNodes <= 2 ? bwInter : bwInter / 2)).
+// The slower of the two parts sets the rate. Latency: the switch's, plus 2 log2(nodes) network
+// hops.
 #include <algorithm>
 #include <cmath>
 
@@ -22,7 +25,7 @@ std::string_view refusal(Op op, const Context& ctx) {
 double seconds(Op, double bytes, const Context& ctx) {
   const double g = ctx.shape.gpus;
   const double intra = nvls_rate(ctx) * g / (g + 1);
-  const double inter = g * nic_rate(ctx) / 2;
+  const double inter = g * nic_rate(ctx) / (ctx.shape.nodes <= 2 ? 1 : 2);
   const double hops = 2 * std::ceil(std::log2(static_cast<double>(ctx.shape.nodes)));
   return ctx.calibration.overhead_s + ctx.system.nvls.latency.value +
          hops * ctx.system.nic_latency.value + bytes / std::min(intra, inter);
