@@ -15,6 +15,15 @@
 // partition that is empty takes any chunk, so an oversize chunk runs alone instead of never
 // (counted in EndpointStats::oversize).
 // Training keeps all compute and 100% - ace_memory_share of memory bandwidth (Sec. 5).
+//
+// The same engine is the `ideal` endpoint with ideal_engine (Sec. 5's "Ideal": a NIC that
+// handles the collective "using one cycle", "an upper bound to our design"): ACE's schedule, its
+// chunks, SRAM and state-machine admission and TX DMA, so that chunk-stages start in ACE's order
+// and at ACE's pace, and nothing after the payload is in the NIC costs time: a reduction is done
+// on arrival (no ALU time) and a result is in memory when its last stage ends (no RX DMA). Taking
+// away the TX DMA's pace or the admission instead can make all-to-all slower than ACE in the
+// flow model (chunk-stages started together share the links in lockstep and align the latency
+// bubbles of their step fences; docs/ace.md).
 #include <algorithm>
 #include <numeric>
 
@@ -31,10 +40,12 @@ core::Bandwidth alu_rate(const EndpointParams& p) {
 class Ace final : public BusEndpoint, public ChunkAdmission {
  public:
   Ace(core::Simulation& sim, network::Backend& backend, const topology::Topology& topo,
-      const EndpointParams& p)
-      : BusEndpoint(sim, backend, topo, p, alu_rate(p)) {}
+      const EndpointParams& p, bool ideal)
+      : BusEndpoint(sim, backend, topo, p, alu_rate(p)), ideal_(ideal) {
+    free_stage_out_ = ideal;
+  }
 
-  std::string_view name() const override { return "ace"; }
+  std::string_view name() const override { return ideal_ ? "ideal" : "ace"; }
   bool stages_memory() const override { return true; }
   core::Bytes chunk_limit() const override { return p_.ace_chunk; }
   ChunkAdmission* admission() override { return this; }
@@ -81,7 +92,9 @@ class Ace final : public BusEndpoint, public ChunkAdmission {
   void send_step(std::uint32_t slot, Flight&) override { to_network(slot); }
 
   void arrive_step(std::uint32_t slot, Flight& f) override {
-    if (f.m.reduce && f.step == 0) return wait(slot, Resource::Reduce, f.m.dst, f.m.bytes);
+    if (f.m.reduce && f.step == 0 && !ideal_) {
+      return wait(slot, Resource::Reduce, f.m.dst, f.m.bytes);
+    }
     delivered(slot);
   }
 
@@ -90,9 +103,16 @@ class Ace final : public BusEndpoint, public ChunkAdmission {
   std::vector<double> capacity_, used_;
   std::vector<std::uint32_t> resident_, active_;
   std::uint32_t machines_ = 1;
+  bool ideal_;
 };
 
 }  // namespace
+
+std::unique_ptr<Endpoint> make_ace_engine(core::Simulation& sim, network::Backend& backend,
+                                          const topology::Topology& topo,
+                                          const EndpointParams& p, bool ideal) {
+  return std::make_unique<Ace>(sim, backend, topo, p, ideal);
+}
 
 EndpointInfo ace_info() {
   return {"ace",
@@ -101,7 +121,7 @@ EndpointInfo ace_info() {
           "ACE (MICRO'20) Sec. 4 and 6",
           [](core::Simulation& sim, network::Backend& b, const topology::Topology& t,
              const EndpointParams& p) -> std::unique_ptr<Endpoint> {
-            return std::make_unique<Ace>(sim, b, t, p);
+            return make_ace_engine(sim, b, t, p, false);
           },
           [](const EndpointParams& p) -> TrainingShare {
             return {1.0, 1.0 - p.ace_memory_share};

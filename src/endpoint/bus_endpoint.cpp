@@ -179,6 +179,11 @@ void BusEndpoint::stage_out(topology::NodeId npu, core::Bytes b, StagingHandler&
   const std::uint32_t slot = staging_.acquire();
   const core::Time now = sim_.now();
   staging_[slot] = Staging{npu, b, &h, tag, true, 0, pieces(b), now, now};
+  if (free_stage_out_) {
+    staging_[slot].step = 2;
+    sim_.schedule_at(now, *this, slot | kStagingBit);
+    return;
+  }
   staging_step(slot);
 }
 

@@ -75,6 +75,7 @@ class BusEndpoint : public Endpoint,
   core::Simulation& sim_;
   const EndpointParams p_;
   EndpointStats stats_;
+  bool free_stage_out_ = false;  ///< results are in memory at once (no RX DMA)
 
  private:
   struct Staging {
@@ -110,5 +111,11 @@ class BusEndpoint : public Endpoint,
   std::vector<bool> arrived_;  // by slot: the network delivered it (arrive_step from then on)
   core::SlotPool<Staging> staging_;
 };
+
+/// ACE's engine (ace.cpp); with `ideal`, the ideal endpoint's ideal_engine mode: ACE's chunks,
+/// admission and TX DMA, with no reduction time and no RX DMA.
+std::unique_ptr<Endpoint> make_ace_engine(core::Simulation& sim, network::Backend& backend,
+                                          const topology::Topology& topo,
+                                          const EndpointParams& p, bool ideal);
 
 }  // namespace collsim::endpoint

@@ -125,6 +125,8 @@ class Endpoint {
 /// "a NIC with unlimited resources"). With `ideal_dma` a chunk is copied into the NIC before its
 /// first stage at the NPU-NIC bandwidth, one copy at a time per NPU, with no LogGP cost (the
 /// payload leaves the NPU no faster than its links take it, Table 7), and out at no cost. With
+/// `ideal_engine` the factory makes ACE's engine instead (make_ace_engine: ACE's schedule with
+/// no reduction time and no RX DMA; ace.cpp) and this class is not used. With
 /// `aggregation_pe` a received reduction is handed over after the MultiTree authors' aggregation
 /// cost, behind the NPU's earlier aggregations; with `local_mem_gbps` after ASTRA-sim 2.x's
 /// local-memory delay (three passes of its bytes), which has no queue.

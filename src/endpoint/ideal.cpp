@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/error.hpp"
+#include "endpoint/bus_endpoint.hpp"
 #include "endpoint/endpoint.hpp"
 
 namespace collsim::endpoint {
@@ -168,11 +170,18 @@ EndpointInfo ideal_info() {
           "latency)",
           [](core::Simulation& sim, network::Backend& b, const topology::Topology& t,
              const EndpointParams& p) -> std::unique_ptr<Endpoint> {
-            return std::make_unique<Ideal>(sim, b, p, &t);
+            if (!p.ideal_engine) return std::make_unique<Ideal>(sim, b, p, &t);
+            if (p.link_fifo || p.ideal_dma || p.ideal_chunk.count != 0 ||
+                p.aggregation_pe != 0 || p.local_mem_gbps != 0) {
+              throw core::InputError(
+                  "endpoint_params ideal_engine: runs ACE's engine, so it cannot be combined "
+                  "with link_fifo, ideal_dma, ideal_chunk, aggregation_pe or local_mem_gbps");
+            }
+            return make_ace_engine(sim, b, t, p, true);
           },
           nullptr,
           [](const EndpointParams& p) {
-            return !p.link_fifo && !p.ideal_dma && p.aggregation_pe == 0;
+            return !p.link_fifo && !p.ideal_dma && !p.ideal_engine && p.aggregation_pe == 0;
           }};
 }
 

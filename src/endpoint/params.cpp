@@ -113,6 +113,15 @@ const std::vector<EndpointParam>& endpoint_params() {
             "at a time per NPU and with no LogGP cost (else the payload is there at once)",
             "ACE Sec. 5: NPU-NIC bandwidth = the sum of the NPU's links", "ideal",
             &P::ideal_dma),
+      param("ideal_engine", K::Bool,
+            "ideal runs ACE's engine and schedule (ace_chunk chunks, its SRAM and state-machine "
+            "admission, its TX DMA over the buses), so chunk-stages start in ACE's order and pace, "
+            "and nothing after the payload is in the NIC takes time: reductions are done on "
+            "arrival and results are in memory at once (no RX DMA); replaces ideal_chunk and "
+            "ideal_dma",
+            "ACE Sec. 5 \"Ideal\": the NIC handles the collective in one cycle, an upper bound "
+            "to ACE", "ideal",
+            &P::ideal_engine),
       param("bus_latency", K::Time, "LogGP L of the NPU-memory and NPU-NIC buses",
             "ACE Sec. 5: L = 50 cycles", kBusDma, &P::bus_latency),
       param("bus_overhead", K::Time, "LogGP o: per-transfer overhead at each end of a bus transfer",

@@ -306,8 +306,14 @@ bool DimensionQueues::start_waiting(std::uint32_t dim) {
   refused_.clear();
   std::size_t i = 0;
   while (i < q.size()) {
-    const auto free = std::find(slots.begin(), slots.end(), false);
-    if (free == slots.end()) return started;
+    auto free = std::find(slots.begin(), slots.end(), false);
+    if (free == slots.end()) {
+      // An engine's state machines bound its chunk-stages, not active_chunks (ACE Sec. 4.3.2:
+      // "the available parallelism is only bounded by the number of available state machines").
+      if (!q[i].owner->admission_) return started;
+      slots.push_back(false);
+      free = slots.end() - 1;
+    }
     const Entry e = q[i];
     if (!e.owner->admission_) {
       if (i > 0) return started;  // behind a refused stage: in order

@@ -18,7 +18,8 @@ namespace {
 // free buses and ALUs. The hierarchical all-reduce runs the ring as two phases, reduce-scatter
 // then all-gather (3 steps of one hop each: 3 us whatever the bytes), so only admission can make
 // chunks wait.
-double ace_all_reduce_us(std::uint64_t sram, std::uint32_t machines) {
+double ace_all_reduce_us(std::uint64_t sram, std::uint32_t machines,
+                         const char* algorithm = "hierarchical:active_chunks=32:flat=run") {
   topology::DimSpec d;
   d.kind = topology::DimKind::Ring;
   d.size = 4;
@@ -29,7 +30,7 @@ double ace_all_reduce_us(std::uint64_t sram, std::uint32_t machines) {
   jobs::CollectiveJob job;
   job.collective = collective::Collective::AllReduce;
   job.sizes = {core::Bytes{16 * 4096}};  // 16 chunks of 4 KB per NPU
-  job.algorithms = {collective::parse_algorithm("hierarchical:active_chunks=32:flat=run", "t")};
+  job.algorithms = {collective::parse_algorithm(algorithm, "t")};
   job.chunks = 16;
   job.endpoint = &endpoint::find_endpoint("ace", "t");
   auto& p = job.endpoint_params;
@@ -58,6 +59,13 @@ TEST(AceAdmission, ChunksRunInWavesOfTheFreeStateMachines) {
   // waves of 3 us.
   EXPECT_NEAR(ace_all_reduce_us(4u << 20, 4), (8 + 1) * 3.0, 0.01);   // m = 2
   EXPECT_NEAR(ace_all_reduce_us(4u << 20, 10), (4 + 1) * 3.0, 0.01);  // m = 5
+}
+
+TEST(AceAdmission, StateMachinesNotActiveChunksBoundTheStagesOfADimension) {
+  // Sec. 4.3.2: "the available parallelism is only bounded by the number of available state
+  // machines". With hierarchical's default of one chunk-stage per dimension, ACE still runs m = 5
+  // per phase (10 machines): ceil(16 / 5) + 1 waves of 3 us, not the 16 + 16 of one at a time.
+  EXPECT_NEAR(ace_all_reduce_us(4u << 20, 10, "hierarchical:flat=run"), (4 + 1) * 3.0, 0.01);
 }
 
 TEST(AceAdmission, AChunksBytesStayInItsPartitionUntilItEntersTheNext) {

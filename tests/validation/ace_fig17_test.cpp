@@ -34,8 +34,7 @@ std::map<std::string, double> comm_seconds() {
     o.order = jobs::IssueOrder::Lifo;
     o.endpoint = &info;
     o.endpoint_params.link_efficiency = 0.94;
-    o.endpoint_params.ideal_chunk = core::Bytes{64u << 10};
-    o.endpoint_params.ideal_dma = true;
+    o.endpoint_params.ideal_engine = true;
     workload::LoadOptions lo;
     if (info.training_share) {
       const auto share = info.training_share(o.endpoint_params);

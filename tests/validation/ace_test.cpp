@@ -3,6 +3,7 @@
 // recovers most of the gap, and training keeps less compute and memory bandwidth under baseline.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 
@@ -48,6 +49,7 @@ std::map<std::string, double> times(const topology::Topology& t, Collective c, s
     job.chunks = 16;
     job.endpoint = &endpoint::find_endpoint(e, "t");
     job.endpoint_params.link_efficiency = 0.94;
+    job.endpoint_params.ideal_engine = true;
     const auto rows = run_collective_job("p", t, network::find_backend("flow", "b"), job);
     out[e] = rows.at(0).time.us();
   }
@@ -55,7 +57,7 @@ std::map<std::string, double> times(const topology::Topology& t, Collective c, s
 }
 
 TEST(AceValidation, Fig9AllReduceOnTheTorus) {
-  // 1 MiB on 4x2x2 in 4 KB bus messages (collsim: baseline 38.7, ACE 15.8, ideal 14.3 us).
+  // 1 MiB on 4x2x2 in 4 KB bus messages (collsim: baseline 38.7, ACE 15.8, ideal 13.6 us).
   // Paper, averaged over its sizes: ACE 1.51x faster than baseline, ideal 1.43x faster than
   // ACE; collsim's 2.45x at this size is above the paper's average (docs/ace.md).
   const auto t = times(torus(4, 2, 2), Collective::AllReduce, 1 << 20);
@@ -71,7 +73,7 @@ TEST(AceValidation, Fig12AllReduceOnAlltoallPackagesIsWhereAceGainsMost) {
   const auto t = topology::hierarchical({ring(4, 200, 90), four_switches()});
   const auto ar =
       times(t, Collective::AllReduce, 1 << 20, "hierarchical:active_chunks=4:dim1=direct");
-  // collsim: 2.5x (36.7 vs 14.7 us); paper 1.55x on average over its sizes (the band holds
+  // collsim: 2.9x (36.7 vs 12.7 us); paper 1.55x on average over its sizes (the band holds
   // both: collsim's gain at 1 MiB is above the paper's average, docs/ace.md).
   EXPECT_GT(ar.at("baseline") / ar.at("ace"), 1.3);
   EXPECT_LT(ar.at("baseline") / ar.at("ace"), 3.0);
@@ -116,7 +118,7 @@ TEST(AceValidation, Fig14TrainingOrderingFollowsWhatEachEndpointLeavesTraining) 
 }
 
 // Time (us) per endpoint of one collective as ACE's scenarios set the endpoints (94% links,
-// ideal given ACE's 64 KB chunks and a copy-in at the NPU-NIC bandwidth).
+// ideal running ACE's schedule at no cost after the TX DMA: ideal_engine).
 std::map<std::string, double> all_endpoints(const topology::Topology& t, Collective c,
                                             std::uint64_t size, const std::string& algorithm,
                                             std::uint32_t chunks) {
@@ -129,21 +131,51 @@ std::map<std::string, double> all_endpoints(const topology::Topology& t, Collect
     job.chunks = chunks;
     job.endpoint = &endpoint::find_endpoint(e, "t");
     job.endpoint_params.link_efficiency = 0.94;
-    job.endpoint_params.ideal_chunk = core::Bytes{64u << 10};
-    job.endpoint_params.ideal_dma = true;
+    job.endpoint_params.ideal_engine = true;
     const auto rows = run_collective_job("p", t, network::find_backend("flow", "b"), job);
     out[e] = rows.at(0).time.us();
   }
   return out;
 }
 
+// The paper's platforms at reduced sizes (the 4x2x2 torus of Figs. 9-10 and the 4 x 4 alltoall
+// platform of Figs. 12-13; 256 KiB and 1 MiB), all-reduce and all-to-all, `hierarchical` at its
+// defaults and at the scenarios' settings, 16 chunks, the endpoints as ACE's scenarios set them:
+// ideal <= ACE <= baseline++ <= baseline with no tolerance (docs/ace.md has every full-size row).
+TEST(AceValidation, EndpointsOrderIdealAceBaselinePlusBaselineOnThePapersPlatforms) {
+  const std::vector<topology::Topology> platforms{
+      torus(4, 2, 2), topology::hierarchical({ring(4, 200, 90), four_switches()})};
+  for (std::size_t k = 0; k < platforms.size(); ++k) {
+    const auto& t = platforms[k];
+    for (const Collective c : {Collective::AllReduce, Collective::AllToAll}) {
+      const std::string scenario = k == 1 && c == Collective::AllReduce
+                                       ? "hierarchical:active_chunks=4:dim1=direct"
+                                       : "hierarchical:active_chunks=4";
+      for (const std::string& algorithm : {std::string("hierarchical"), scenario}) {
+        for (const std::uint64_t size : {std::uint64_t{256} << 10, std::uint64_t{1} << 20}) {
+          const auto r = all_endpoints(t, c, size, algorithm, 16);
+          const std::string what = t.name() + " " + collective::to_string(c) + " " +
+                                   algorithm + " " + std::to_string(size);
+          EXPECT_LE(r.at("ideal"), r.at("ace")) << what;
+          EXPECT_LE(r.at("ace"), r.at("baseline++")) << what;
+          EXPECT_LE(r.at("baseline++"), r.at("baseline")) << what;
+        }
+      }
+    }
+  }
+}
+
 // Random small hierarchical platforms (a package ring of 2 or 4 NPUs at 200 GB/s, then one or
 // two inter-package rings of 2 or 4, or a switch of 4, at 25 GB/s), sizes and collectives, at
-// the hierarchical algorithm's defaults and at the scenarios' settings: ACE never slower than
-// the NPU-driven endpoints, which move messages alike (baseline++ differs only in what training
-// keeps), and ideal no slower than ACE but for a stated tolerance (a known deviation: the
-// paper's ideal bounds ACE).
-TEST(AceValidation, EndpointsOrderIdealAceBaselinePlusBaselineKnownDeviationIdealWithinSixPercent) {
+// the hierarchical algorithm's defaults and at the scenarios' settings. A known deviation of the
+// flow model, whose max-min sharing is not monotone in when chunk-stages start (docs/ace.md,
+// "Where collsim differs"): on a few small platforms ideal loses up to 4% to ACE, and ACE up to
+// 3% to the NPU-driven buses, where the time saved (ideal: reductions and RX DMA; ACE: buses)
+// lets more chunk-stages of the bottleneck dimension start together and share its links in
+// lockstep (of 336 small-platform rows: ideal slower in 3, at most 3.3%, 2 x 4 x 2 all-reduce of
+// 1 MiB in 64 chunks; ACE slower in 2, at most 2.7%, 4 x 2 all-to-all of 1 MiB). baseline++
+// moves messages as baseline does (it differs in what training keeps): no tolerance.
+TEST(AceValidation, EndpointsOrderKnownDeviationUpTo4PercentWhereStagesShareLinksInLockstep) {
   std::mt19937 rng(30);
   const auto pick = [&rng](std::uint32_t n) { return static_cast<std::uint32_t>(rng() % n); };
   for (int trial = 0; trial < 8; ++trial) {
@@ -159,7 +191,7 @@ TEST(AceValidation, EndpointsOrderIdealAceBaselinePlusBaselineKnownDeviationIdea
       dims.push_back(ring(pick(2) ? 4 : 2, 25, 200));
     }
     const auto t = topology::hierarchical(dims);
-    const std::uint64_t size = std::uint64_t{256} << 10 << (2 * pick(3));  // 256 KiB .. 4 MiB
+    const std::uint64_t size = std::uint64_t{64} << 10 << (2 * pick(4));  // 64 KiB .. 4 MiB
     for (const Collective c : {Collective::AllReduce, Collective::AllToAll}) {
       const std::string scenario =
           sw && c == Collective::AllReduce ? "hierarchical:active_chunks=4:dim1=direct"
@@ -169,12 +201,9 @@ TEST(AceValidation, EndpointsOrderIdealAceBaselinePlusBaselineKnownDeviationIdea
         const auto r = all_endpoints(t, c, size, algorithm, chunks);
         const std::string what = t.name() + " " + collective::to_string(c) + " " + algorithm +
                                  " " + std::to_string(size);
-        // ACE may lose by a hair where the NPU-driven buses cost little (2 x 2 all-to-all: 0.2%).
-        EXPECT_LE(r.at("ace"), r.at("baseline++") * 1.01) << what;
+        EXPECT_LE(r.at("ideal"), r.at("ace") * 1.04) << what;
+        EXPECT_LE(r.at("ace"), r.at("baseline++") * 1.03) << what;
         EXPECT_LE(r.at("baseline++"), r.at("baseline")) << what;
-        // Known deviation, 6% allowed: ACE's slower DMA can stagger its chunk-stages better than
-        // ideal's (up to 5% on the 4x8x4 all-to-all, docs/ace.md).
-        EXPECT_LE(r.at("ideal"), r.at("ace") * 1.06) << what;
       }
     }
   }
