@@ -60,7 +60,7 @@ struct CollectiveOptions {
   std::uint32_t chunks = 1;
   std::string group = "all";       ///< communicators (collective/communicator.hpp forms)
   std::string backend;             ///< empty: network::kDefaultBackend
-  std::string endpoint = "ideal";  ///< endpoint model(s), comma-separated (endpoint_flags.hpp)
+  std::string endpoint = "none";  ///< endpoint model(s), comma-separated (endpoint_flags.hpp)
   std::vector<std::string> endpoint_params;  ///< KEY=VALUE each
   std::uint32_t busiest_links = 3;
   /// Backend parameters as given (key -> text), from the schemas (cli/backend_flags.hpp).
@@ -80,7 +80,7 @@ struct TrainOptions {
   std::string order = "fifo";
   std::uint32_t iterations = 1;
   std::string backend;  ///< empty: network::kDefaultBackend
-  std::string endpoint = "ideal";
+  std::string endpoint = "none";
   std::vector<std::string> endpoint_params;
   std::map<std::string, std::string> backend_params;
   std::string astra_clock = "1 GHz";  ///< ASTRA-sim text workloads: cycles of this clock

@@ -16,7 +16,7 @@ void add_endpoint_options(CLI::App& app, std::string& endpoint, std::vector<std:
                  fmt::format("endpoint model(s), comma-separated, one row each: {} (ACE, "
                              "MICRO'20; `collsim list` describes them)",
                              names))
-      ->default_str("ideal");
+      ->default_str(std::string(endpoint::kDefaultEndpoint));
   app.add_option("--endpoint-param", params,
                  "endpoint parameter KEY=VALUE, repeatable, e.g. link_efficiency=94% or "
                  "npu_memory_bandwidth=900GB/s (`collsim list` shows the keys)")
@@ -25,7 +25,7 @@ void add_endpoint_options(CLI::App& app, std::string& endpoint, std::vector<std:
 
 std::vector<const endpoint::EndpointInfo*> parse_endpoints(const std::string& list) {
   std::vector<const endpoint::EndpointInfo*> out;
-  for (const std::string& name : split_commas(list.empty() ? "ideal" : list)) {
+  for (const std::string& name : split_commas(list.empty() ? std::string(endpoint::kDefaultEndpoint) : list)) {
     const endpoint::EndpointInfo* e = &endpoint::find_endpoint(name, "--endpoint");
     if (std::find(out.begin(), out.end(), e) != out.end()) {
       throw core::InputError(fmt::format("--endpoint: \"{}\" is named twice", name));

@@ -211,8 +211,9 @@ const core::Registry<EndpointInfo>& endpoints();
 /// Throws core::InputError naming `field` and listing the valid names.
 const EndpointInfo& find_endpoint(std::string_view name, std::string_view field);
 
-/// The endpoint used when none is named.
-inline constexpr std::string_view kDefaultEndpoint = "ideal";
+/// The endpoint used when none is named: `none`, no endpoint model (the pass-through every
+/// paper but ACE assumes). ACE's `ideal` is a different thing, ACE's engine without its costs.
+inline constexpr std::string_view kDefaultEndpoint = "none";
 /// `info`, or the default endpoint's when it is nullptr.
 inline const EndpointInfo& endpoint_or_default(const EndpointInfo* info) {
   return info ? *info : find_endpoint(kDefaultEndpoint, "endpoint");

@@ -162,27 +162,50 @@ void Ideal::hand_over(std::uint32_t slot) {
   h->on_delivered(t);
 }
 
+namespace {
+
+std::unique_ptr<Endpoint> make_pass_through(core::Simulation& sim, network::Backend& b,
+                                            const topology::Topology& t, const EndpointParams& p) {
+  return std::make_unique<Ideal>(sim, b, p, &t);
+}
+
+bool pass_through_independent(const EndpointParams& p) {
+  return !p.link_fifo && !p.ideal_dma && p.aggregation_pe == 0;
+}
+
+}  // namespace
+
+EndpointInfo none_info() {
+  return {"none",
+          "no endpoint model (the default): a message is on the wire when the executor sends it "
+          "and usable when its last byte arrives; the calibration knobs, link_fifo and "
+          "aggregation_pe still apply",
+          "the network-only setting of the MultiTree, switch-FC, Themis and WRHT papers",
+          make_pass_through, nullptr, pass_through_independent};
+}
+
 EndpointInfo ideal_info() {
   return {"ideal",
-          "no endpoint cost: a message is on the wire when the executor sends it and usable when "
-          "its last byte arrives (reduction and memory traffic take no time)",
+          "ACE's upper bound: ACE's engine and schedule (its chunks, SRAM and state-machine "
+          "admission, TX DMA) with reductions done on arrival and no RX DMA "
+          "(ideal_engine: false gives the pass-through of `none`, with ideal_dma / ideal_chunk)",
           "ACE (MICRO'20) Sec. 5, the \"Ideal\" system (unlimited NIC resources, no endpoint "
           "latency)",
           [](core::Simulation& sim, network::Backend& b, const topology::Topology& t,
              const EndpointParams& p) -> std::unique_ptr<Endpoint> {
-            if (!p.ideal_engine) return std::make_unique<Ideal>(sim, b, p, &t);
+            if (!p.ideal_engine) return make_pass_through(sim, b, t, p);
             if (p.link_fifo || p.ideal_dma || p.ideal_chunk.count != 0 ||
                 p.aggregation_pe != 0 || p.local_mem_gbps != 0) {
               throw core::InputError(
-                  "endpoint_params ideal_engine: runs ACE's engine, so it cannot be combined "
-                  "with link_fifo, ideal_dma, ideal_chunk, aggregation_pe or local_mem_gbps");
+                  "endpoint_params: the ideal endpoint runs ACE's engine (ideal_engine, on by "
+                  "default), which cannot be combined with link_fifo, ideal_dma, ideal_chunk, "
+                  "aggregation_pe or local_mem_gbps; set ideal_engine: false for the "
+                  "pass-through, or use the endpoint `none`");
             }
             return make_ace_engine(sim, b, t, p, true);
           },
           nullptr,
-          [](const EndpointParams& p) {
-            return !p.link_fifo && !p.ideal_dma && !p.ideal_engine && p.aggregation_pe == 0;
-          }};
+          [](const EndpointParams& p) { return !p.ideal_engine && pass_through_independent(p); }};
 }
 
 }  // namespace collsim::endpoint

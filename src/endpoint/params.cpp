@@ -117,8 +117,8 @@ const std::vector<EndpointParam>& endpoint_params() {
             "ideal runs ACE's engine and schedule (ace_chunk chunks, its SRAM and state-machine "
             "admission, its TX DMA over the buses), so chunk-stages start in ACE's order and pace, "
             "and nothing after the payload is in the NIC takes time: reductions are done on "
-            "arrival and results are in memory at once (no RX DMA); replaces ideal_chunk and "
-            "ideal_dma",
+            "arrival and results are in memory at once (no RX DMA); false: the pass-through of "
+            "`none`, with ideal_chunk and ideal_dma",
             "ACE Sec. 5 \"Ideal\": the NIC handles the collective in one cycle, an upper bound "
             "to ACE", "ideal",
             &P::ideal_engine),

@@ -35,9 +35,10 @@ struct EndpointParams {
   core::Bytes ideal_chunk{};  ///< ideal: largest chunk a hierarchical collective uses (0: any)
   bool ideal_dma = false;     ///< ideal: chunks copied in at the NPU-NIC bandwidth, no LogGP cost
   /// ideal runs ACE's engine and schedule (its chunks, SRAM and state-machine admission, TX DMA)
-  /// with nothing after the payload is in the NIC costing time: no ALU time, no RX DMA. Off by
-  /// default: ideal is then the pass-through every other paper's scenarios use.
-  bool ideal_engine = false;
+  /// with nothing after the payload is in the NIC costing time: no ALU time, no RX DMA. On by
+  /// default (ACE Sec. 5's bound); false makes `ideal` the pass-through `none` with ideal_dma /
+  /// ideal_chunk.
+  bool ideal_engine = true;
 
   // The NPU-driven endpoints' buses: LogGP (Culler et al. 1993) with ACE Sec. 5's values.
   core::Time bus_latency = core::Time::from_ns(50);   ///< L: 50 cycles at 1 GHz

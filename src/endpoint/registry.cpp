@@ -5,6 +5,7 @@
 namespace collsim::endpoint {
 
 // One line each, in the order of `collsim list` and of the "valid:" lists.
+EndpointInfo none_info();           // ideal.cpp
 EndpointInfo ideal_info();          // ideal.cpp
 EndpointInfo baseline_info();       // npu_driven.cpp
 EndpointInfo baseline_plus_info();  // npu_driven.cpp
@@ -12,7 +13,7 @@ EndpointInfo ace_info();            // ace.cpp
 
 const core::Registry<EndpointInfo>& endpoints() {
   static const core::Registry<EndpointInfo> all(
-      "endpoint", {ideal_info(), baseline_info(), baseline_plus_info(), ace_info()});
+      "endpoint", {none_info(), ideal_info(), baseline_info(), baseline_plus_info(), ace_info()});
   return all;
 }
 

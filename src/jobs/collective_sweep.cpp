@@ -268,7 +268,7 @@ bool runs_as_stand_in(const topology::Topology& topo, const CollectiveJob& job,
                       const collective::AlgorithmChoice& choice,
                       const network::BackendInfo* backend) {
   const bool ideal = (job.endpoint == nullptr || job.endpoint->name == endpoint::kDefaultEndpoint) &&
-                     !job.endpoint_params.ideal_dma && !job.endpoint_params.ideal_engine;
+                     !job.endpoint_params.ideal_dma;
   if (backend == nullptr || comms.size() != 1 || !comms.front().is_identity(topo.num_npus()) ||
       !scheduler::rotation_planned(choice, comms.front().size(), topo, *backend,
                                    job.backend_options, ideal) ||

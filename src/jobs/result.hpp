@@ -37,7 +37,7 @@ struct ResultRow {
   std::uint32_t groups = 1;   ///< how many communicators ran at once
   std::uint32_t ranks = 0;    ///< ranks per communicator (busbw's n)
   std::string backend;
-  std::string endpoint = "ideal";  ///< endpoint model with its non-default parameters
+  std::string endpoint = "none";  ///< endpoint model with its non-default parameters
   collective::Collective collective = collective::Collective::AllReduce;
   std::string algorithm;  ///< as the user wrote it, e.g. "ring:directions=2"
   std::uint32_t chunks = 1;

@@ -60,7 +60,7 @@ struct TrainingRow {
   std::uint32_t npus = 0;
   std::vector<topology::DimSpec> dims;  ///< the platform's dimensions (kind, size, links)
   std::string backend;
-  std::string endpoint = "ideal";  ///< endpoint model label (endpoint/params.hpp)
+  std::string endpoint = "none";  ///< endpoint model label (endpoint/params.hpp)
   std::string algorithm;
   std::string overlap;
   std::string order;

@@ -63,7 +63,7 @@ std::string render_training_table(const std::vector<jobs::TrainingRow>& rows, bo
     out += fmt::format(
         "{} on {} ({} NPUs{}), {} backend{}, {}, overlap {}, order {}, {} iteration{}\n",
         r.workload, r.platform, r.npus, link_summary(r.dims), r.backend,
-        r.endpoint == "ideal" ? "" : ", " + r.endpoint + " endpoint", r.algorithm, r.overlap,
+        r.endpoint == "none" ? "" : ", " + r.endpoint + " endpoint", r.algorithm, r.overlap,
         r.order, r.iterations, r.iterations == 1 ? "" : "s");
     std::string ep;
     for (const auto& [key, value] : t.endpoint_metrics) {
@@ -110,7 +110,7 @@ std::string render_training_table(const std::vector<jobs::TrainingRow>& rows, bo
     auto label = [&](const jobs::TrainingRow& r) {
       return fmt::format("{}{}{} / {}{} / {}", workloads ? r.workload + " / " : "",
                          platforms ? r.platform + " / " : "", r.algorithm, r.backend,
-                         r.endpoint == "ideal" ? "" : " " + r.endpoint, r.overlap);
+                         r.endpoint == "none" ? "" : " " + r.endpoint, r.overlap);
     };
     std::size_t width = 36;
     for (const jobs::TrainingRow& r : rows) width = std::max(width, label(r).size());

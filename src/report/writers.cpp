@@ -114,8 +114,8 @@ std::string busiest_links_at_largest_size(const std::vector<jobs::ResultRow>& ro
       metrics += fmt::format("{}{} {:.4g}", metrics.empty() ? "" : ", ", key, value);
     }
     if (!metrics.empty()) out += fmt::format("  {:<{}}  {}\n", "", name_w, metrics);
-    std::string ep;  // figures of a modelled endpoint (ideal has only chunk queuing)
-    for (const auto& [key, value] : rows[i].endpoint == "ideal"
+    std::string ep;  // figures of a modelled endpoint (`none`, the default, has only chunk queuing)
+    for (const auto& [key, value] : rows[i].endpoint == "none"
                                         ? std::vector<std::pair<std::string, double>>{}
                                         : rows[i].endpoint_metrics) {
       ep += fmt::format("{}{} {:.4g}", ep.empty() ? "endpoint: " : ", ", key, value);
@@ -161,7 +161,7 @@ std::string TableStream::add(const jobs::ResultRow& r) {
     out += fmt::format("{} ({}, {} NPUs{}) {} on the {} backend{}, {} chunk{}{}\n", r.platform,
                        r.topology, r.npus, link_summary(r.dims),
                        collective::to_string(r.collective), r.backend,
-                       r.endpoint == "ideal" ? "" : " with the " + r.endpoint + " endpoint",
+                       r.endpoint == "none" ? "" : " with the " + r.endpoint + " endpoint",
                        r.chunks, r.chunks == 1 ? "" : "s", group_note(r));
     out += fmt::format("{:>11}  {:<{}}  {:>11}  {:>10}  {:>10}  {:>7}  {:>9}\n", "size",
                        "algorithm", name_w_, "time", "algbw GB/s", "busbw GB/s", "speedup",

@@ -99,7 +99,7 @@ Session::Session(const MachineSpec& spec)
       allow_symmetry_(spec.group_symmetry),
       ideal_endpoint_((spec.endpoint == nullptr ||
                        spec.endpoint->name == endpoint::kDefaultEndpoint) &&
-                      !spec.endpoint_params.ideal_dma && !spec.endpoint_params.ideal_engine) {
+                      !spec.endpoint_params.ideal_dma) {
   allow_rotation_ = spec.rotation_symmetry;
   rotation_.broken = "not asked for";
   backend_ = network::make_backend(*spec.backend, sim_, topo_, spec.backend_options, "backend");

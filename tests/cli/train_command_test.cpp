@@ -23,10 +23,10 @@ TEST(TrainCli, ToyWorkloadIterationIsTheHandDerivedTimeline) {
       "train -w examples/training/toy.yaml -t fc:4 -a direct -b analytical --format csv -q");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("toy,fc:4,4,analytical,direct,layer,fifo,1,total,494000.000,"
-                       "852868.000,532868.000,1026868.000,120000.000,532868.000,ideal\n"),
+                       "852868.000,532868.000,1026868.000,120000.000,532868.000,none\n"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find(",conv1,162000.000,65836.000,532868.000,,,,ideal\n"), std::string::npos)
+  EXPECT_NE(r.out.find(",conv1,162000.000,65836.000,532868.000,,,,none\n"), std::string::npos)
       << r.out;
   const auto table = collsim(
       "train -w examples/training/toy.yaml -t fc:4 -a direct,ring "

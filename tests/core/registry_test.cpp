@@ -73,7 +73,7 @@ TEST(Registry, EveryRegistryNamesItsKindInErrors) {
   EXPECT_EQ(error_of([] { network::find_backend("booksim", "b"); }),
             "b: unknown backend \"booksim\"; valid: analytical, queue, flow, packet, optical");
   EXPECT_EQ(error_of([] { endpoint::find_endpoint("acee", "e"); }),
-            "e: unknown endpoint \"acee\"; valid: ideal, baseline, baseline++, ace");
+            "e: unknown endpoint \"acee\"; valid: none, ideal, baseline, baseline++, ace");
   EXPECT_EQ(error_of([] { topology::dim_kinds().find("tree", "k"); }),
             "k: unknown dimension kind \"tree\"; valid: ring, uring, line, fc, sw, lsw");
   EXPECT_EQ(topology::topology_forms().find("torus")->name, "torus");

@@ -91,7 +91,7 @@ Time one_message(const std::string& name, bool reduce, std::uint64_t bytes,
 }
 
 TEST(Endpoints, BaselineChargesEveryBusHopOfFig7b) {
-  const Time net = one_message("ideal", true, 1000);
+  const Time net = one_message("none", true, 1000);
   // LogGP hops, each o + bytes G + L + o with G from Table 7 (ceil to ps):
   const Time mem1k = ps(20000 + 1112 + 50000 + 20000);  // 1000 B at 900 GB/s
   const Time nic1k = ps(20000 + 2000 + 50000 + 20000);  // 1000 B at 500 GB/s
@@ -115,7 +115,7 @@ TEST(Endpoints, BaselineChargesEveryBusHopOfFig7b) {
 TEST(Endpoints, OneBusMessageOnIdleBusesCostsTheSumOfItsLogGPTerms) {
   // ACE Table 7's 4 KB message, Sec. 5's L = 50, o = g = 20 cycles: every bus hop is
   // o + 4096 G + L + o, the local add 4096 B at 4 B/FLOP on 5% of 91.75 TFLOP/s.
-  const Time net = one_message("ideal", true, 4096);
+  const Time net = one_message("none", true, 4096);
   const Time mem = ps(20000 + 4552 + 50000 + 20000);   // 4096 B at 900 GB/s
   const Time nic = ps(20000 + 8192 + 50000 + 20000);   // 4096 B at 500 GB/s
   const Time mem2 = ps(20000 + 9103 + 50000 + 20000);  // both operands read back
@@ -169,7 +169,7 @@ TEST(Endpoints, LinkFifoInjectsOneMessageAtATimePerLink) {
     endpoint::EndpointParams p;
     p.link_fifo = fifo;
     const auto [a, b] =
-        two_messages("ideal", p, 1000, endpoint::Message{0, 1, core::Bytes{1000}, {}, false});
+        two_messages("none", p, 1000, endpoint::Message{0, 1, core::Bytes{1000}, {}, false});
     EXPECT_EQ(a, Time::from_ns(110));
     EXPECT_EQ(b, Time::from_ns(fifo ? 120 : 110)) << fifo;
   }
@@ -180,10 +180,10 @@ TEST(Endpoints, IdealDmaCopiesChunksInAtTheNicBandwidthOneAtATime) {
   core::Simulation sim;
   network::AnalyticalBackend net(sim, t);
   endpoint::EndpointParams p;
-  EXPECT_FALSE(endpoint::find_endpoint("ideal", "t").make(sim, net, t, p)->stages_memory());
+  EXPECT_FALSE(endpoint::find_endpoint("none", "t").make(sim, net, t, p)->stages_memory());
   p.ideal_dma = true;
   p.ideal_chunk = core::Bytes{65536};
-  auto ideal = endpoint::find_endpoint("ideal", "t").make(sim, net, t, p);
+  auto ideal = endpoint::find_endpoint("none", "t").make(sim, net, t, p);
   ASSERT_TRUE(ideal->stages_memory());
   EXPECT_EQ(ideal->chunk_limit().count, 65536u);
   Probe a, b, c, out;
@@ -200,7 +200,7 @@ TEST(Endpoints, IdealDmaCopiesChunksInAtTheNicBandwidthOneAtATime) {
 }
 
 TEST(Endpoints, AceReducesInItsAlusAndCopiesForFree) {
-  const Time net = one_message("ideal", true, 1000);
+  const Time net = one_message("none", true, 1000);
   // 4 ALUs x min(16 lanes x 4 B, 64 B bus) per 1 GHz cycle = 256 GB/s: 1000 B in 3.90625 ns.
   EXPECT_EQ(one_message("ace", true, 1000), net + ps(3907));
   EXPECT_EQ(one_message("ace", false, 1000), net);
@@ -210,7 +210,7 @@ TEST(Endpoints, CalibrationKnobsApplyToEveryEndpoint) {
   endpoint::EndpointParams p;
   p.message_overhead = Time::from_ns(30);
   p.link_efficiency = 0.5;  // twice the bytes on the wire: +10 ns at 100 GB/s for 1000 B
-  for (const char* name : {"ideal", "baseline", "ace"}) {
+  for (const char* name : {"none", "ideal", "baseline", "ace"}) {
     EXPECT_EQ(one_message(name, true, 1000, p),
               one_message(name, true, 1000) + Time::from_ns(30) + Time::from_ns(10))
         << name;
@@ -223,15 +223,15 @@ TEST(Endpoints, EndpointDelayOfAstraSimAddsToEveryMessage) {
   endpoint::EndpointParams p;
   endpoint::set_endpoint_param(p, "endpoint_delay=10 ns", "t");
   EXPECT_EQ(p.endpoint_delay, Time::from_ns(10));
-  for (const char* name : {"ideal", "baseline", "ace"}) {
+  for (const char* name : {"none", "ideal", "baseline", "ace"}) {
     EXPECT_EQ(one_message(name, true, 1000, p), one_message(name, true, 1000) + Time::from_ns(10))
         << name;
   }
   p.message_overhead = Time::from_ns(30);
-  EXPECT_EQ(one_message("ideal", true, 1000, p),
-            one_message("ideal", true, 1000) + Time::from_ns(40));
-  EXPECT_EQ(endpoint::endpoint_label("ideal", p),
-            "ideal:message_overhead=30 ns:endpoint_delay=10 ns");
+  EXPECT_EQ(one_message("none", true, 1000, p),
+            one_message("none", true, 1000) + Time::from_ns(40));
+  EXPECT_EQ(endpoint::endpoint_label("none", p),
+            "none:message_overhead=30 ns:endpoint_delay=10 ns");
 }
 
 TEST(Endpoints, AceStagesThroughMemoryThenNicBus) {
@@ -297,6 +297,7 @@ TEST(EndpointParams, ParseUnitsSharesAndRejectBadInput) {
             "ace:link_efficiency=94%:baseline_memory_share=25%:npu_peak_flops=100 "
             "TFLOP/s:ace_sram=2 MiB");
   EXPECT_EQ(endpoint::endpoint_label("ideal", {}), "ideal");
+  EXPECT_EQ(endpoint::endpoint_label("none", {}), "none");
   for (const char* bad : {"link_efficiency=0", "link_efficiency=150%", "link_efficiency=x",
                           "npu_peak_flops=1e12", "ace_alus=0", "bogus=1", "=3", "ace_sram"}) {
     EXPECT_THROW(endpoint::set_endpoint_param(p, bad, "--endpoint-param"), core::InputError) << bad;
@@ -321,6 +322,7 @@ TEST(EndpointParams, TrainingSharesFollowSec5) {
   EXPECT_DOUBLE_EQ(share("baseline++").memory, 0.95);
   EXPECT_DOUBLE_EQ(share("ace").memory, 0.95);
   EXPECT_DOUBLE_EQ(share("ideal").memory, 1.0);
+  EXPECT_DOUBLE_EQ(share("none").memory, 1.0);
 }
 
 TEST(ComputeCoupling, SystolicWithMemoryIsBoundByTheSharedBandwidth) {
@@ -339,8 +341,8 @@ TEST(ComputeCoupling, SystolicWithMemoryIsBoundByTheSharedBandwidth) {
 TEST(EndpointCli, UnknownEndpointsAndParametersExitTwoNamingTheFlag) {
   auto r = test::collsim("collective -t ring:4 -a ring -s 1MiB --endpoint acee -q");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("--endpoint: unknown endpoint \"acee\"; valid: ideal, baseline, "
-                       "baseline++, ace"),
+  EXPECT_NE(r.err.find("--endpoint: unknown endpoint \"acee\"; valid: none, ideal, "
+                       "baseline, baseline++, ace"),
             std::string::npos)
       << r.err;
   r = test::collsim(
@@ -354,10 +356,12 @@ TEST(EndpointCli, UnknownEndpointsAndParametersExitTwoNamingTheFlag) {
 
 TEST(EndpointCli, OneRowPerEndpointWithItsLabelAndBreakdown) {
   const auto r = test::collsim(
-      "collective -t ring:4 -a ring -s 1MiB -b analytical --endpoint ideal,baseline,ace "
+      "collective -t ring:4 -a ring -s 1MiB -b analytical --endpoint none,ideal,baseline,ace "
       "--endpoint-param link_efficiency=94% --format csv -q");
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find(",ideal:link_efficiency=94%,,\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(",none:link_efficiency=94%,,\n"), std::string::npos) << r.out;
+  // ideal is ACE's engine without its costs: ACE's copy-in (TX DMA), no copy-out.
+  EXPECT_NE(r.out.find(",ideal:link_efficiency=94%,bus_queuing_ns="), std::string::npos);
   EXPECT_NE(r.out.find(",baseline:link_efficiency=94%,bus_queuing_ns="), std::string::npos);
   EXPECT_NE(r.out.find(",ace:link_efficiency=94%,"), std::string::npos);
   EXPECT_NE(r.out.find("dma_transfers=8"), std::string::npos) << r.out;  // 4 NPUs in and out

@@ -40,7 +40,7 @@ const std::string kHeader =
     "endpoint,endpoint_metrics,note\n";
 const std::string kRest =
     ",ring:4,4,flow,all-reduce,ring,1,1024,1000.000,1.024000,1.536000,1.000000,24,3072,0.500000,"
-    "0.250000,all,1,4,,0.000,1.000000,ring 4 x 16 GB/s 150 ns 2 links,,,,ideal,,\n";
+    "0.250000,all,1,4,,0.000,1.000000,ring 4 x 16 GB/s 150 ns 2 links,,,,none,,\n";
 
 TEST(CsvWriter, PlainNamesAreWrittenAsTheyAre) {
   EXPECT_EQ(render_csv({row("torus-8x8")}), kHeader + "torus-8x8" + kRest);
@@ -60,7 +60,7 @@ TEST(CsvWriter, EveryTextColumnIsQuotedWhenNeeded) {
             kHeader +
                 "p,\"t,1\",4,\"flow:eject=8 GB/s,\"\"b\"\"\",all-reduce,\"x,y\",1,1024,1000.000,"
                 "1.024000,1.536000,1.000000,24,3072,0.500000,0.250000,all,1,4,,0.000,1.000000,"
-                "ring 4 x 16 GB/s 150 ns 2 links,,,,ideal,,\n");
+                "ring 4 x 16 GB/s 150 ns 2 links,,,,none,,\n");
 }
 
 TEST(CsvWriter, GroupsConcurrencyAndDimensionsHaveTheirColumns) {
@@ -81,7 +81,7 @@ TEST(CsvWriter, GroupsConcurrencyAndDimensionsHaveTheirColumns) {
             "p,ring:4,4,flow,all-reduce,ring,1,1024,1000.000,1.024000,1.536000,1.000000,24,3072,"
             "0.500000,0.250000,dim:0,4,4,jobs[1],800.000,1.250000,ring 4 x 16 GB/s 150 ns 2 "
             "links; sw 8 x 50 GB/s 1.7 us 1 link,1.000000;0.250000,0.300000,"
-            "lightpaths=36;lightpath_wait_max_us=2.5,ideal,,\n");
+            "lightpaths=36;lightpath_wait_max_us=2.5,none,,\n");
   EXPECT_EQ(render_csv({r}), csv_header() + csv_row(r));
 }
 
@@ -100,7 +100,7 @@ TEST(CsvWriter, SkippedAlgorithmsHaveNoFiguresAndSayWhy) {
   const std::string line = csv_row(r);
   EXPECT_EQ(line,
             "p,ring:4,4,flow,all-reduce,ring,1,1024,,,,,,,,,all,1,4,,,,ring 4 x 16 GB/s 150 ns 2 "
-            "links,,,,ideal,,\"skipped: needs a power-of-two number of ranks, got 6\"\n");
+            "links,,,,none,,\"skipped: needs a power-of-two number of ranks, got 6\"\n");
   EXPECT_EQ(std::count(kHeader.begin(), kHeader.end(), ','),
             std::count(line.begin(), line.end(), ',') - 1);  // one comma inside the quoted note
   const std::string table = render_table({row("p"), r});
