@@ -37,7 +37,11 @@
 //    each output grants among the offers round-robin over input-VC identities (moving past the
 //    winner); a port whose offer lost offers its next VC in a further pass of the same instant
 //    (an iSLIP iteration). output-order (collsim before issue 37): outputs in channel order,
-//    round-robin over a list position. vc_select round-robin (default): the first usable VC of
+//    round-robin over a list position. islip: iSLIP with one iteration (BookSim's islip, the
+//    MultiTree authors' setting; packet_islip.cpp): outputs grant the first asking port after
+//    their pointer, ports accept the first granting output after theirs, the pointers move only
+//    on acceptance and a declined output idles for a router cycle; per flit under wormhole, as
+//    BookSim's iq_router. vc_select round-robin (default): the first usable VC of
 //    the class after the one granted last on the channel; most-free: the one with most space.
 //  * Events are per packet per hop, and each packet's flits move back to back, so the timing is
 //    that of flit-by-flit simulation with packet-granularity switch allocation (no flit
@@ -71,9 +75,9 @@
 //  * multipath (network/multipath.hpp): ecmp and spray-message give a message one of the
 //    equal-cost paths; spray-packet gives packet j of a message path (first + j) mod P (its
 //    packets may overtake each other; the message is delivered with its last).
-// Left out: flit-level interleaving of virtual cut-through packets on a link (BookSim's iSLIP
-// allocates per flit; here a VCT packet holds the channel and its input port until its tail;
-// switching wormhole allocates per flit), and adaptive routing.
+// Left out: flit-level interleaving of virtual cut-through packets on a link (here a VCT packet
+// holds the channel and its input port until its tail; switching wormhole allocates per flit,
+// as BookSim's iq_router does), BookSim's separate VC-allocation stage, and adaptive routing.
 #include <cstdint>
 #include <deque>
 #include <string>
