@@ -229,6 +229,13 @@ enum class SwitchAllocator {
   /// Outputs allocate one after another in channel order, each round-robin over its requests,
   /// skipping ports already sending (collsim before issue 37).
   OutputOrder,
+  /// iSLIP with one iteration (McKeown 1999; BookSim's `islip` allocator with `alloc_iters = 1`,
+  /// the MultiTree authors' setting): each output grants the first requesting input port after
+  /// its grant pointer, each port accepts the first granting output after its accept pointer,
+  /// and both pointers move only on acceptance; a declined output idles for a router cycle.
+  /// With switching Wormhole the switch is allocated per flit, as BookSim's iq_router does
+  /// (network/packet_islip.cpp).
+  ISlip,
 };
 
 struct PacketOptions {

@@ -86,6 +86,7 @@ PacketBackend::PacketBackend(core::Simulation& sim, const topology::Topology& to
   vcs_ = opt_.vcs;
   per_flit_credits_ = opt_.credit_return == CreditReturn::PerFlit;
   input_first_ = opt_.switch_allocator == SwitchAllocator::InputFirst;
+  islip_ = opt_.switch_allocator == SwitchAllocator::ISlip;
   pipeline_ = opt_.router_period * opt_.router_pipeline_cycles;
   credit_delay_ = opt_.router_period * opt_.credit_delay_cycles;
   for (const auto& d : topo.dimensions()) {
@@ -513,6 +514,10 @@ std::uint32_t PacketBackend::CreditBack::arrived_partly(core::Time now) const {
 // lost to another port's is asked again in a further pass of the same instant (another iSLIP
 // iteration), when its choice has moved on to a VC whose output is still free.
 void PacketBackend::allocation_pass() {
+  if (islip_) {
+    islip_pass();  // packet_islip.cpp
+    return;
+  }
   pass_scheduled_ = false;
   ++pass_id_;
   alloc_now_.swap(alloc_due_);
@@ -791,125 +796,7 @@ void PacketBackend::try_grant(std::uint32_t ch) {
     if (!opt_.schedule_ni) break;
   }
   if (idx != n) {
-    const std::uint32_t ivc = c.requests[idx];
-    InputVc& in = ivcs_[ivc];
-    const std::uint32_t pid = in.packets.front();
-    Packet& p = packets_[pid];
-    // Grant: round-robin resumes after this requester.
-    c.requests.erase(c.requests.begin() + static_cast<std::ptrdiff_t>(idx));
-    c.rr = idx < c.requests.size() ? static_cast<std::uint32_t>(idx) : 0;
-    c.last_grant = port_id(ivc);
-    const core::Time in_pipe = pipe_of(in);
-    const core::Time finish =
-        std::max(now + c.flit_time * p.flits, p.tail_at + in_pipe + c.flit_time);
-    c.busy_until = finish;
-    if (!c.requests.empty()) schedule_free(ch);  // nobody waiting: no event needed
-    // The packet leaves its input VC: the VC is busy until the tail has gone, and the space goes
-    // back to the channel that filled it a latency + credit delay after that.
-    in.requesting = false;
-    if (in.channel != kNoChannel) --channels_[in.channel].port_requests;
-    in.packets.pop_front();
-    in.busy_until = finish;
-    if (in.channel != kNoChannel) {
-      const std::uint32_t up = in.channel;
-      channels_[up].port_busy_until = finish;
-      const std::uint32_t next = ivc - up * vcs_ + 1;  // no division per grant
-      channels_[up].port_rr = next == vcs_ ? 0 : next;
-      // Its other VCs that were waiting (an output may have passed them over while the port
-      // offered this one) ask again when this tail has left.
-      if (channels_[up].port_requests > 0 && !channels_[up].port_wake_scheduled) {
-        for (std::uint32_t v = 0; v < vcs_; ++v) {
-          if (up * vcs_ + v == ivc || !ivcs_[up * vcs_ + v].requesting) continue;
-          channels_[up].port_wake_scheduled = true;
-          sim_.schedule_at(finish, *this, ev(kPortFree, up));
-          break;
-        }
-      }
-      // Each flit's credit leaves as the flit leaves the VC (at the output's flit rate, the tail
-      // at `finish`; per packet: all at the tail) and crosses the upstream channel back.
-      const core::Time back = finish + channels_[up].latency + credit_delay_;
-      const core::Time step = per_flit_credits_ ? c.flit_time : core::Time{0};
-      in.returning.push_back({back, step, p.flits, 0});
-      ++channels_[up].returns_pending;
-      if (channels_[up].blocked) schedule_wake(up, credit_wake(up));
-    } else if (p.last) {
-      sim_.schedule_at(finish, *this, ev(kInjected, p.message));
-    }
-    if (observer_) {
-      observer_->on_packet_event({.kind = PacketEvent::Kind::Grant,
-                                  .at = now,
-                                  .packet = pid,
-                                  .message = p.message,
-                                  .channel = ch,
-                                  .in_channel = in.channel,
-                                  .in_vc = in.channel == kNoChannel ? 0 : ivc % vcs_,
-                                  .out_vc = c.sink ? kNoVc : vc,
-                                  .flits = p.flits,
-                                  .until = finish});
-    }
-    if (c.link >= 0) {
-      LinkStats& s = stats_[static_cast<std::size_t>(c.link)];
-      s.bytes += std::uint64_t{p.flits} * opt_.flit_bytes;
-      s.busy += c.flit_time * p.flits;
-      if (link_observer_) {
-        link_observer_->on_link_busy(static_cast<topology::LinkId>(c.link),
-                                     finish - c.flit_time * p.flits, finish);
-      }
-      flit_hops_ += p.flits;
-      if (classes_ != 0) {
-        p.vc_class = std::min(p.vc_class + (c.raises ? 1u : 0u), classes_ - 1);
-      } else {
-        p.vc_class = (c.dim == p.dim ? p.vc_class : 0) | (c.dateline ? 1u : 0u);
-      }
-      p.dim = c.dim;
-    }
-    if (c.sink) {
-      // The packet has left the network once its tail is out.
-      const std::uint32_t m = p.message;
-      packets_.release(pid);
-      // The NIs' links to their routers (topology.hpp ni_latency) come on top of the route.
-      if (--messages_[m].undelivered == 0) {
-        sim_.schedule_at(finish + topo_.ni_latency(), *this, ev(kDeliver, m));
-      }
-    } else {
-      take_partial(ch, vc);
-      c.credits[vc] -= p.flits;
-      if (!c.into_ni) {
-        // The class's round-robin pointer moves past the VC granted.
-        if (classes_ != 0) {
-          const std::uint32_t cls = vc_class_of_[vc], lo = class_lo_[cls];
-          const std::uint32_t next = vc - lo + 1;
-          class_rr_[std::size_t{ch} * classes_ + cls] = next == class_lo_[cls + 1] - lo ? 0 : next;
-        } else {
-          const std::uint32_t n = datelines_ ? vcs_ / 2 : vcs_, cls = vc >= n ? 1 : 0;
-          const std::uint32_t next = vc - cls * n + 1;
-          c.vc_rr[cls] = next == n ? 0 : next;
-        }
-      }
-      if (worms_) {
-        // A worm holds its downstream VC from its head's grant until its tail's.
-        if (p.worm_head) in.out_vc = vc;
-        c.held[vc] = p.worm_tail ? 0 : 1;
-      }
-      if (!c.into_ni) {
-        max_occupancy_ = std::max(max_occupancy_, opt_.vc_buffer_flits - c.credits[vc]);
-      }
-      // The packet joins the downstream VC's FIFO now, with the times its head and tail get
-      // there: one channel fills the VC, so grant order is arrival order. It competes a pipeline
-      // delay after its head arrives (make_ready schedules that, when it is the front).
-      ++p.hop;
-      p.head_at = now + c.flit_time + c.latency;
-      p.tail_at = finish + c.latency;
-      p.ivc = ch * vcs_ + vc;
-      InputVc& down = ivcs_[p.ivc];
-      down.packets.push_back(pid);
-      if (down.packets.size() == 1) make_ready(p.ivc);
-    }
-    if (in.channel == kNoChannel) {
-      next_ni_packet(ivc - ni_queue_base_);
-    } else {
-      make_ready(ivc);
-    }
+    grant(ch, idx, vc);
     return;
   }
   // Nobody fits downstream: try again when the earliest credit comes back (or, if none is on its
@@ -917,6 +804,132 @@ void PacketBackend::try_grant(std::uint32_t ch) {
   c.blocked = true;
   const core::Time wake = credit_wake(ch);
   if (wake != core::Time::max()) schedule_wake(ch, wake);
+}
+
+// Grants channel ch to its request at index idx, into downstream VC vc (ignored for a sink): the
+// packet (wormhole: flit) leaves its input VC, its credits start back, and it joins vc's FIFO.
+void PacketBackend::grant(std::uint32_t ch, std::size_t idx, std::uint32_t vc) {
+  Channel& c = channels_[ch];
+  const core::Time now = sim_.now();
+  const std::uint32_t ivc = c.requests[idx];
+  InputVc& in = ivcs_[ivc];
+  const std::uint32_t pid = in.packets.front();
+  Packet& p = packets_[pid];
+  // Grant: round-robin resumes after this requester.
+  c.requests.erase(c.requests.begin() + static_cast<std::ptrdiff_t>(idx));
+  c.rr = idx < c.requests.size() ? static_cast<std::uint32_t>(idx) : 0;
+  c.last_grant = port_id(ivc);
+  const core::Time in_pipe = pipe_of(in);
+  const core::Time finish =
+      std::max(now + c.flit_time * p.flits, p.tail_at + in_pipe + c.flit_time);
+  c.busy_until = finish;
+  if (!c.requests.empty()) schedule_free(ch);  // nobody waiting: no event needed
+  // The packet leaves its input VC: the VC is busy until the tail has gone, and the space goes
+  // back to the channel that filled it a latency + credit delay after that.
+  in.requesting = false;
+  if (in.channel != kNoChannel) --channels_[in.channel].port_requests;
+  in.packets.pop_front();
+  in.busy_until = finish;
+  if (in.channel != kNoChannel) {
+    const std::uint32_t up = in.channel;
+    channels_[up].port_busy_until = finish;
+    const std::uint32_t next = ivc - up * vcs_ + 1;  // no division per grant
+    channels_[up].port_rr = next == vcs_ ? 0 : next;
+    // Its other VCs that were waiting (an output may have passed them over while the port
+    // offered this one) ask again when this tail has left.
+    if (channels_[up].port_requests > 0 && !channels_[up].port_wake_scheduled) {
+      for (std::uint32_t v = 0; v < vcs_; ++v) {
+        if (up * vcs_ + v == ivc || !ivcs_[up * vcs_ + v].requesting) continue;
+        channels_[up].port_wake_scheduled = true;
+        sim_.schedule_at(finish, *this, ev(kPortFree, up));
+        break;
+      }
+    }
+    // Each flit's credit leaves as the flit leaves the VC (at the output's flit rate, the tail
+    // at `finish`; per packet: all at the tail) and crosses the upstream channel back.
+    const core::Time back = finish + channels_[up].latency + credit_delay_;
+    const core::Time step = per_flit_credits_ ? c.flit_time : core::Time{0};
+    in.returning.push_back({back, step, p.flits, 0});
+    ++channels_[up].returns_pending;
+    if (channels_[up].blocked) schedule_wake(up, credit_wake(up));
+  } else if (p.last) {
+    sim_.schedule_at(finish, *this, ev(kInjected, p.message));
+  }
+  if (observer_) {
+    observer_->on_packet_event({.kind = PacketEvent::Kind::Grant,
+                                .at = now,
+                                .packet = pid,
+                                .message = p.message,
+                                .channel = ch,
+                                .in_channel = in.channel,
+                                .in_vc = in.channel == kNoChannel ? 0 : ivc % vcs_,
+                                .out_vc = c.sink ? kNoVc : vc,
+                                .flits = p.flits,
+                                .until = finish});
+  }
+  if (c.link >= 0) {
+    LinkStats& s = stats_[static_cast<std::size_t>(c.link)];
+    s.bytes += std::uint64_t{p.flits} * opt_.flit_bytes;
+    s.busy += c.flit_time * p.flits;
+    if (link_observer_) {
+      link_observer_->on_link_busy(static_cast<topology::LinkId>(c.link),
+                                   finish - c.flit_time * p.flits, finish);
+    }
+    flit_hops_ += p.flits;
+    if (classes_ != 0) {
+      p.vc_class = std::min(p.vc_class + (c.raises ? 1u : 0u), classes_ - 1);
+    } else {
+      p.vc_class = (c.dim == p.dim ? p.vc_class : 0) | (c.dateline ? 1u : 0u);
+    }
+    p.dim = c.dim;
+  }
+  if (c.sink) {
+    // The packet has left the network once its tail is out.
+    const std::uint32_t m = p.message;
+    packets_.release(pid);
+    // The NIs' links to their routers (topology.hpp ni_latency) come on top of the route.
+    if (--messages_[m].undelivered == 0) {
+      sim_.schedule_at(finish + topo_.ni_latency(), *this, ev(kDeliver, m));
+    }
+  } else {
+    take_partial(ch, vc);
+    c.credits[vc] -= p.flits;
+    if (!c.into_ni) {
+      // The class's round-robin pointer moves past the VC granted.
+      if (classes_ != 0) {
+        const std::uint32_t cls = vc_class_of_[vc], lo = class_lo_[cls];
+        const std::uint32_t next = vc - lo + 1;
+        class_rr_[std::size_t{ch} * classes_ + cls] = next == class_lo_[cls + 1] - lo ? 0 : next;
+      } else {
+        const std::uint32_t n = datelines_ ? vcs_ / 2 : vcs_, cls = vc >= n ? 1 : 0;
+        const std::uint32_t next = vc - cls * n + 1;
+        c.vc_rr[cls] = next == n ? 0 : next;
+      }
+    }
+    if (worms_) {
+      // A worm holds its downstream VC from its head's grant until its tail's.
+      if (p.worm_head) in.out_vc = vc;
+      c.held[vc] = p.worm_tail ? 0 : 1;
+    }
+    if (!c.into_ni) {
+      max_occupancy_ = std::max(max_occupancy_, opt_.vc_buffer_flits - c.credits[vc]);
+    }
+    // The packet joins the downstream VC's FIFO now, with the times its head and tail get
+    // there: one channel fills the VC, so grant order is arrival order. It competes a pipeline
+    // delay after its head arrives (make_ready schedules that, when it is the front).
+    ++p.hop;
+    p.head_at = now + c.flit_time + c.latency;
+    p.tail_at = finish + c.latency;
+    p.ivc = ch * vcs_ + vc;
+    InputVc& down = ivcs_[p.ivc];
+    down.packets.push_back(pid);
+    if (down.packets.size() == 1) make_ready(p.ivc);
+  }
+  if (in.channel == kNoChannel) {
+    next_ni_packet(ivc - ni_queue_base_);
+  } else {
+    make_ready(ivc);
+  }
 }
 
 void PacketBackend::on_event(std::uint64_t event) {
@@ -1027,7 +1040,7 @@ constexpr std::uint64_t kMax32 = UINT32_MAX;
 constexpr std::string_view kSwitching[] = {"virtual-cut-through", "wormhole"};
 constexpr std::string_view kCreditReturn[] = {"per-flit", "per-packet"};
 constexpr std::string_view kVcSelect[] = {"round-robin", "most-free"};
-constexpr std::string_view kSwitchAllocator[] = {"input-first", "output-order"};
+constexpr std::string_view kSwitchAllocator[] = {"input-first", "output-order", "islip"};
 
 std::vector<BackendParam> packet_params() {
   return {
@@ -1229,10 +1242,12 @@ std::vector<BackendParam> packet_params() {
                 .choices = kSwitchAllocator,
                 .description =
                     "input-first (each input port offers one VC, round-robin, then each output "
-                    "picks round-robin among the ports) or output-order (outputs in channel "
-                    "order, collsim before issue 37)",
+                    "picks round-robin among the ports), output-order (outputs in channel "
+                    "order, collsim before issue 37) or islip (iSLIP with one iteration, "
+                    "BookSim's islip: outputs grant, ports accept, pointers move on acceptance "
+                    "only; per flit with switching wormhole)",
                 .source = "Dally & Towles ch. 19 (separable allocators); BookSim "
-                          "separable_input_first"},
+                          "separable_input_first and islip; McKeown, IEEE/ACM ToN 1999"},
        .label = "sa",
        .models = kModels,
        .set =

@@ -37,7 +37,11 @@
 //    each output grants among the offers round-robin over input-VC identities (moving past the
 //    winner); a port whose offer lost offers its next VC in a further pass of the same instant
 //    (an iSLIP iteration). output-order (collsim before issue 37): outputs in channel order,
-//    round-robin over a list position. vc_select round-robin (default): the first usable VC of
+//    round-robin over a list position. islip: iSLIP with one iteration (BookSim's islip, the
+//    MultiTree authors' setting; packet_islip.cpp): outputs grant the first asking port after
+//    their pointer, ports accept the first granting output after theirs, the pointers move only
+//    on acceptance and a declined output idles for a router cycle; per flit under wormhole, as
+//    BookSim's iq_router. vc_select round-robin (default): the first usable VC of
 //    the class after the one granted last on the channel; most-free: the one with most space.
 //  * Events are per packet per hop, and each packet's flits move back to back, so the timing is
 //    that of flit-by-flit simulation with packet-granularity switch allocation (no flit
@@ -71,9 +75,9 @@
 //  * multipath (network/multipath.hpp): ecmp and spray-message give a message one of the
 //    equal-cost paths; spray-packet gives packet j of a message path (first + j) mod P (its
 //    packets may overtake each other; the message is delivered with its last).
-// Left out: flit-level interleaving of virtual cut-through packets on a link (BookSim's iSLIP
-// allocates per flit; here a VCT packet holds the channel and its input port until its tail;
-// switching wormhole allocates per flit), and adaptive routing.
+// Left out: flit-level interleaving of virtual cut-through packets on a link (here a VCT packet
+// holds the channel and its input port until its tail; switching wormhole allocates per flit,
+// as BookSim's iq_router does), BookSim's separate VC-allocation stage, and adaptive routing.
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -182,8 +186,13 @@ class PacketBackend final : public Backend, private core::EventHandler {
     std::uint32_t port_rr = 0;
     std::uint32_t port_requests = 0;  // its VCs with a request (requesting)
     std::uint32_t returns_pending = 0;  // credit returns in flight to it (all its VCs)
+    // iSLIP: the output this port accepted in pass choice_pass (choice) and its distance from
+    // the port's accept pointer (choice_dist).
     std::uint32_t choice = UINT32_MAX;
     std::uint64_t choice_pass = 0;
+    std::uint32_t choice_dist = 0;
+    // iSLIP: the output channel this input port accepted last (its accept pointer is one past).
+    std::uint32_t accept_last = UINT32_MAX;
     // Round-robin VC allocation: the next downstream VC to try first, per dateline class
     // (topology VC classes: class_rr_).
     std::uint32_t vc_rr[2] = {0, 0};
@@ -261,6 +270,8 @@ class PacketBackend final : public Backend, private core::EventHandler {
   void make_ready(std::uint32_t ivc);
   void next_ni_packet(std::uint32_t ni);
   void try_grant(std::uint32_t ch);
+  void grant(std::uint32_t ch, std::size_t idx, std::uint32_t vc);
+  void islip_pass();
   void request_alloc(std::uint32_t ch);
   void allocation_pass();
   core::Time port_busy_until(const InputVc& in) const;
@@ -308,6 +319,12 @@ class PacketBackend final : public Backend, private core::EventHandler {
   bool per_flit_credits_ = true;
   bool ni_round_robin_ = false;  // ni_policy round-robin
   bool input_first_ = true;
+  bool islip_ = false;  // switch_allocator islip
+  // iSLIP: this pass's grants, one per output (request index idx, downstream VC vc, input port).
+  struct IslipGrant {
+    std::uint32_t ch = 0, idx = 0, vc = 0, port = 0;
+  };
+  std::vector<IslipGrant> islip_grants_;
   bool worms_ = false;  // VCs are held by worms (wormhole, or message-based flow control)
   std::vector<Channel> channels_;
   std::vector<InputVc> ivcs_;  // channel c's VCs at c*vcs_ .. ; NI queues after all of them

@@ -123,7 +123,8 @@ TEST(MultiTreeValidation, PacketBackendOrderingOnTheTorus) {
 // (strict step order, estimated lockstep, 4 NIs, aggregation cost of 32x32 arrays): the paper's
 // summary speedups of MultiTreeMsg, 3x over Ring and 1.4x over 2D-Ring (their four-flow form),
 // each inside a band of about +-20% (examples/multitree/fig10 has the sweep to 256 NPUs).
-double fig10_time(const std::string& algo, bool mbfc, bool legacy_allocation = false) {
+double fig10_time(const std::string& algo, bool mbfc, bool legacy_allocation = false,
+                  bool islip = false) {
   const auto t = net("torus:4x4");
   const auto p = collective::build_program(collective::parse_algorithm(algo, "a"), t,
                                            collective::Collective::AllReduce,
@@ -134,6 +135,7 @@ double fig10_time(const std::string& algo, bool mbfc, bool legacy_allocation = f
     o.packet.vc_select = network::VcSelect::MostFree;
     o.packet.switch_allocator = network::SwitchAllocator::OutputOrder;
   }
+  if (islip) o.packet.switch_allocator = network::SwitchAllocator::ISlip;
   endpoint::EndpointParams ep;
   ep.aggregation_pe = 32;
   core::Simulation sim;
@@ -175,6 +177,17 @@ TEST(MultiTreeValidation, Fig10TwoDRingAsFastAsMultiTreeMsgUnderTheTextbookAlloc
   const double legacy_r2d = fig10_time("ring-2d:directions=2", false, true);
   EXPECT_GT(legacy_r2d / legacy_msg, 1.3);
   EXPECT_LT(legacy_r2d / legacy_msg, 1.55);
+}
+
+// The same known deviation under BookSim's allocator, iSLIP with one iteration (the authors'
+// setting; switch_allocator islip): at 16 NPUs it moves neither time by more than 0.2% (250.5 us
+// and 269.0 us, 0.93x; docs/multitree.md, "Fig. 10"), so the allocator is not the gap. Per flit
+// (switching wormhole, 25x the time of this test) it is 0.93x too, measured, not run here.
+TEST(MultiTreeValidation, Fig10TwoDRingAsFastAsMultiTreeMsgUnderIslipKnownDeviation) {
+  const double msg = fig10_time("multitree", true, false, true);
+  const double r2d = fig10_time("ring-2d:directions=2", false, false, true);
+  EXPECT_GT(r2d / msg, 0.85);
+  EXPECT_LT(r2d / msg, 1.0);
 }
 
 }  // namespace
