@@ -735,16 +735,24 @@ core::Time PacketBackend::credit_wake(std::uint32_t ch) const {
   return wake;
 }
 
+// Whether output channel `ch` can grant now: it has requests and is free (else it is woken when
+// it frees); its returned credits are applied. Shared by both switch allocators.
+bool PacketBackend::ready_to_grant(std::uint32_t ch) {
+  Channel& c = channels_[ch];
+  c.blocked = false;
+  if (c.requests.empty()) return false;
+  if (c.busy_until > sim_.now()) {
+    schedule_free(ch);
+    return false;
+  }
+  apply_credits(ch);
+  return true;
+}
+
 void PacketBackend::try_grant(std::uint32_t ch) {
   Channel& c = channels_[ch];
   const core::Time now = sim_.now();
-  c.blocked = false;
-  if (c.requests.empty()) return;
-  if (c.busy_until > now) {
-    schedule_free(ch);
-    return;
-  }
-  apply_credits(ch);
+  if (!ready_to_grant(ch)) return;
   const std::size_t n = c.requests.size();
   // Round-robin over the requests that can go (their port is free and a downstream VC has room);
   // schedule_ni: the earliest step among them, round-robin among equals.

@@ -270,6 +270,7 @@ class PacketBackend final : public Backend, private core::EventHandler {
   void make_ready(std::uint32_t ivc);
   void next_ni_packet(std::uint32_t ni);
   void try_grant(std::uint32_t ch);
+  bool ready_to_grant(std::uint32_t ch);
   void grant(std::uint32_t ch, std::size_t idx, std::uint32_t vc);
   void islip_pass();
   void request_alloc(std::uint32_t ch);

@@ -37,13 +37,7 @@ void PacketBackend::islip_pass() {
     std::sort(c.arriving.begin(), c.arriving.end());
     c.requests.insert(c.requests.end(), c.arriving.begin(), c.arriving.end());
     c.arriving.clear();
-    c.blocked = false;
-    if (c.requests.empty()) continue;
-    if (c.busy_until > now) {
-      schedule_free(ch);
-      continue;
-    }
-    apply_credits(ch);
+    if (!ready_to_grant(ch)) continue;
     const std::size_t n = c.requests.size();
     std::size_t idx = n;
     std::uint32_t vc = UINT32_MAX, port = 0, best_dist = 0, best_key = 0, best_vdist = 0;
