@@ -41,7 +41,7 @@ class Ace final : public BusEndpoint, public ChunkAdmission {
  public:
   Ace(core::Simulation& sim, network::Backend& backend, const topology::Topology& topo,
       const EndpointParams& p, bool ideal)
-      : BusEndpoint(sim, backend, topo, p, alu_rate(p)), ideal_(ideal) {
+      : BusEndpoint(sim, backend, topo, p, alu_rate(p), kAceBusMessage), ideal_(ideal) {
     free_stage_out_ = ideal;
   }
 
@@ -125,7 +125,8 @@ EndpointInfo ace_info() {
           },
           [](const EndpointParams& p) -> TrainingShare {
             return {1.0, 1.0 - p.ace_memory_share};
-          }};
+          },
+          nullptr, [](const EndpointParams& p) { return p.ace_chunk; }};
 }
 
 }  // namespace collsim::endpoint

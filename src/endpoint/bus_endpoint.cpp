@@ -6,8 +6,14 @@ namespace collsim::endpoint {
 
 BusEndpoint::BusEndpoint(core::Simulation& sim, network::Backend& backend,
                          const topology::Topology& topo, const EndpointParams& p,
-                         core::Bandwidth reduce_rate)
-    : sim_(sim), p_(p), backend_(backend), topo_(topo) {
+                         core::Bandwidth reduce_rate, core::Bytes bus_message,
+                         core::Bytes stage_out_message)
+    : sim_(sim),
+      p_(p),
+      bus_message_(bus_message_or(p, bus_message)),
+      stage_out_message_(bus_message_or(p, stage_out_message)),
+      backend_(backend),
+      topo_(topo) {
   const LogGP bus{p.bus_latency, p.bus_overhead, p.bus_gap};
   const std::size_t n = topo.num_npus();
   memory_.assign(n, Bus(p.npu_memory_bandwidth, bus));
@@ -16,8 +22,8 @@ BusEndpoint::BusEndpoint(core::Simulation& sim, network::Backend& backend,
   reduce_.assign(n, Bus(reduce_rate, LogGP{}));
 }
 
-std::uint32_t BusEndpoint::pieces(core::Bytes b) const {
-  const std::uint64_t m = p_.bus_message.count;
+std::uint32_t BusEndpoint::pieces(core::Bytes b, core::Bytes message) const {
+  const std::uint64_t m = message.count;
   if (m == 0 || b.count <= m) return 1;
   return static_cast<std::uint32_t>(std::min<std::uint64_t>((b.count + m - 1) / m, UINT32_MAX));
 }
@@ -178,7 +184,7 @@ void BusEndpoint::stage_out(topology::NodeId npu, core::Bytes b, StagingHandler&
                             std::uint64_t tag) {
   const std::uint32_t slot = staging_.acquire();
   const core::Time now = sim_.now();
-  staging_[slot] = Staging{npu, b, &h, tag, true, 0, pieces(b), now, now};
+  staging_[slot] = Staging{npu, b, &h, tag, true, 0, pieces(b, stage_out_message_), now, now};
   if (free_stage_out_) {
     staging_[slot].step = 2;
     sim_.schedule_at(now, *this, slot | kStagingBit);

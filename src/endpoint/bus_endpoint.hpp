@@ -40,9 +40,12 @@ class BusEndpoint : public Endpoint,
                  std::uint64_t tag) override;
 
  protected:
-  /// reduce_rate: bytes per second the reduction unit consumes (of the message being reduced).
+  /// reduce_rate: bytes per second the reduction unit consumes (of the message being reduced);
+  /// bus_message: the model's bus message when p.bus_message is unset (params.hpp), and
+  /// stage_out_message its RX DMA's (0: a result is copied out as one transfer).
   BusEndpoint(core::Simulation& sim, network::Backend& backend, const topology::Topology& topo,
-              const EndpointParams& p, core::Bandwidth reduce_rate);
+              const EndpointParams& p, core::Bandwidth reduce_rate, core::Bytes bus_message,
+              core::Bytes stage_out_message = kWholeMessage);
 
   struct Flight {
     Message m;
@@ -74,6 +77,8 @@ class BusEndpoint : public Endpoint,
 
   core::Simulation& sim_;
   const EndpointParams p_;
+  const core::Bytes bus_message_;        ///< p_.bus_message or the model's own
+  const core::Bytes stage_out_message_;  ///< the RX DMA's: p_.bus_message or the model's own
   EndpointStats stats_;
   bool free_stage_out_ = false;  ///< results are in memory at once (no RX DMA)
 
@@ -92,7 +97,8 @@ class BusEndpoint : public Endpoint,
   static constexpr std::uint64_t kInjectedBit = 1ull << 62;  // the channel is free: tell
   static constexpr std::uint8_t kOverheadStep = 0xff;        // message_overhead paid
   static constexpr std::uint8_t kDoneStep = 0xfe;            // the last bus message is through
-  std::uint32_t pieces(core::Bytes b) const;
+  std::uint32_t pieces(core::Bytes b, core::Bytes message) const;
+  std::uint32_t pieces(core::Bytes b) const { return pieces(b, bus_message_); }
   // Reserve `r` for the run [first, last] of `pieces` and return its grant; sums the stats.
   Grant use(Resource r, topology::NodeId npu, core::Time first, core::Time last,
             std::uint32_t pieces, core::Bytes bytes);

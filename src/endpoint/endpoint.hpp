@@ -204,6 +204,9 @@ struct EndpointInfo {
   /// the work estimate of staged collectives: scheduler/group_symmetry.hpp). Null: false. A
   /// test checks both agree.
   bool (*messages_independent)(const EndpointParams& params) = nullptr;
+  /// The chunk a flat collective is split into under these parameters (scheduler/staging.hpp:
+  /// an engine with SRAM), known before a run for the work estimate; null or 0: not split.
+  core::Bytes (*flat_chunk)(const EndpointParams& params) = nullptr;
 };
 
 /// Every registered endpoint model, in a fixed order (registry.cpp).

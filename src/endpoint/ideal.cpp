@@ -205,7 +205,8 @@ EndpointInfo ideal_info() {
             return make_ace_engine(sim, b, t, p, true);
           },
           nullptr,
-          [](const EndpointParams& p) { return !p.ideal_engine && pass_through_independent(p); }};
+          [](const EndpointParams& p) { return !p.ideal_engine && pass_through_independent(p); },
+          [](const EndpointParams& p) { return p.ideal_engine ? p.ace_chunk : core::Bytes{}; }};
 }
 
 }  // namespace collsim::endpoint

@@ -21,6 +21,7 @@
 // The same resource with L = o = g = 0 is a plain FIFO server of a given rate (ACE's ALUs, an
 // NPU's local reduction).
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "core/units.hpp"
@@ -43,7 +44,7 @@ struct Grant {
 
 class Bus {
  public:
-  /// bandwidth must be > 0.
+  /// bandwidth must be > 0; infinite: no serialization.
   Bus(core::Bandwidth bandwidth, LogGP p) : bw_(bandwidth), p_(p) {}
 
   /// Reserve the bus for `bytes` in one transfer requested at `now` (in time order).
@@ -52,7 +53,10 @@ class Bus {
   /// Reserve the bus for `pieces` >= 1 equal bus messages of `piece` bytes each, the first
   /// arriving at `first`, the last at `last` >= first, evenly spaced (header comment).
   Grant reserve_run(core::Time first, core::Time last, std::uint32_t pieces, core::Bytes piece) {
-    const core::Time ser = core::transfer_time(piece, bw_);
+    // An unlimited bus (infinite bandwidth: an engine with every cost set to zero) serializes
+    // nothing.
+    const core::Time ser = std::isfinite(bw_.bytes_per_s) ? core::transfer_time(piece, bw_)
+                                                          : core::Time{};
     const core::Time start = started_ ? std::max(first, free_) : first;
     const core::Time offset =
         started_ ? std::max(p_.overhead, p_.gap - (start - free_)) : p_.overhead;

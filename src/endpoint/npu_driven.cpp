@@ -22,7 +22,8 @@ class NpuDriven final : public BusEndpoint {
             const EndpointParams& p, bool plus)
       // An FP32 add reads 4 bytes of the arriving message per FLOP.
       : BusEndpoint(sim, backend, topo, p,
-                    core::Bandwidth{4.0 * p.baseline_compute_share * p.npu_peak_flops}),
+                    core::Bandwidth{4.0 * p.baseline_compute_share * p.npu_peak_flops},
+                    kWholeMessage),
         plus_(plus) {}
 
   std::string_view name() const override { return plus_ ? "baseline++" : "baseline"; }

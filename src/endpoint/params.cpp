@@ -37,14 +37,19 @@ EndpointParam optional_bytes(std::string_view key, std::string_view description,
   return e;
 }
 
-// 0 is allowed: no split (the algorithm's message crosses a bus as one transfer).
+// 0 is allowed: no split (the algorithm's message crosses a bus as one transfer); unset: the
+// endpoint's own.
 EndpointParam bus_message_param() {
   EndpointParam e = param("bus_message", K::Bytes,
-                          "bus message size: an algorithm message crosses the buses, ACE's DMA "
-                          "and ALUs as a pipelined run of such messages, each paying LogGP's o "
-                          "(0: the whole message as one)",
-                          "ACE Table 7: message size 4 KB", kBusDma, &P::bus_message);
+                          "bus message size: a message crosses the buses, ACE's DMA and ALUs as "
+                          "a pipelined run of such messages, each paying LogGP's o (0: the whole "
+                          "message as one transfer)",
+                          "ACE Table 4 and Table 7: ACE's message 4 KB; ASTRA-sim 1.0 charges its "
+                          "LogGP bus once per algorithm message (Ring::release_packets)",
+                          kBusDma, &P::bus_message);
   e.spec.min = 0;
+  e.spec.unset =
+      "the endpoint's: one transfer per algorithm message (baseline, baseline++), 4 KB (ace)";
   return e;
 }
 
@@ -196,6 +201,8 @@ void set_endpoint_param(EndpointParams& p, std::string_view key, std::string_vie
           using T = std::remove_reference_t<decltype(p.*member)>;
           if constexpr (std::is_same_v<T, std::uint32_t>) {
             p.*member = static_cast<std::uint32_t>(std::get<std::uint64_t>(v));  // max 2^32 - 1
+          } else if constexpr (std::is_same_v<T, std::optional<core::Bytes>>) {
+            p.*member = std::get<core::Bytes>(v);
           } else {
             p.*member = std::get<T>(v);
           }
@@ -221,12 +228,16 @@ void set_endpoint_param(EndpointParams& p, std::string_view assignment, std::str
   set_endpoint_param(p, key, assignment.substr(eq + 1), fmt::format("{} {}", field, key));
 }
 
-core::ParamValue endpoint_param_value(const EndpointParams& p, const EndpointParam& e) {
+std::optional<core::ParamValue> endpoint_param_value(const EndpointParams& p,
+                                                     const EndpointParam& e) {
   return std::visit(
-      [&](auto member) -> core::ParamValue {
+      [&](auto member) -> std::optional<core::ParamValue> {
         using T = std::remove_cv_t<std::remove_reference_t<decltype(p.*member)>>;
         if constexpr (std::is_same_v<T, std::uint32_t>) {
           return std::uint64_t{p.*member};
+        } else if constexpr (std::is_same_v<T, std::optional<core::Bytes>>) {
+          if (!(p.*member)) return std::nullopt;
+          return *(p.*member);
         } else {
           return p.*member;
         }
@@ -235,7 +246,8 @@ core::ParamValue endpoint_param_value(const EndpointParams& p, const EndpointPar
 }
 
 std::string format_endpoint_param(const EndpointParams& p, const EndpointParam& e) {
-  return core::format_param(e.spec, endpoint_param_value(p, e));
+  const std::optional<core::ParamValue> v = endpoint_param_value(p, e);
+  return v ? core::format_param(e.spec, *v) : fmt::format("unset ({})", e.spec.unset);
 }
 
 std::string endpoint_label(std::string_view name, const EndpointParams& p) {

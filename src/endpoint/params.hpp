@@ -10,6 +10,7 @@
 // ("0.2", "20%"), clocks in Hz ("700 MHz"), FLOP rates in FLOP/s ("91.75e12" is not accepted:
 // write "91.75 TFLOP/s").
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -46,9 +47,12 @@ struct EndpointParams {
   core::Time bus_gap = core::Time::from_ns(20);       ///< g: 20 cycles
   core::Bandwidth npu_nic_bandwidth{500e9};           ///< Table 7, each direction
   core::Bandwidth npu_memory_bandwidth{900e9};        ///< Table 7 (NVIDIA Volta)
-  /// Bus message: an algorithm message crosses each bus (and ACE's DMA and ALUs) as a run of
-  /// messages of this size, each paying LogGP's o (Table 7: 4 KB; 0: the whole message as one).
-  core::Bytes bus_message{4096};
+  /// Bus message: a transfer crosses each bus (and ACE's DMA and ALUs) as a run of messages of
+  /// this size, each paying LogGP's o (0: the whole transfer as one). Unset: the endpoint's own
+  /// (bus_message_or): the NPU-driven endpoints charge LogGP once per algorithm message, as
+  /// ASTRA-sim 1.0's ring does (one PacketBundle per step); ACE moves its 4 KB messages
+  /// (Table 4, Table 7).
+  std::optional<core::Bytes> bus_message;
   bool npu_nic_half_duplex = false;  ///< one NPU-NIC bus for both directions (else one each)
   /// baseline, baseline++: a reduced message's operands are read back from memory for the add
   /// (Fig. 7b: its bytes cross the memory bus 4 times on arrival); false: ASTRA-sim 1.0's
@@ -87,10 +91,21 @@ struct EndpointParams {
 
 /// One parameter of the schema: its core::ParamSpec (key, type, description, source; parsed,
 /// checked and formatted by core/param.hpp), which endpoints read it and where it lives.
+/// The default bus message of the NPU-driven endpoints: one LogGP transfer per algorithm message.
+inline constexpr core::Bytes kWholeMessage{0};
+/// ACE's: its 4 KB algorithm message (Table 4 "Message (4kB on avg.)", Table 7).
+inline constexpr core::Bytes kAceBusMessage{4096};
+
+/// p.bus_message, or `endpoint_default` when it is not set.
+inline core::Bytes bus_message_or(const EndpointParams& p, core::Bytes endpoint_default) {
+  return p.bus_message.value_or(endpoint_default);
+}
+
 struct EndpointParam {
   using Member = std::variant<core::Time EndpointParams::*, core::Bandwidth EndpointParams::*,
                               core::Bytes EndpointParams::*, std::uint32_t EndpointParams::*,
-                              double EndpointParams::*, bool EndpointParams::*>;
+                              double EndpointParams::*, bool EndpointParams::*,
+                              std::optional<core::Bytes> EndpointParams::*>;
   core::ParamSpec spec;
   std::string_view used_by;  ///< which endpoints read it
   Member member;
@@ -112,8 +127,10 @@ void set_endpoint_param(EndpointParams& p, std::string_view key, std::string_vie
 /// "KEY=VALUE" (the command-line form).
 void set_endpoint_param(EndpointParams& p, std::string_view assignment, std::string_view field);
 
-/// The value of `e` in `p`, as core/param.hpp handles it.
-core::ParamValue endpoint_param_value(const EndpointParams& p, const EndpointParam& e);
+/// The value of `e` in `p`, as core/param.hpp handles it; nullopt for an optional parameter left
+/// unset (its ParamSpec::unset says what that means).
+std::optional<core::ParamValue> endpoint_param_value(const EndpointParams& p,
+                                                     const EndpointParam& e);
 /// The value as the user writes it ("50 ns", "20%", "700 MHz").
 std::string format_endpoint_param(const EndpointParams& p, const EndpointParam& e);
 

@@ -297,6 +297,17 @@ void check_job(const topology::Topology& topo, const CollectiveJob& job, const R
       e.messages = (e.messages / n + 1) * m;
       e.in_flight = std::min(e.in_flight, (e.in_flight / n + 1) * m);
     }
+    // An engine with SRAM runs a flat collective as one run per chunk (scheduler/staging.hpp):
+    // as many times the messages, at the largest size.
+    if (!choice.info->staged && job.endpoint && job.endpoint->flat_chunk) {
+      const std::uint64_t chunk = job.endpoint->flat_chunk(job.endpoint_params).count;
+      std::uint64_t largest = 0;
+      for (core::Bytes size : job.sizes) largest = std::max(largest, size.count);
+      if (chunk > 0 && largest > chunk) {
+        const std::uint64_t times = (largest + chunk - 1) / chunk;
+        e.messages = e.messages > UINT64_MAX / times ? UINT64_MAX : e.messages * times;
+      }
+    }
     check_limits(e, limits,
                  fmt::format("{} {} {} in {} chunk{}", platform.empty() ? topo.name() : platform,
                              collective::to_string(job.collective), choice.label, job.chunks,

@@ -223,8 +223,16 @@ void Session::start_flat(LaunchId id, const CollectiveRequest& r) {
         label);
     return;
   }
-  for (const Program& p : ps) {
+  for (std::size_t g = 0; g < ps.size(); ++g) {
+    const Program& p = ps[g];
     messages_expected_ += p.total_ops() / 2;
+    // An engine with SRAM runs the collective in chunks (staging.hpp): the same request at the
+    // chunk's size, on the same communicator.
+    scheduler::ChunkProgram chunk = [this, r, g](core::Bytes size) -> const Program& {
+      CollectiveRequest c = r;
+      c.size = size;
+      return programs(c)[g];
+    };
     stager_->start(
         p,
         [this, id](scheduler::CollectiveId, const CollectiveStats& s) {
@@ -234,7 +242,7 @@ void Session::start_flat(LaunchId id, const CollectiveRequest& r) {
           l.stats.bytes += s.bytes;
           if (--remaining_[id] == 0) finish(id, l.stats);
         },
-        label);
+        label, r.size, std::move(chunk));
   }
 }
 

@@ -179,9 +179,10 @@ void prepare(const topology::Topology& topo, HierarchicalSpec& spec) {
         spec.collective == Collective::AllReduce) {
       stages.push_back(Collective::AllReduce);  // the only stage of such a walk
     } else {
-      if (spec.schedule == InterDimPolicy::AstraLocalBw &&
+      if ((spec.schedule == InterDimPolicy::AstraLocalBw ||
+           spec.schedule == InterDimPolicy::AceTable5) &&
           spec.collective == Collective::AllReduce) {
-        stages.push_back(Collective::AllReduce);  // the last dimension's stage
+        stages.push_back(Collective::AllReduce);  // the last (ace: the outer) dimensions' stage
       }
       if (spec.collective == Collective::AllToAll)
         stages.push_back(Collective::AllToAll);
@@ -213,6 +214,7 @@ HierarchicalSpec spec_from_choice(const collective::AlgorithmChoice& choice, Col
   s.schedule = schedule == 1   ? InterDimPolicy::Themis
                : schedule == 2 ? InterDimPolicy::PerDimAllReduce
                : schedule == 3 ? InterDimPolicy::AstraLocalBw
+               : schedule == 4 ? InterDimPolicy::AceTable5
                                : InterDimPolicy::Baseline;
   const std::int64_t intra = choice.params.at("intra");
   s.intra = intra == 3   ? IntraDimPolicy::ScfAstra
@@ -245,7 +247,8 @@ DimensionQueues::DimensionQueues(std::size_t dims, IntraDimPolicy intra,
                                  std::uint32_t active_chunks, bool one_group)
     : intra_(intra), active_chunks_(active_chunks), one_group_(one_group), waiting_(dims) {
   if (active_chunks == 0) throw core::InputError("active_chunks: must be >= 1, got 0");
-  slot_busy_.assign(dims, std::vector<bool>(active_chunks, false));
+  slot_weight_.assign(dims, std::vector<double>(active_chunks, 0.0));
+  used_.assign(dims, 0.0);
 }
 
 void DimensionQueues::push(std::uint32_t dim, const Entry& e) {
@@ -282,7 +285,13 @@ void DimensionQueues::push(std::uint32_t dim, const Entry& e) {
 }
 
 void DimensionQueues::finish(std::uint32_t dim, std::uint32_t slot) {
-  slot_busy_[dim][slot] = false;
+  used_[dim] -= slot_weight_[dim][slot];
+  slot_weight_[dim][slot] = 0;
+  // No drift: an idle dimension holds nothing.
+  if (std::all_of(slot_weight_[dim].begin(), slot_weight_[dim].end(),
+                  [](double w) { return w == 0; })) {
+    used_[dim] = 0;
+  }
 }
 
 void DimensionQueues::start_all_waiting() {
@@ -300,20 +309,19 @@ void DimensionQueues::start_all_waiting() {
 // phase's chunks in order, Sec. 4.3.2); stages of other phases may go ahead of it (they wait on
 // other state machines). Without, the queue is strictly in order.
 bool DimensionQueues::start_waiting(std::uint32_t dim) {
-  auto& slots = slot_busy_[dim];
+  auto& slots = slot_weight_[dim];
   auto& q = waiting_[dim];
   bool started = false;
   refused_.clear();
   std::size_t i = 0;
   while (i < q.size()) {
-    auto free = std::find(slots.begin(), slots.end(), false);
-    if (free == slots.end()) {
-      // An engine's state machines bound its chunk-stages, not active_chunks (ACE Sec. 4.3.2:
-      // "the available parallelism is only bounded by the number of available state machines").
-      if (!q[i].owner->admission_) return started;
-      slots.push_back(false);
-      free = slots.end() - 1;
-    }
+    // One pipelining rule for every endpoint: at most active_chunks places per dimension
+    // (ASTRA-sim's active chunks per dimension), a stage of a finer-split collective holding a
+    // share of one; an engine's state machines and SRAM can only lower it (ACE Sec. 4.3.2).
+    const double weight = q[i].owner->stage_weight_;
+    if (used_[dim] > 0 && used_[dim] + weight > active_chunks_ + 1e-9) return started;
+    auto free = std::find(slots.begin(), slots.end(), 0.0);
+    if (free == slots.end()) free = slots.insert(slots.end(), 0.0);
     const Entry e = q[i];
     if (!e.owner->admission_) {
       if (i > 0) return started;  // behind a refused stage: in order
@@ -332,7 +340,8 @@ bool DimensionQueues::start_waiting(std::uint32_t dim) {
     q.erase(q.begin() + static_cast<std::ptrdiff_t>(i));
     e.owner->chunk_queuing_ += e.owner->ex_.sim().now() - e.since;
     ++e.owner->stages_started_;
-    *free = true;
+    *free = weight;
+    used_[dim] += weight;
     started = true;
     e.owner->launch(dim, e.chunk, static_cast<std::uint32_t>(free - slots.begin()));
     // The admitted chunk may have left room a refused stage ahead of it waits for: rescan.
@@ -363,7 +372,9 @@ HierarchicalCollective::HierarchicalCollective(const topology::Topology& topo, E
   if (const std::uint64_t limit = e.chunk_limit().count; limit > 0) {
     const std::uint64_t need = (spec_.size.count + limit - 1) / limit;
     if (need > spec_.chunks) {
+      const double asked = spec_.chunks;
       spec_.chunks = static_cast<std::uint32_t>(std::min<std::uint64_t>(need, UINT32_MAX));
+      stage_weight_ = asked / spec_.chunks;
       plan_ = plan_chunks(dim_models(topo, spec_.collective, spec_.dim_algorithms, spec_.dims),
                           spec_.collective, spec_.size, spec_.chunks, spec_.schedule);
     }

@@ -4,7 +4,10 @@
 // dimension at once, and is split into C chunks that flow through the stages as a pipeline.
 //
 // Each dimension has one queue of chunk-stages and runs up to `active_chunks` of them at once
-// (Sec. 4.3); a chunk-stage runs on every group of the dimension together and ends when all its
+// (Sec. 4.3), whatever the endpoint: a collective that an engine splits into more chunks than
+// asked for (ACE's 64 KB chunks) runs proportionally more, smaller ones, so every endpoint keeps
+// the same bytes in flight per dimension, and an engine's own bounds (ACE's state machines and
+// SRAM) can only lower that; a chunk-stage runs on every group of the dimension together and ends when all its
 // groups have finished, so every NPU of a group runs the same chunk order (Sec. 4.6.2). A stage's
 // messages go through the network backend like any other, so stages of different chunks and
 // dimensions contend in the backend. Which dimensions a chunk walks, in which order, comes from
@@ -151,7 +154,12 @@ class DimensionQueues {
   std::uint32_t active_chunks_;
   bool one_group_;
   std::vector<std::deque<Entry>> waiting_;
-  std::vector<std::vector<bool>> slot_busy_;
+  // Per dimension, the place each running chunk-stage holds: its share of one of the
+  // active_chunks places (0: free). A collective an engine splits finer than its `chunks` (ACE's
+  // 64 KB chunks) holds chunks / its chunk count per stage, so that every endpoint keeps the same
+  // bytes in flight per dimension (the same pipeline depth).
+  std::vector<std::vector<double>> slot_weight_;
+  std::vector<double> used_;
   // start_waiting's scratch: (collective, phase) pairs refused by their engine in this pass.
   std::vector<std::pair<const HierarchicalCollective*, std::uint32_t>> refused_;
 };
@@ -174,6 +182,9 @@ class HierarchicalCollective {
   const CollectiveStats& stats() const { return stats_; }
   const Plan& plan() const { return plan_; }
   const std::vector<DimActivity>& activity() const { return activity_; }
+  /// The share of one of a dimension's active_chunks places each of its chunk-stages holds: 1,
+  /// or chunks asked for / chunks run when the endpoint splits the payload finer (ACE).
+  double stage_weight() const { return stage_weight_; }
   /// Chunk-stages started, and their time waiting in the dimension queues, summed.
   std::uint64_t stages_started() const { return stages_started_; }
   core::Time chunk_queuing() const { return chunk_queuing_; }
@@ -217,6 +228,7 @@ class HierarchicalCollective {
   std::vector<std::unique_ptr<StagingBarrier>> copies_out_;  // RX DMA in flight, by chunk
   std::uint64_t stages_started_ = 0;
   core::Time chunk_queuing_;
+  double stage_weight_ = 1;
 };
 
 }  // namespace collsim::scheduler

@@ -13,6 +13,7 @@ const char* to_string(InterDimPolicy p) {
   return p == InterDimPolicy::Themis            ? "themis"
          : p == InterDimPolicy::PerDimAllReduce ? "per-dim-all-reduce"
          : p == InterDimPolicy::AstraLocalBw    ? "astra-localbw"
+         : p == InterDimPolicy::AceTable5       ? "ace"
                                                 : "baseline";
 }
 
@@ -21,11 +22,13 @@ InterDimPolicy parse_inter_dim_policy(std::string_view text, std::string_view fi
   if (text == "themis") return InterDimPolicy::Themis;
   if (text == "per-dim-all-reduce") return InterDimPolicy::PerDimAllReduce;
   if (text == "astra-localbw") return InterDimPolicy::AstraLocalBw;
+  if (text == "ace") return InterDimPolicy::AceTable5;
   throw core::InputError(fmt::format(
       "{}: unknown schedule \"{}\"; valid: baseline (dims 1..D for every chunk), themis "
       "(Themis Algorithm 1: least-loaded dimension first), per-dim-all-reduce (a full all-reduce "
       "in each dimension: the authors' ASTRA-sim baseline), astra-localbw (RS over dims 1..D-1, "
-      "an all-reduce on D, AG back: ASTRA-sim 2.x's localBWAware)",
+      "an all-reduce on D, AG back: ASTRA-sim 2.x's localBWAware), ace (RS on dim 1, an "
+      "all-reduce on each other dimension, AG on dim 1: ACE Table 5)",
       field, text));
 }
 
@@ -121,6 +124,21 @@ Plan plan_chunks(const std::vector<DimModel>& dims, collective::Collective c, co
       cp.ops.push_back(Collective::AllReduce);
       cp.dims.insert(cp.dims.end(), back.begin(), back.end());
       cp.ops.insert(cp.ops.end(), back.size(), Collective::AllGather);
+    } else if (c == Collective::AllReduce && policy == InterDimPolicy::AceTable5 &&
+               order.size() > 1) {
+      // ACE Table 5: RS in the package (dim 1), an all-reduce on each outer dimension, AG back in
+      // the package.
+      const std::uint32_t local = order.front();
+      const double reduced = charge(dims, {local}, Collective::ReduceScatter, chunk, plan.loads);
+      const std::vector<std::uint32_t> outer(order.begin() + 1, order.end());
+      charge(dims, outer, Collective::AllReduce, reduced, plan.loads);
+      charge(dims, {local}, Collective::AllGather, reduced, plan.loads);
+      cp.dims = {local};
+      cp.ops = {Collective::ReduceScatter};
+      cp.dims.insert(cp.dims.end(), outer.begin(), outer.end());
+      cp.ops.insert(cp.ops.end(), outer.size(), Collective::AllReduce);
+      cp.dims.push_back(local);
+      cp.ops.push_back(Collective::AllGather);
     } else {
       const double reduced = charge(dims, order, Collective::ReduceScatter, chunk, plan.loads);
       cp.ops.assign(order.size(), Collective::ReduceScatter);

@@ -38,9 +38,13 @@ enum class InterDimPolicy {
   /// dimension order (Sys::generate_collective): RS over dims 1..D-1, one all-reduce on the last
   /// dimension, AG over D-1..1 (2 D' - 1 stages; RS and AG as Baseline).
   AstraLocalBw,
+  /// ACE (MICRO'20) Table 5's hierarchical all-reduce: RS on dim 1 (the package), a full
+  /// all-reduce on each of dims 2..D, AG on dim 1 (D' + 1 stages; RS and AG as Baseline).
+  AceTable5,
 };
 const char* to_string(InterDimPolicy p);
-/// "baseline", "themis", "per-dim-all-reduce" or "astra-localbw"; throws core::InputError naming `field`.
+/// "baseline", "themis", "per-dim-all-reduce", "astra-localbw" or "ace"; throws core::InputError
+/// naming `field`.
 InterDimPolicy parse_inter_dim_policy(std::string_view text, std::string_view field);
 
 /// What the planner needs of one dimension.

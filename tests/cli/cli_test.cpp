@@ -658,7 +658,7 @@ TEST(CliHelp, NameShowsEveryEntryOfThatNameWithItsParametersAndSource) {
   EXPECT_NE(flow.out.find("source: ACE Sec. 3"), std::string::npos);
   const auto h = test::collsim("help hierarchical");
   EXPECT_NE(h.out.find("schedule=baseline (one of baseline|themis|per-dim-all-reduce|"
-                      "astra-localbw)"),
+                      "astra-localbw|ace)"),
             std::string::npos)
       << h.out;
   const auto ace = test::collsim("help ace");

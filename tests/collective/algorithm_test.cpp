@@ -138,7 +138,7 @@ TEST(Algorithms, NamedParameterChoices) {
   } catch (const core::InputError& e) {
     EXPECT_EQ(std::string(e.what()),
               "--algorithms: hierarchical.schedule must be one of baseline, themis, "
-              "per-dim-all-reduce, astra-localbw, got \"greedy\"");
+              "per-dim-all-reduce, astra-localbw, ace, got \"greedy\"");
   }
   EXPECT_THROW(build_program(c, topology::from_compact("torus:4x4", kBw, kLat),
                              Collective::AllReduce, core::Bytes{64}, 1),

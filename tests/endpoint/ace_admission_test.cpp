@@ -61,11 +61,41 @@ TEST(AceAdmission, ChunksRunInWavesOfTheFreeStateMachines) {
   EXPECT_NEAR(ace_all_reduce_us(4u << 20, 10), (4 + 1) * 3.0, 0.01);  // m = 5
 }
 
-TEST(AceAdmission, StateMachinesNotActiveChunksBoundTheStagesOfADimension) {
-  // Sec. 4.3.2: "the available parallelism is only bounded by the number of available state
-  // machines". With hierarchical's default of one chunk-stage per dimension, ACE still runs m = 5
-  // per phase (10 machines): ceil(16 / 5) + 1 waves of 3 us, not the 16 + 16 of one at a time.
-  EXPECT_NEAR(ace_all_reduce_us(4u << 20, 10, "hierarchical:flat=run"), (4 + 1) * 3.0, 0.01);
+// One pipelining rule for every endpoint: a dimension holds active_chunks places, and ACE's
+// 64 KB chunks, finer than the chunks asked for, each hold their share of one, so ACE keeps the
+// bytes in flight the pass-through keeps. 1 MiB per NPU (16 ACE chunks of 64 KB) asked in 4 chunks
+// at one place: `none` runs its 4 chunks' 8 stages one at a time (8 x 3 us); ACE, free and
+// unbounded, runs 4 of its 16 chunks' 32 stages at a time, the same 8 waves.
+double latency_bound_us(const char* endpoint, std::uint32_t machines) {
+  topology::DimSpec d;
+  d.kind = topology::DimKind::Ring;
+  d.size = 4;
+  d.bandwidth = core::Bandwidth{1e15};
+  d.latency = core::Time::from_ns(1000);
+  d.links_per_npu = 2;
+  const auto t = topology::hierarchical({d});
+  jobs::CollectiveJob job;
+  job.collective = collective::Collective::AllReduce;
+  job.sizes = {core::Bytes{16 * 65536}};
+  job.algorithms = {collective::parse_algorithm("hierarchical:flat=run", "t")};
+  job.chunks = 4;
+  job.endpoint = &endpoint::find_endpoint(endpoint, "t");
+  auto& p = job.endpoint_params;
+  p.bus_latency = p.bus_overhead = p.bus_gap = core::Time{};
+  p.npu_nic_bandwidth = p.npu_memory_bandwidth = core::Bandwidth{1e18};
+  p.ace_alus = 1000000;
+  p.ace_sram = core::Bytes{1u << 30};
+  p.ace_state_machines = machines;
+  const auto rows = run_collective_job("p", t, network::find_backend("analytical", "b"), job);
+  return rows.at(0).time.us();
+}
+
+TEST(AceAdmission, EveryEndpointKeepsTheSameBytesInFlightPerDimension) {
+  EXPECT_NEAR(latency_bound_us("none", 64), 8 * 3.0, 0.01);
+  EXPECT_NEAR(latency_bound_us("ace", 64), 8 * 3.0, 0.01);
+  // Its state machines can only lower that: 2 machines, one per phase, run one of its 16 chunks'
+  // stages at a time per phase: the 16 reduce-scatters, then the all-gathers behind them.
+  EXPECT_GT(latency_bound_us("ace", 2), 8 * 3.0 + 1);
 }
 
 TEST(AceAdmission, AChunksBytesStayInItsPartitionUntilItEntersTheNext) {

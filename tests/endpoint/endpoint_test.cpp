@@ -121,13 +121,23 @@ TEST(Endpoints, OneBusMessageOnIdleBusesCostsTheSumOfItsLogGPTerms) {
   const Time mem2 = ps(20000 + 9103 + 50000 + 20000);  // both operands read back
   const Time alu = ps(224);
   EXPECT_EQ(one_message("baseline", true, 4096), net + mem + nic + nic + mem + mem2 + alu + mem);
-  // 8 KB is two bus messages, pipelined from bus to bus: sooner than 8 KB as one transfer per
-  // bus (bus_message 0, collsim before bus messages), later than one 4 KB message.
-  endpoint::EndpointParams whole;
+  // The baseline's own bus message is its algorithm message (ASTRA-sim 1.0 charges LogGP once per
+  // message): 8 KB crosses each bus as one transfer, o paid once per hop.
+  const Time net8 = one_message("none", true, 8192);
+  const Time mem8 = ps(20000 + 9103 + 50000 + 20000);
+  const Time nic8 = ps(20000 + 16384 + 50000 + 20000);
+  const Time mem16 = ps(20000 + 18205 + 50000 + 20000);
+  const Time alu8 = ps(447);
+  const Time one = one_message("baseline", true, 8192);
+  EXPECT_EQ(one, net8 + mem8 + nic8 + nic8 + mem8 + mem16 + alu8 + mem8);
+  endpoint::EndpointParams whole, pieces;
   whole.bus_message = core::Bytes{0};
-  const Time two = one_message("baseline", true, 8192);
-  EXPECT_LT(two, one_message("baseline", true, 8192, whole));
-  EXPECT_GT(two, one_message("baseline", true, 4096));
+  EXPECT_EQ(one_message("baseline", true, 8192, whole), one);
+  // In 4 KB bus messages (bus_message set) the two halves pipeline from bus to bus: sooner than
+  // one transfer per bus, later than one 4 KB message.
+  pieces.bus_message = core::Bytes{4096};
+  EXPECT_LT(one_message("baseline", true, 8192, pieces), one);
+  EXPECT_GT(one_message("baseline", true, 8192, pieces), one_message("baseline", true, 4096));
 }
 
 // Messages 0 -> 1 (and, with SECOND's bytes non-zero, SECOND) on fc:2, 100 GB/s and 100 ns per
@@ -252,6 +262,19 @@ TEST(Endpoints, AceStagesThroughMemoryThenNicBus) {
   EXPECT_EQ(probe.staged, mem_first + ps(16 * (20000 + 8192)) + Time::from_ns(70));
   EXPECT_EQ(ace->stats().staged, 1u);
   EXPECT_EQ(ace->stats().bus_transfers, 32u);
+  // The RX DMA writes the whole chunk back (Fig. 7c, sub-step 5.4): one transfer on the NPU-NIC
+  // bus (o + 131072 ps + L + o), then one on the memory bus (o + 72818 ps + L + o).
+  Probe back;
+  back.sim = &sim;
+  const Time start = sim.now();
+  ace->stage_out(0, core::Bytes{65536}, back, 1);
+  sim.run();
+  EXPECT_EQ(back.staged - start, ps(20000 + 131072 + 70000) + ps(20000 + 72818 + 70000));
+  EXPECT_EQ(ace->stats().bus_transfers, 34u);
+  // bus_message set by the user applies to both copies.
+  endpoint::EndpointParams p;
+  p.bus_message = core::Bytes{0};
+  EXPECT_EQ(endpoint::bus_message_or(p, endpoint::kAceBusMessage).count, 0u);
 }
 
 TEST(Endpoints, AceAdmissionBoundsChunksBySramPartitionAndStateMachines) {
@@ -298,6 +321,18 @@ TEST(EndpointParams, ParseUnitsSharesAndRejectBadInput) {
             "TFLOP/s:ace_sram=2 MiB");
   EXPECT_EQ(endpoint::endpoint_label("ideal", {}), "ideal");
   EXPECT_EQ(endpoint::endpoint_label("none", {}), "none");
+  // bus_message is unset by default (each endpoint's own); set, it shows in the label.
+  endpoint::EndpointParams q;
+  EXPECT_FALSE(q.bus_message.has_value());
+  EXPECT_EQ(endpoint::bus_message_or(q, endpoint::kWholeMessage).count, 0u);
+  EXPECT_EQ(endpoint::bus_message_or(q, endpoint::kAceBusMessage).count, 4096u);
+  endpoint::set_endpoint_param(q, "bus_message=4 KiB", "f");
+  EXPECT_EQ(endpoint::endpoint_label("baseline", q), "baseline:bus_message=4 KiB");
+  for (const auto& e : endpoint::endpoint_params()) {
+    if (e.spec.key == "bus_message") {
+      EXPECT_EQ(endpoint::format_endpoint_param({}, e).rfind("unset (the endpoint's", 0), 0u);
+    }
+  }
   for (const char* bad : {"link_efficiency=0", "link_efficiency=150%", "link_efficiency=x",
                           "npu_peak_flops=1e12", "ace_alus=0", "bogus=1", "=3", "ace_sram"}) {
     EXPECT_THROW(endpoint::set_endpoint_param(p, bad, "--endpoint-param"), core::InputError) << bad;

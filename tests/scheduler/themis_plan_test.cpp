@@ -116,5 +116,30 @@ TEST(ThemisPlan, AllToAllIsPlannedLikeAReduceScatterWithoutShrinking) {
   EXPECT_NEAR(p.loads[1], 2 * 229.376e-6, 1e-12);
 }
 
+TEST(ThemisPlan, AceTable5AllReducesTheOuterDimensionsBetweenTheLocalRsAndAg) {
+  // ACE Table 5 on L x V x H = 4 x 4 x 2 at 4, 1 and 1 GB/s: RS in L, an all-reduce in V and in
+  // H, AG in L. 4 MiB in one chunk: RS(L) 4 MiB x 3/4 / 4e9, then 1 MiB per NPU: AR(V)
+  // 2 x 1 MiB x 3/4 / 1e9, AR(H) 2 x 1 MiB x 1/2 / 1e9, AG(L) 1 MiB x 3 / 4e9.
+  const std::vector<DimModel> dims = {DimModel{4, core::Bandwidth{4e9}, core::Time{0}},
+                                      DimModel{4, core::Bandwidth{1e9}, core::Time{0}},
+                                      DimModel{2, core::Bandwidth{1e9}, core::Time{0}}};
+  const double mib = 1 << 20;
+  const Plan p = plan_chunks(dims, Collective::AllReduce, core::Bytes{4u << 20}, 1,
+                             InterDimPolicy::AceTable5);
+  EXPECT_EQ(p.chunks[0].dims, (std::vector<std::uint32_t>{0, 1, 2, 0}));
+  EXPECT_EQ(p.chunks[0].ops,
+            (std::vector<Collective>{Collective::ReduceScatter, Collective::AllReduce,
+                                     Collective::AllReduce, Collective::AllGather}));
+  EXPECT_NEAR(p.loads[0], 4 * mib * 0.75 / 4e9 + mib * 3 / 4e9, 1e-12);
+  EXPECT_NEAR(p.loads[1], 2 * mib * 0.75 / 1e9, 1e-12);
+  EXPECT_NEAR(p.loads[2], 2 * mib * 0.5 / 1e9, 1e-12);
+  EXPECT_EQ(parse_inter_dim_policy("ace", "schedule"), InterDimPolicy::AceTable5);
+  EXPECT_STREQ(to_string(InterDimPolicy::AceTable5), "ace");
+  // Other collectives walk as the baseline does.
+  const Plan rs = plan_chunks(dims, Collective::ReduceScatter, core::Bytes{4u << 20}, 1,
+                              InterDimPolicy::AceTable5);
+  EXPECT_EQ(rs.chunks[0].dims, (std::vector<std::uint32_t>{0, 1, 2}));
+}
+
 }  // namespace
 }  // namespace collsim::scheduler

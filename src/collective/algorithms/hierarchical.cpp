@@ -12,7 +12,7 @@ namespace collsim::collective {
 namespace {
 
 constexpr std::string_view kSchedules[] = {"baseline", "themis", "per-dim-all-reduce",
-                                           "astra-localbw"};
+                                           "astra-localbw", "ace"};
 constexpr std::string_view kIntra[] = {"fifo", "lifo", "scf", "scf-astra"};
 constexpr std::string_view kGroups[] = {"auto", "all"};
 constexpr std::string_view kFlat[] = {"refuse", "run"};
@@ -43,7 +43,8 @@ AlgorithmInfo hierarchical_info() {
                     "Sec. 2.3), themis (Algorithm 1: least-loaded dimension first), or "
                     "per-dim-all-reduce (a full all-reduce in each dimension: the authors' "
                     "ASTRA-sim baseline), or astra-localbw (RS over dims 1..D-1, one all-reduce "
-                    "on D, AG back: ASTRA-sim 2.x's localBWAware all-reduce)"),
+                    "on D, AG back: ASTRA-sim 2.x's localBWAware all-reduce), or ace (RS on dim "
+                    "1, an all-reduce on each other dimension, AG on dim 1: ACE Table 5)"),
        choice_param(
            "intra", kIntra,
            "order of a dimension's waiting chunks: fifo, lifo, scf (smallest chunk first, a "
