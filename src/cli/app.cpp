@@ -48,6 +48,15 @@ void add_output_options(CLI::App* cmd, collsim::cli::OutputOptions& o) {
                 "show the progress line even when standard error is not a terminal");
 }
 
+// `train`, `llm` and `run`: the simulated workload graph as Chakra traces (cli/export_chakra.hpp).
+void add_export_option(CLI::App* cmd, collsim::cli::OutputOptions& o) {
+  cmd->add_option("--export-chakra", o.export_chakra,
+                  "write the workload graph the run simulated as Chakra execution traces "
+                  "PREFIX.<rank>.et, one per NPU (and PREFIX.comm_groups.json), creating PREFIX's "
+                  "folder; `collsim train --workload PREFIX` or ASTRA-sim runs them (one run "
+                  "only; llm simulates every rank for it)");
+}
+
 // `run`, `collective` and `train`: the independent points on threads (cli/parallel_points.hpp).
 void add_jobs_option(CLI::App* cmd, collsim::cli::OutputOptions& o) {
   cmd->add_option("--jobs,-j", o.jobs,
@@ -88,6 +97,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   auto* run = app.add_subcommand("run", "run a scenario file (YAML): platforms x jobs");
   run->add_option("SCENARIO", scenario, "scenario file, e.g. examples/default.yaml")->required();
   add_output_options(run, out_opt);
+  add_export_option(run, out_opt);
   add_jobs_option(run, out_opt);
   cli::add_limit_options(*run, out_opt.max_messages, out_opt.max_memory);
   run->add_flag("--no-layers", out_opt.no_layers,
@@ -226,6 +236,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   train->add_option("--max-time", tr.max_time,
                     "stop a run that has not finished after this much simulated time");
   add_output_options(train, out_opt);
+  add_export_option(train, out_opt);
   add_jobs_option(train, out_opt);
   train->add_flag("--no-layers", out_opt.no_layers,
                   "table: the totals and the summary only, no per-layer lines");
@@ -419,6 +430,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                   "run N configs at once on N threads; rows in input order, the same bytes as "
                   "--jobs 1 (0, the default: the number of cores; --trace runs one)");
   add_output_options(llm, out_opt);
+  add_export_option(llm, out_opt);
 
   if (const std::string unknown = cli::unknown_option(app, argc, argv); !unknown.empty()) {
     err << "collsim: error: " << unknown << '\n';

@@ -19,6 +19,7 @@ struct OutputOptions {
   std::string lightpaths;        ///< optical backend: every lightpath, CSV; empty for none
   std::string links;             ///< every link's use per run, CSV; empty for none
   std::string packet_trace;      ///< packet backend: every allocation event, CSV; empty for none
+  std::string export_chakra;     ///< train, llm, run: the workload as Chakra traces (PREFIX)
   std::string activity_window = "100 us";  ///< its window (Themis Fig. 9)
   bool quiet = false;                      ///< no progress line, no notes
   bool progress = false;   ///< a progress line even when standard error is not a terminal

@@ -8,8 +8,10 @@
 
 #include "cli/backend_flags.hpp"
 #include "cli/commands.hpp"
+#include "cli/export_chakra.hpp"
 #include "cli/llm_runs.hpp"
 #include "cli/parallel_points.hpp"
+#include "compute/gpu_specs.hpp"
 #include "core/error.hpp"
 #include "jobs/llm_iteration.hpp"
 #include "report/llm_report.hpp"
@@ -51,10 +53,19 @@ int run_llm_runs(const std::vector<LlmScenarioRun>& runs, const LlmOptions& opt,
   }
   if (!out_opt.links.empty()) {
     throw core::InputError(
-        "--links: an LLM iteration times each kind of collective in its own simulation of one "
-        "group, so no run covers every link; use `collsim collective` or `collsim run` on the "
-        "platform");
+        "--links: not written for LLM iterations yet (their report splits time by parallel "
+        "dimension); use `collsim collective` or `collsim run` on the platform");
   }
+  if (!out_opt.export_chakra.empty()) {
+    check_export_prefix(out_opt.export_chakra);
+    if (runs.size() != 1) {
+      throw core::InputError(fmt::format(
+          "--export-chakra: writes one run's workload; this has {} runs (give one config, "
+          "platform and backend)",
+          runs.size()));
+    }
+  }
+  workload::Graph exported;  // --export-chakra: the graph of the one run
   if (!out_opt.trace.empty() && runs.size() != 1) {
     throw core::InputError("--trace: give one config (the trace has a lane per pipeline stage)");
   }
@@ -72,8 +83,15 @@ int run_llm_runs(const std::vector<LlmScenarioRun>& runs, const LlmOptions& opt,
     row.config = run.name;
     row.setup = run.config;
     jobs::LlmMachine machine{run.topology, run.platform, run.backend, run.backend_options};
-    row.result = jobs::simulate_llm(row.setup, !out_opt.trace.empty(),
-                                    run.topology ? &machine : nullptr, max_work);
+    jobs::LlmRunOptions lo;
+    lo.keep_timeline = !out_opt.trace.empty();
+    lo.machine = run.topology ? &machine : nullptr;
+    lo.max_work = max_work;
+    if (!out_opt.export_chakra.empty()) {  // every rank, as the traces will have them
+      lo.all_ranks = true;
+      lo.graph = &exported;
+    }
+    row.result = jobs::simulate_llm(row.setup, lo);
   };
   const auto deliver = [&](std::size_t i) {
     report::LlmRow row = std::move(done[i]);
@@ -95,6 +113,21 @@ int run_llm_runs(const std::vector<LlmScenarioRun>& runs, const LlmOptions& opt,
     rows.push_back(std::move(row));
   };
   run_points(runs.size(), po, simulate, deliver);
+  if (!out_opt.export_chakra.empty()) {
+    const LlmScenarioRun& run = runs[0];
+    const auto& c = run.config;
+    const topology::Topology topo =
+        run.topology ? *run.topology
+                     : jobs::llm_cluster(c, compute::find_gpu(c.system.gpu, "system.gpu")).topology;
+    export_chakra(out_opt.export_chakra, exported, topo, err, out_opt.quiet);
+    if (!out_opt.quiet) {
+      err << fmt::format(
+          "collsim: --export-chakra: run it again with: collsim train --workload {} --topology "
+          "{} -a {} -b {}\n",
+          out_opt.export_chakra, rows[0].result.topology, c.system.algorithm,
+          run.backend ? run.backend->name : c.system.backend);
+    }
+  }
   const std::string text = report::render_llm(rows, format);
   if (!out_opt.trace.empty()) write_file(out_opt.trace, report::render_llm_trace(rows[0]), "--trace");
   if (out_opt.output.empty()) {

@@ -9,6 +9,7 @@
 #include <ostream>
 
 #include "cli/backend_flags.hpp"
+#include "cli/export_chakra.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/parallel_points.hpp"
 #include "cli/progress.hpp"
@@ -45,6 +46,17 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
     throw core::InputError(
         "--shard: a shard writes CSV rows for `collsim merge`; add --format csv and leave out "
         "--trace and --links");
+  }
+  if (!opt.export_chakra.empty()) {
+    check_export_prefix(opt.export_chakra);
+    std::size_t runs = 0;
+    for (const TrainingWork& w : work) runs += w.spec.algorithms.size() * w.spec.overlaps.size();
+    if (runs != 1 || shard.active()) {
+      throw core::InputError(fmt::format(
+          "--export-chakra: writes one run's workload; this has {} runs{} (give one algorithm, "
+          "one overlap, one platform and backend)",
+          runs, shard.active() ? " and a --shard" : ""));
+    }
   }
   jobs::TrainingSweepOptions so;
   so.all_links = !opt.links.empty();
@@ -151,6 +163,10 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
     throw;
   }
   const auto& rows = sweep.rows;
+  if (!opt.export_chakra.empty()) {
+    export_chakra(opt.export_chakra, training_run_graph(work[0], sweep.workloads[0], 0, 0),
+                  *work[0].topology, err, opt.quiet);
+  }
   std::vector<const workload::Workload*> row_workloads;
   for (std::size_t i : sweep.row_workload) row_workloads.push_back(&sweep.workloads[i]);
   if (!opt.trace.empty()) {

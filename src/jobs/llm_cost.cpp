@@ -30,6 +30,7 @@ core::Time seconds(double s) { return core::time_from_user(s, 1e12, "llm: an ope
 struct LayerFwd {
   double core_s = 0, core_flops = 0;  // scores, softmax, attention over values
   double rest_s = 0, rest_flops = 0;
+  double attention_s = 0;  // everything before the MLP (what the attention's TP collective follows)
 };
 
 // Per GPU: `tokens` local tokens (micro_batch x seq_len / cp), attending to `keys` (seq_len).
@@ -67,6 +68,7 @@ LayerFwd layer_forward(const LlmConfig& c, const Roof& r, double tokens, double 
   mm(2 * T * a * d * h, (T * a * d + a * d * h + T * h) * kB, false);
   ew(T * h * (3 * kB + 1) / sp, false);
   ew(T * h * 2 * kB / sp, false);
+  f.attention_s = f.core_s + f.rest_s;
   // MLP, or router + experts.
   const double mats = m.gated_mlp ? 3 : 2;
   const auto mlp = [&](double toks, double width) {
@@ -106,6 +108,7 @@ LlmCosts llm_costs(const LlmConfig& c, const compute::GpuSpec& gpu, double eff) 
   k.fwd = {seconds(f.core_s + f.rest_s), f.core_flops + f.rest_flops};
   k.bwd = {seconds(2 * (f.core_s + f.rest_s)), 2 * (f.core_flops + f.rest_flops)};
   k.attention_core_fwd = seconds(f.core_s);
+  k.attention_fwd = seconds(f.attention_s);
   if (p.recompute == Recompute::Full) k.recompute = k.fwd;
   if (p.recompute == Recompute::Selective) k.recompute = {seconds(f.core_s), f.core_flops};
 

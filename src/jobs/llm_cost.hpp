@@ -32,6 +32,9 @@ struct LlmCosts {
   /// The attention core's forward (scores, softmax, attention over values): the compute a ring
   /// attention step (cp > 1) overlaps its key/value exchange with.
   core::Time attention_core_fwd;
+  /// The forward up to the MLP (norm, QKV, attention core, projection, residual, norm): where
+  /// the attention block's tensor-parallel collective falls; the rest of `fwd` is the MLP.
+  core::Time attention_fwd;
   // Extras on the first virtual stage (embedding) and the last (logits and loss).
   PassCost embed_fwd, embed_bwd, head_fwd, head_bwd;
 
