@@ -48,7 +48,7 @@ void add_output_options(CLI::App* cmd, collsim::cli::OutputOptions& o) {
                 "show the progress line even when standard error is not a terminal");
 }
 
-// `run`, `collective` and `train`: the independent points on threads (cli/parallel_points.hpp).
+// `run`, `collective` and `train`: the independent points on threads (jobs/sweep.hpp).
 void add_jobs_option(CLI::App* cmd, collsim::cli::OutputOptions& o) {
   cmd->add_option("--jobs,-j", o.jobs,
                   "run N points (algorithm x size x backend runs) at once on N threads, "
