@@ -9,6 +9,7 @@
 #include "cli/backend_flags.hpp"
 #include "cli/commands.hpp"
 #include "cli/llm_runs.hpp"
+#include "cli/sweep_progress.hpp"
 #include "cli/interrupt.hpp"
 #include "core/error.hpp"
 #include "jobs/llm_iteration.hpp"
@@ -65,6 +66,8 @@ int run_llm_runs(const std::vector<LlmScenarioRun>& runs, const LlmOptions& opt,
   jobs::SweepOptions so;
   so.jobs = out_opt.trace.empty() ? jobs::resolve_jobs(out_opt.jobs) : 1;
   so.interrupted = &InterruptMonitor::check;
+  SweepLine line(err, progress_wanted(out_opt, err));  // with --jobs: configs done and running
+  so.progress = &line;
   jobs::Sweep sweep(so);
   std::vector<report::LlmRow> rows;
   for (const LlmScenarioRun& run : runs) {
@@ -80,6 +83,7 @@ int run_llm_runs(const std::vector<LlmScenarioRun>& runs, const LlmOptions& opt,
       return row;
     };
     p.deliver = [&](report::LlmRow&& row) {
+      line.clear();
       const auto& r = row.result;
       if (!out_opt.quiet) {
         err << fmt::format("collsim llm: {}: {} GPUs: {}\n", run.name, r.gpus, r.cluster);
@@ -101,8 +105,10 @@ int run_llm_runs(const std::vector<LlmScenarioRun>& runs, const LlmOptions& opt,
   }
   try {
     sweep.run();
+    line.clear();
   } catch (const core::Interrupted&) {
     // Nothing lost: the iterations that finished, on standard output.
+    line.clear();
     if (!rows.empty()) out << report::render_llm(rows, format);
     throw;
   }
