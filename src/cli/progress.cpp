@@ -118,7 +118,7 @@ void PointsProgress::draw(const jobs::SweepStatus& s, const std::string& what,
   const auto now = std::chrono::steady_clock::now();
   if (!force && drawn_ && now - last_draw_ < min_interval_) return;
   last_draw_ = now;
-  err_ << fmt::format("\r\033[Kcollsim: [{}/{} done, {} running] {}: {}", s.done, s.points,
+  err_ << fmt::format("\r\033[Kcollsim: [{}/{} done, {} running] {}: {}", s.runs_done, s.runs,
                       s.running, what, news)
        << std::flush;
   drawn_ = true;

@@ -46,8 +46,8 @@ class ProgressLine final : public jobs::RunMonitor {
   bool setting_up_ = false;  ///< the line says the run is still setting up
 };
 
-/// The progress line of a sweep run on several threads (--jobs): the points that finished and the
-/// latest news of a running one, "collsim: [3/48 done, 2 running] torus-8x8 ring 64 MiB flow:
+/// The progress line of a sweep run on several threads (--jobs): the runs that finished, the
+/// points running and the latest news of one, "collsim: [3/48 done, 2 running] torus-8x8 ring 64 MiB flow:
 /// 2.31 ms simulated", at most five times a second. The counts are the sweep's
 /// (jobs::SweepStatus); the sweep calls one method at a time, clear() may come from another
 /// thread.

@@ -20,7 +20,7 @@ void SweepLine::begin(const jobs::SweepStatus& s) {
   }
 }
 
-void SweepLine::point_finished(const jobs::SweepStatus& s, const std::string& what) {
+void SweepLine::run_finished(const jobs::SweepStatus& s, const std::string& what) {
   if (many_) many_->finished(s, what);
 }
 

@@ -16,11 +16,16 @@ namespace collsim::jobs {
 
 namespace detail {
 
+struct Silent final : SweepProgress {};  // a sweep without a progress line
+
 // What the points of one run() share: the stop flags (read at every check, so atomics) and the
 // progress data (under `mu`, which also serialises the SweepProgress calls).
 struct SweepState {
-  explicit SweepState(const SweepOptions& o) : options(o) {}
+  explicit SweepState(const SweepOptions& o)
+      : options(o), sink(o.progress != nullptr ? *o.progress : silent) {}
   const SweepOptions& options;
+  Silent silent;
+  SweepProgress& sink;
   std::atomic<std::size_t> first_failed{SIZE_MAX};  ///< points after it stop
   std::atomic<bool> all{false};                     ///< every point stops (an interrupt)
   std::mutex mu;
@@ -31,11 +36,11 @@ struct SweepState {
     while (point < cur && !first_failed.compare_exchange_weak(cur, point)) {
     }
   }
+  // Updates the status and tells the progress line, one call at a time.
   template <class F>
   void tell(F&& f) {
-    if (options.progress == nullptr) return;
     std::lock_guard<std::mutex> lock(mu);
-    f(*options.progress, status);
+    f(sink, status);
   }
 };
 
@@ -70,7 +75,11 @@ std::size_t PointRun::count() const { return state_.status.points; }  // set bef
 
 void PointRun::begin(const std::string& what, const RunContext* run) {
   what_ = what;
-  state_.tell([&](SweepProgress& p, const SweepStatus& s) { p.run_started(s, what, run); });
+  state_.tell([&](SweepProgress& p, SweepStatus& s) {
+    if (!in_run_) ++s.running;
+    in_run_ = true;
+    p.run_started(s, what, run);
+  });
 }
 
 void PointRun::tick(const std::string& what, core::Time simulated, std::uint64_t events,
@@ -78,6 +87,16 @@ void PointRun::tick(const std::string& what, core::Time simulated, std::uint64_t
   if (what_ != what) what_ = what;
   state_.tell([&](SweepProgress& p, const SweepStatus& s) {
     p.run_tick(s, what, simulated, events, run);
+  });
+}
+
+void PointRun::end(const std::string& what) {
+  ++ended_;
+  state_.tell([&](SweepProgress& p, SweepStatus& s) {
+    if (in_run_) --s.running;
+    in_run_ = false;
+    ++s.runs_done;
+    p.run_finished(s, what);
   });
 }
 
@@ -127,18 +146,26 @@ void Sweep::run_one(detail::SweepState& state, std::size_t i) {
   const Entry& p = points_[i];
   state.tell([&](SweepProgress& sink, SweepStatus& s) {
     ++s.running;
+    r.in_run_ = true;
     sink.point_started(s, p.name);
   });
   try {
     p.run(r);
   } catch (...) {
-    state.tell([](SweepProgress&, SweepStatus& s) { --s.running; });
+    state.tell([&](SweepProgress&, SweepStatus& s) {
+      if (r.in_run_) --s.running;
+    });
     throw;
   }
+  const std::string& what = r.what_.empty() ? p.name : r.what_;
   state.tell([&](SweepProgress& sink, SweepStatus& s) {
-    --s.running;
+    if (r.in_run_) --s.running;
     ++s.done;
-    sink.point_finished(s, r.what_.empty() ? p.name : r.what_);
+    if (r.ended_ < p.runs) {
+      s.runs_done += p.runs - r.ended_;
+      sink.run_finished(s, what);
+    }
+    sink.point_finished(s, what);
   });
 }
 
@@ -147,7 +174,7 @@ void Sweep::run() {
   state.status.points = points_.size();
   state.status.threads = threads();
   for (const Entry& p : points_) state.status.runs += p.runs;
-  if (options_.progress) options_.progress->begin(state.status);
+  state.sink.begin(state.status);
   if (state.status.threads <= 1) {
     for (std::size_t i = 0; i < points_.size(); ++i) {
       run_one(state, i);

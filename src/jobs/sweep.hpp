@@ -13,8 +13,8 @@
 //     what --jobs 1 shows. On core::Interrupted (a signal, through SweepOptions::interrupted)
 //     every running point stops at its next check and every point that finished is delivered,
 //     in input order, before the interrupt is rethrown;
-//   - the progress line's data (SweepStatus: points done, running and in all, and the news of
-//     the running points), told to a SweepProgress the command draws.
+//   - the progress line's data (SweepStatus: runs and points done, running and in all, and the
+//     news of the running points), told to a SweepProgress the command draws.
 // The sweep knows nothing of rows' types or of the command line: a point is a cost, a name, a
 // function that runs it and returns its row, and a function that takes the row.
 #include <cstddef>
@@ -45,13 +45,15 @@ std::vector<std::size_t> start_order(const std::vector<double>& cost);
 /// failed); the sweep catches it.
 struct PointCancelled {};
 
-/// The progress line's data. Counts are of points (a concurrent job is one point).
+/// The progress line's data: points, and the simulations (runs) they declare (Point::runs; a
+/// concurrent job is one point of several runs).
 struct SweepStatus {
-  std::size_t points = 0;   ///< in this sweep (this shard's)
-  std::size_t done = 0;     ///< finished
-  std::size_t running = 0;  ///< started, not finished
-  std::uint64_t runs = 0;   ///< simulations of every point (Point::runs summed)
-  unsigned threads = 1;     ///< the sweep's threads (1: every point on the calling thread)
+  std::size_t points = 0;      ///< in this sweep (this shard's)
+  std::size_t done = 0;        ///< points finished
+  std::size_t running = 0;     ///< points in a run: started, and not between two of their runs
+  std::uint64_t runs = 0;      ///< runs of every point
+  std::uint64_t runs_done = 0; ///< runs finished (a point's unreported ones when it finishes)
+  unsigned threads = 1;        ///< the sweep's threads (1: every point on the calling thread)
 };
 
 /// What a command draws from a sweep's progress (the CLI's progress line). Calls come from the
@@ -63,11 +65,13 @@ class SweepProgress {
   /// A point started (its name) or finished (the name of its last simulation).
   virtual void point_started(const SweepStatus&, const std::string& /*what*/) {}
   virtual void point_finished(const SweepStatus&, const std::string& /*what*/) {}
-  /// A simulation of a point began or went on: its name, simulated time and events so far, and
-  /// its RunContext where the point has one (collective runs: messages sent and expected).
+  /// A simulation of a point began, went on (its simulated time and events so far) or ended,
+  /// with its RunContext where the point has one (collective runs: messages sent and expected).
+  /// A point's runs that it did not report ending end, as one, when it finishes.
   virtual void run_started(const SweepStatus&, const std::string& /*what*/, const RunContext*) {}
   virtual void run_tick(const SweepStatus&, const std::string& /*what*/, core::Time /*simulated*/,
                         std::uint64_t /*events*/, const RunContext*) {}
+  virtual void run_finished(const SweepStatus&, const std::string& /*what*/) {}
   /// A line of its own (a training run's "collsim: [2/6] resnet50 on ...").
   virtual void note(const std::string& /*text*/) {}
 
@@ -91,9 +95,11 @@ class PointRun final : public RunMonitor {
   void check() const;
   /// A simulation of the point begins (`what` names it on the progress line) ...
   void begin(const std::string& what, const RunContext* run = nullptr);
-  /// ... and goes on: its simulated time and events so far.
+  /// ... goes on: its simulated time and events so far ...
   void tick(const std::string& what, core::Time simulated, std::uint64_t events,
             const RunContext* run = nullptr);
+  /// ... and ends (optional: the point's runs left end when it returns).
+  void end(const std::string& what);
   /// A line of its own on the progress line's stream (nothing without a SweepProgress).
   void note(const std::string& text);
   /// This point's place among the sweep's points (after slicing) and their number.
@@ -102,13 +108,16 @@ class PointRun final : public RunMonitor {
 
   void begin_run(const RunContext& c) override;
   void tick(const RunContext& c) override;
+  void end_run(const RunContext& c) override { end(c.what); }
 
  private:
   friend class Sweep;
   PointRun(detail::SweepState& state, std::size_t point) : state_(state), point_(point) {}
   detail::SweepState& state_;
   std::size_t point_;
-  std::string what_;  ///< the latest simulation's name
+  std::string what_;       ///< the latest simulation's name
+  std::uint64_t ended_ = 0;  ///< runs reported ended
+  bool in_run_ = false;      ///< counted in SweepStatus::running (under the sweep's mutex)
 };
 
 /// One point, with its row type `Row`.

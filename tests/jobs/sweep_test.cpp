@@ -289,6 +289,9 @@ struct Recorder final : SweepProgress {
                 const RunContext*) override {
     events.push_back("tick " + what + " " + core::to_string(t)), last = s;
   }
+  void run_finished(const SweepStatus& s, const std::string& what) override {
+    events.push_back("end " + what), last = s;
+  }
   void note(const std::string& text) override { events.push_back("note " + text); }
 };
 
@@ -316,6 +319,8 @@ TEST(Sweep, ProgressCountsPointsAndTheirRuns) {
     EXPECT_EQ(r.count(), 2u);
     EXPECT_EQ(rec.last.done, 1u);
     EXPECT_EQ(rec.last.running, 1u);
+    r.end("b 1");  // the first of its three runs; the other two end with the point
+    EXPECT_EQ(rec.last.runs_done, 2u);
     return 2;
   };
   b.deliver = [](int&&) {};
@@ -325,12 +330,14 @@ TEST(Sweep, ProgressCountsPointsAndTheirRuns) {
   EXPECT_EQ(rec.first.points, 2u);
   EXPECT_EQ(rec.first.runs, 4u);
   EXPECT_EQ(rec.first.threads, 1u);
-  // A point finishes under the name of its last simulation, or its own without one.
+  // A point finishes under the name of its last simulation, or its own without one; the runs
+  // it did not report ending end with it.
   EXPECT_EQ(rec.events, (std::vector<std::string>{"start a", "note first", "run a sim",
-                                                  "tick a sim 1 us", "done a sim", "start b",
-                                                  "done b"}));
+                                                  "tick a sim 1 us", "end a sim", "done a sim",
+                                                  "start b", "end b 1", "end b", "done b"}));
   EXPECT_EQ(rec.last.done, 2u);
   EXPECT_EQ(rec.last.running, 0u);
+  EXPECT_EQ(rec.last.runs_done, 4u);
 
   // Several threads: every point started and finished once, done counts up to all.
   Recorder many;
@@ -342,8 +349,9 @@ TEST(Sweep, ProgressCountsPointsAndTheirRuns) {
   parallel.run();
   EXPECT_EQ(rows, iota(6));
   EXPECT_EQ(many.first.threads, 3u);
-  EXPECT_EQ(many.events.size(), 12u);
+  EXPECT_EQ(many.events.size(), 18u);
   EXPECT_EQ(many.last.done, 6u);
+  EXPECT_EQ(many.last.runs_done, 6u);
   EXPECT_EQ(many.last.running, 0u);
 }
 
