@@ -57,7 +57,7 @@ void add_export_option(CLI::App* cmd, collsim::cli::OutputOptions& o) {
                   "only; llm simulates every rank for it)");
 }
 
-// `run`, `collective` and `train`: the independent points on threads (cli/parallel_points.hpp).
+// `run`, `collective` and `train`: the independent points on threads (jobs/sweep.hpp).
 void add_jobs_option(CLI::App* cmd, collsim::cli::OutputOptions& o) {
   cmd->add_option("--jobs,-j", o.jobs,
                   "run N points (algorithm x size x backend runs) at once on N threads, "

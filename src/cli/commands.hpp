@@ -28,9 +28,9 @@ struct OutputOptions {
   std::string max_messages;
   std::string max_memory;
   /// `run`, `collective` and `train`: independent points on this many threads
-  /// (cli/parallel_points.hpp); 0: the number of cores.
+  /// (jobs/sweep.hpp); 0: the number of cores.
   std::uint32_t jobs = 0;
-  /// `run`, `collective` and `train`: "I/N" runs the I-th of N slices (cli/shard.hpp); empty: all.
+  /// `run`, `collective` and `train`: "I/N" runs the I-th of N slices (jobs/shard.hpp); empty: all.
   std::string shard;
 };
 
@@ -147,7 +147,7 @@ int plot_results(const PlotOptions& opt, std::ostream& err);
 /// Throws core::InputError listing the names for an unknown one.
 int help_for(const std::string& name, std::ostream& out);
 
-/// `collsim merge SHARD.csv...`: the shards of a --shard sweep as one CSV (cli/shard.hpp), to
+/// `collsim merge SHARD.csv...`: the shards of a --shard sweep as one CSV (jobs/shard.hpp), to
 /// `output` (atomically) or `out`.
 int merge_results(const std::vector<std::string>& files, const std::string& output,
                   std::ostream& out);

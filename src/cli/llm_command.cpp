@@ -10,10 +10,12 @@
 #include "cli/commands.hpp"
 #include "cli/export_chakra.hpp"
 #include "cli/llm_runs.hpp"
-#include "cli/parallel_points.hpp"
+#include "cli/interrupt.hpp"
+#include "cli/sweep_progress.hpp"
 #include "compute/gpu_specs.hpp"
 #include "core/error.hpp"
 #include "jobs/llm_iteration.hpp"
+#include "jobs/sweep.hpp"
 #include "report/llm_report.hpp"
 #include "report/output_file.hpp"
 #include "workload/llm_config.hpp"
@@ -70,49 +72,69 @@ int run_llm_runs(const std::vector<LlmScenarioRun>& runs, const LlmOptions& opt,
     throw core::InputError("--trace: give one config (the trace has a lane per pipeline stage)");
   }
   const std::uint64_t max_work = parse_limits(out_opt.max_messages, "").max_messages;
-  // Each config is an independent point: on --jobs threads (cli/parallel_points.hpp), its notes
-  // and the rows in input order, the same bytes as one thread.
-  std::vector<report::LlmRow> done(runs.size());
+  // Each config is an independent point (jobs/sweep.hpp): on --jobs threads, its notes and the
+  // rows in input order, the same bytes as one thread.
+  jobs::SweepOptions so;
+  so.jobs = out_opt.trace.empty() ? jobs::resolve_jobs(out_opt.jobs) : 1;
+  so.interrupted = &InterruptMonitor::check;
+  SweepLine line(err, progress_wanted(out_opt, err));  // with --jobs: configs done and running
+  so.progress = &line;
+  jobs::Sweep sweep(so);
   std::vector<report::LlmRow> rows;
-  PointsOptions po;
-  po.jobs = out_opt.trace.empty() ? resolve_jobs(out_opt.jobs) : 1;
-  const auto simulate = [&](std::size_t i, const PointStop& stop) {
-    stop.check(i);
-    const LlmScenarioRun& run = runs[i];
-    report::LlmRow& row = done[i];
-    row.config = run.name;
-    row.setup = run.config;
-    jobs::LlmMachine machine{run.topology, run.platform, run.backend, run.backend_options};
-    jobs::LlmRunOptions lo;
-    lo.keep_timeline = !out_opt.trace.empty();
-    lo.machine = run.topology ? &machine : nullptr;
-    lo.max_work = max_work;
-    if (!out_opt.export_chakra.empty()) {  // every rank, as the traces will have them
-      lo.all_ranks = true;
-      lo.graph = &exported;
-    }
-    row.result = jobs::simulate_llm(row.setup, lo);
-  };
-  const auto deliver = [&](std::size_t i) {
-    report::LlmRow row = std::move(done[i]);
-    const auto& r = row.result;
-    if (!out_opt.quiet) {
-      err << fmt::format("collsim llm: {}: {} GPUs: {}\n", runs[i].name, r.gpus, r.cluster);
-    }
-    if (r.memory.total() > r.gpu_memory) {
-      constexpr double kGiB = 1073741824.0;
-      const std::string msg = fmt::format(
-          "{}: needs {:.1f} GiB per GPU (weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, "
-          "activations {:.1f}); the {} has {:.0f} GiB",
-          runs[i].name, r.memory.total() / kGiB, r.memory.weights / kGiB,
-          r.memory.gradients / kGiB, r.memory.optimizer / kGiB, r.memory.activations / kGiB,
-          r.gpu, r.gpu_memory / kGiB);
-      if (opt.strict_memory) throw core::InputError("--strict-memory: " + msg);
-      if (!out_opt.quiet) err << "collsim llm: warning: " << msg << '\n';
-    }
-    rows.push_back(std::move(row));
-  };
-  run_points(runs.size(), po, simulate, deliver);
+  for (const LlmScenarioRun& run : runs) {
+    jobs::Point<report::LlmRow> p;
+    p.name = run.name;
+    p.run = [&](jobs::PointRun& r) {
+      r.begin(run.name);
+      report::LlmRow row;
+      row.config = run.name;
+      row.setup = run.config;
+      jobs::LlmMachine machine{run.topology, run.platform, run.backend, run.backend_options};
+      jobs::LlmRunOptions lo;
+      lo.keep_timeline = !out_opt.trace.empty();
+      lo.machine = run.topology ? &machine : nullptr;
+      lo.max_work = max_work;
+      if (!out_opt.export_chakra.empty()) {  // every rank, as the traces will have them
+        lo.all_ranks = true;
+        lo.graph = &exported;
+      }
+      lo.progress = [&r, &run](core::Time t, std::uint64_t events) {
+        r.check();  // Ctrl-C during the iteration
+        r.tick(run.name, t, events);
+      };
+      row.result = jobs::simulate_llm(row.setup, lo);
+      return row;
+    };
+    p.deliver = [&](report::LlmRow&& row) {
+      line.clear();
+      const auto& r = row.result;
+      if (!out_opt.quiet) {
+        err << fmt::format("collsim llm: {}: {} GPUs: {}\n", run.name, r.gpus, r.cluster);
+      }
+      if (r.memory.total() > r.gpu_memory) {
+        constexpr double kGiB = 1073741824.0;
+        const std::string msg = fmt::format(
+            "{}: needs {:.1f} GiB per GPU (weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, "
+            "activations {:.1f}); the {} has {:.0f} GiB",
+            run.name, r.memory.total() / kGiB, r.memory.weights / kGiB,
+            r.memory.gradients / kGiB, r.memory.optimizer / kGiB, r.memory.activations / kGiB,
+            r.gpu, r.gpu_memory / kGiB);
+        if (opt.strict_memory) throw core::InputError("--strict-memory: " + msg);
+        if (!out_opt.quiet) err << "collsim llm: warning: " << msg << '\n';
+      }
+      rows.push_back(std::move(row));
+    };
+    sweep.add(std::move(p));
+  }
+  try {
+    sweep.run();
+    line.clear();
+  } catch (const core::Interrupted&) {
+    // Nothing lost: the iterations that finished, on standard output.
+    line.clear();
+    if (!rows.empty()) out << report::render_llm(rows, format);
+    throw;
+  }
   if (!out_opt.export_chakra.empty()) {
     const LlmScenarioRun& run = runs[0];
     const auto& c = run.config;

@@ -345,6 +345,9 @@ LlmResult simulate_llm(const LlmConfig& c, const LlmRunOptions& options) {
   spec.backend = &backend;
   spec.backend_options = backend_options;
   runtime::Session session(spec);
+  if (options.progress) {
+    ro.tick = [&] { options.progress(session.now(), session.sim().events_processed()); };
+  }
   const WorkloadResult wr = run_workload(session, lg.graph, ro);
   res.messages = wr.messages;
   res.events = wr.events;

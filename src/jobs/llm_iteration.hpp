@@ -15,6 +15,7 @@
 //     no time between stages).
 // Errors: core::InputError for a bad platform, backend or algorithm.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,9 @@ struct LlmRunOptions {
   /// standing for the others; what --export-chakra writes.
   bool all_ranks = false;
   workload::Graph* graph = nullptr;  ///< if set, receives the iteration's workload graph
+  /// Called every 2^20 events while the iteration runs (progress lines, Ctrl-C): simulated time,
+  /// events. It may throw (core::Interrupted) to stop the run.
+  std::function<void(core::Time, std::uint64_t)> progress;
 };
 
 /// Simulate one iteration. Throws core::InputError if the machine has fewer NPUs than the job

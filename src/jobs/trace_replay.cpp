@@ -62,6 +62,9 @@ ReplayResult replay(const topology::Topology& topo, const network::BackendInfo& 
   ro.memory = options.memory;
   ro.max_time = options.max_time;
   ro.record = options.timeline;
+  if (options.progress) {
+    ro.tick = [&] { options.progress(session.now(), session.sim().events_processed()); };
+  }
   WorkloadResult wr = run_workload(session, g, ro);
 
   ReplayResult r;

@@ -11,6 +11,7 @@
 // that rank start its own first sends instead. A send finishes when its bytes have arrived
 // (ASTRA-sim's analytical frontend calls the sender back then too).
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -43,6 +44,9 @@ struct ReplayOptions {
   endpoint::EndpointParams endpoint_params;
   std::optional<core::Time> max_time;  ///< core::SimulationError if not finished by then
   bool timeline = false;               ///< record ReplayResult::timeline
+  /// Called every 2^20 events while the replay runs (progress lines, Ctrl-C): simulated time,
+  /// events. It may throw (core::Interrupted) to stop the run.
+  std::function<void(core::Time, std::uint64_t)> progress;
 };
 
 /// A node's time on its rank.

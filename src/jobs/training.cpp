@@ -196,6 +196,7 @@ TrainingResult run_trace(const topology::Topology& topo, const network::BackendI
   ro.endpoint_params = o.endpoint_params;
   ro.max_time = o.max_time;
   ro.timeline = true;  // rank 0's communication spans
+  ro.progress = o.progress;
   const ReplayResult rr = replay(topo, backend, w.trace->ranks, ro);
   TrainingResult r;
   r.total = rr.total;
