@@ -607,7 +607,7 @@ LlmResult simulate(const LlmConfig& c, bool keep_timeline, bool compute_only_fra
     const double opt_params = p.zero == Zero::None
                                   ? params + expert_params
                                   : params / shard + expert_params * p.ep / shard;
-    opt_time[s] = optimizer_time(opt_params, k.hbm);
+    opt_time[s] = optimizer_time(opt_params, k);
     stage_end[s] = t + opt_time[s] + ag_total;
   }
   const auto crit = static_cast<std::uint32_t>(
