@@ -91,6 +91,7 @@ class List {
     gemm(cls, db, {f.k, f.n, f.m, f.batch});
   }
   void push(const LlmKernel& k) { out_.push_back(k); }
+  LlmKernel& last() { return out_.back(); }
   std::vector<LlmKernel> take() { return std::move(out_); }
 
  private:
@@ -98,19 +99,25 @@ class List {
   std::vector<LlmKernel> out_;
 };
 
+// A flash-attention kernel: `gemms` GEMMs per query tile over the keys it may see (causal:
+// half the score blocks; forward two, FlashAttention-2's backward five); the scores never reach
+// HBM. Eq. (3) counts 2 x gemms x scores x d of it (the whole score matrix).
+void flash(const Dims& d, List& l, std::string_view name, double gemms, double bytes) {
+  LlmKernel k;
+  k.cls = K::Attention;
+  k.name = name;
+  k.work.gemm = {d.S, d.d, gemms * d.keys * 0.5, d.b * d.a};
+  k.work.bytes = bytes;
+  k.model_flops = 2 * gemms * d.b * d.a * d.S * d.keys * d.d;
+  l.push(k);
+}
+
 // The core attention's forward (what selective recomputation reruns).
 void attention_core_fwd(const Dims& d, List& l) {
   const double scores = d.b * d.a * d.S * d.keys;
   if (!d.gpt_attention) {
-    // One flash-attention kernel: two GEMMs per query tile over the keys it may see (causal: half
-    // the score blocks); the scores never reach HBM.
-    LlmKernel k;
-    k.cls = K::Attention;
-    k.name = "flash attention";
-    k.work.gemm = {d.S, d.d, 2 * d.keys * 0.5, d.b * d.a};
-    k.work.bytes = (2 * d.T * d.qw + 2 * d.b * d.keys * d.kvw) * kE + d.T * d.a * kF32;
-    k.model_flops = 4 * scores * d.d;
-    l.push(k);
+    flash(d, l, "flash attention", 2,
+          (2 * d.T * d.qw + 2 * d.b * d.keys * d.kvw) * kE + d.T * d.a * kF32);
     return;
   }
   l.gemm(K::Attention, "Q K^T (baddbmm)", {d.S, d.keys, d.d, d.b * d.a});
@@ -123,14 +130,10 @@ void attention_core_fwd(const Dims& d, List& l) {
 void attention_core_bwd(const Dims& d, List& l) {
   const double scores = d.b * d.a * d.S * d.keys;
   if (!d.gpt_attention) {
-    // FlashAttention-2's backward: five GEMMs per tile where the forward has two.
-    LlmKernel k;
-    k.cls = K::Attention;
-    k.name = "flash attention backward";
-    k.work.gemm = {d.S, d.d, 5 * d.keys * 0.5, d.b * d.a};
-    k.work.bytes = (4 * d.T * d.qw + 4 * d.b * d.keys * d.kvw) * kE + d.T * d.qw * kF32;
-    k.model_flops = 8 * scores * d.d;
-    l.push(k);
+    // Eq. (3) counts the backward as twice the forward (4 GEMMs' worth), not FlashAttention-2's 5.
+    flash(d, l, "flash attention backward", 5,
+          (4 * d.T * d.qw + 4 * d.b * d.keys * d.kvw) * kE + d.T * d.qw * kF32);
+    l.last().model_flops = 8 * scores * d.d;
     return;
   }
   l.mem(K::Elementwise, "context permute backward", 2 * d.T * d.qw * kE);
