@@ -156,11 +156,14 @@ reproduce-nccl:
 	  echo "collsim: results/nccl-$$(echo $$s | tr -d ' -').txt"; \
 	done
 
-# Narayanan et al. SC'21 Table 1 (docs/llm.md "Validation"): one CSV row per GPT model.
+# docs/llm.md "Validation": Narayanan et al. SC'21 Table 1, Korthikanti et al. Table 5, Llama 3
+# (examples/llm/validation.csv), one CSV row per config, and the table rewritten from them.
 reproduce-llm:
-	@echo "collsim: LLM (SC'21 Table 1): a few seconds"
+	@echo "collsim: LLM validation (SC'21 Table 1, Korthikanti Table 5, Llama 3): under a minute"
 	@mkdir -p results
-	./$(BUILD)/collsim llm examples/llm/sc21-gpt3-*.yaml --format csv -q --output results/llm-sc21-table1.csv
+	./$(BUILD)/collsim llm $$(tail -n +2 examples/llm/validation.csv | cut -d, -f1) --format csv -q \
+	  --output results/llm-validation.csv
+	$(PYTHON) tools/llm_tables.py examples/llm/validation.csv results/llm-validation.csv docs/llm.md
 
 # ECMP hash collisions and spraying on a fat tree (docs/multipath.md): CSVs in results/ and the
 # figures docs/img/multipath-ecmp-{flow,packet}.png (when matplotlib and pandas are installed).

@@ -423,6 +423,16 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       ->required();
   llm->add_flag("--strict-memory", lo.strict_memory,
                 "exit 2 when the memory per GPU exceeds the GPU's (default: a warning)");
+  llm->add_flag("--breakdown", lo.breakdown,
+                "print each pipeline stage's compute per kernel class (GEMM, attention, softmax, "
+                "norm, ..., launch) instead of the iteration");
+  llm->add_flag("--search", lo.search,
+                "rank the splits (tp, pp, dp, ep, cp, micro-batch, vpp, recompute, sequence "
+                "parallel, ZeRO) of the config's job (system.gpus) that fit in memory");
+  llm->add_option("--top", lo.top, "--search: how many configurations to print")
+      ->capture_default_str();
+  llm->add_flag("--exhaustive", lo.exhaustive,
+                "--search: simulate every split that fits (no pruning by the lower bound)");
   llm->add_option("--max-messages", out_opt.max_messages,
                   "refuse an iteration whose collectives and pipeline messages come to more "
                   "messages (or packets, flits: the backend's unit) than this (default 5e+08)");

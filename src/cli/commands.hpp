@@ -181,6 +181,10 @@ int show_multitree(const MultiTreeOptions& opt, std::ostream& out);
 struct LlmOptions {
   std::vector<std::string> configs;  ///< LLM config files (workload/llm_config.hpp), one run each
   bool strict_memory = false;        ///< exit 2 when the memory per GPU exceeds the GPU's
+  bool breakdown = false;            ///< print compute per kernel class per stage instead
+  bool search = false;               ///< rank the splits of each config's job (jobs/llm_search.hpp)
+  bool exhaustive = false;           ///< --search: simulate every split that fits
+  std::uint32_t top = 10;            ///< --search: configurations printed
 };
 /// `collsim llm CONFIG.yaml ...`: one LLM training iteration per config (docs/llm.md).
 int run_llm(const LlmOptions& opt, const OutputOptions& out_opt, std::ostream& out,

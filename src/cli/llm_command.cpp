@@ -14,8 +14,11 @@
 #include "cli/sweep_progress.hpp"
 #include "compute/gpu_specs.hpp"
 #include "core/error.hpp"
+#include "jobs/llm_cost.hpp"
 #include "jobs/llm_iteration.hpp"
+#include "jobs/llm_search.hpp"
 #include "jobs/sweep.hpp"
+#include "report/llm_breakdown.hpp"
 #include "report/llm_report.hpp"
 #include "report/output_file.hpp"
 #include "workload/llm_config.hpp"
@@ -23,6 +26,11 @@
 namespace collsim::cli {
 
 namespace {
+
+// A search's row label: the split, prefixed by the config when several are searched.
+std::string opts_label(const std::string& path, std::size_t configs, const std::string& split) {
+  return configs > 1 ? path + ": " + split : split;
+}
 
 void write_file(const std::string& path, const std::string& text, std::string_view option) {
   const std::string temp = report::make_temp_beside(path, option);
@@ -89,6 +97,12 @@ int run_llm_runs(const std::vector<LlmScenarioRun>& runs, const LlmOptions& opt,
       report::LlmRow row;
       row.config = run.name;
       row.setup = run.config;
+      if (!run.config.complete) {
+        throw core::InputError(fmt::format(
+            "{}: names the job (system.gpus) but not its split (tp, pp, micro_batch); run it with "
+            "--search",
+            run.name));
+      }
       jobs::LlmMachine machine{run.topology, run.platform, run.backend, run.backend_options};
       jobs::LlmRunOptions lo;
       lo.keep_timeline = !out_opt.trace.empty();
@@ -103,6 +117,7 @@ int run_llm_runs(const std::vector<LlmScenarioRun>& runs, const LlmOptions& opt,
         r.tick(run.name, t, events);
       };
       row.result = jobs::simulate_llm(row.setup, lo);
+      if (row.setup.system.gpu_memory) row.result.gpu_memory = jobs::llm_gpu_memory(row.setup);
       return row;
     };
     p.deliver = [&](report::LlmRow&& row) {
@@ -150,7 +165,19 @@ int run_llm_runs(const std::vector<LlmScenarioRun>& runs, const LlmOptions& opt,
           run.backend ? run.backend->name : c.system.backend);
     }
   }
-  const std::string text = report::render_llm(rows, format);
+  std::string text;
+  if (opt.breakdown) {
+    std::vector<report::LlmBreakdownRow> bd;
+    for (const report::LlmRow& row : rows) {
+      const compute::GpuSpec& gpu = compute::find_gpu(row.setup.system.gpu, "system.gpu");
+      const jobs::LlmCosts k = jobs::llm_costs(row.setup, gpu, row.result.matmul_efficiency);
+      bd.push_back({row.config, jobs::llm_stage_breakdown(row.setup, k),
+                    row.result.critical_stage, row.result.iteration.seconds() * 1e3});
+    }
+    text = report::render_llm_breakdown(bd, format);
+  } else {
+    text = report::render_llm(rows, format);
+  }
   if (!out_opt.trace.empty()) write_file(out_opt.trace, report::render_llm_trace(rows[0]), "--trace");
   if (out_opt.output.empty()) {
     out << text;
@@ -160,9 +187,71 @@ int run_llm_runs(const std::vector<LlmScenarioRun>& runs, const LlmOptions& opt,
   return 0;
 }
 
+namespace {
+
+// --search: each config's job ranked (jobs/llm_search.hpp), its splits simulated on --jobs
+// threads in the search's fixed batches.
+int run_llm_search(const LlmOptions& opt, const OutputOptions& out_opt, std::ostream& out,
+                   std::ostream& err) {
+  const report::Format format = report::parse_format(out_opt.format, "--format");
+  if (opt.breakdown) throw core::InputError("--breakdown: give one split, not --search");
+  if (!out_opt.trace.empty()) throw core::InputError("--trace: give one split, not --search");
+  const std::uint64_t max_work = parse_limits(out_opt.max_messages, "").max_messages;
+  jobs::SweepOptions po;
+  po.jobs = jobs::resolve_jobs(out_opt.jobs);
+  po.interrupted = &InterruptMonitor::check;
+  std::vector<report::LlmRow> rows;
+  for (const std::string& path : opt.configs) {
+    workload::LlmConfig job = workload::load_llm_config(path);
+    if (job.system.gpus == 0) job.system.gpus = job.parallel.gpus();
+    jobs::LlmSearchOptions so;
+    so.top = opt.top;
+    so.exhaustive = opt.exhaustive;
+    so.run_batch = [&](const std::vector<workload::LlmConfig>& batch) {
+      std::vector<jobs::LlmResult> res(batch.size());
+      jobs::Sweep sweep(po);  // one batch: its splits on --jobs threads
+      for (std::size_t i = 0; i < batch.size(); ++i) {
+        jobs::Point<jobs::LlmResult> pt;
+        pt.name = jobs::llm_split_label(batch[i].parallel);
+        pt.run = [&, i](jobs::PointRun& r) {
+          jobs::LlmRunOptions lo;
+          lo.max_work = max_work;
+          lo.progress = [&r](core::Time, std::uint64_t) { r.check(); };
+          return jobs::simulate_llm(batch[i], lo);
+        };
+        pt.deliver = [&res, i](jobs::LlmResult&& x) { res[i] = std::move(x); };
+        sweep.add(std::move(pt));
+      }
+      sweep.run();
+      return res;
+    };
+    const jobs::LlmSearchResult r = jobs::search_llm(job, so);
+    if (!out_opt.quiet) {
+      err << fmt::format(
+          "collsim llm: {}: search: {} splits of {} on {} GPUs, {} fit in memory, {} simulated{}\n",
+          path, r.splits, job.model.name, job.system.gpus, r.fit, r.simulated,
+          opt.exhaustive ? " (exhaustive)" : "");
+    }
+    for (const jobs::LlmCandidate& c : r.top) {
+      rows.push_back({opts_label(path, opt.configs.size(), c.label), c.config, c.result});
+    }
+  }
+  const std::string text = report::render_llm(rows, format);
+  if (out_opt.output.empty()) {
+    out << text;
+  } else {
+    write_file(out_opt.output, text, "--output");
+  }
+  return 0;
+}
+
+}  // namespace
+
 int run_llm(const LlmOptions& opt, const OutputOptions& out_opt, std::ostream& out,
             std::ostream& err) {
   report::parse_format(out_opt.format, "--format");  // fail before simulating anything
+  if (opt.search) return run_llm_search(opt, out_opt, out, err);
+  if (opt.exhaustive) throw core::InputError("--exhaustive: only with --search");
   std::vector<LlmScenarioRun> runs;
   for (const std::string& path : opt.configs) {
     runs.push_back(LlmScenarioRun{path, workload::load_llm_config(path), nullptr, "", nullptr, {}});

@@ -192,11 +192,10 @@ workload::LlmLayerTimes layer_times(const LlmConfig& c, const LlmCosts& k) {
   workload::LlmLayerTimes t;
   t.fwd_attention = k.attention_fwd;
   t.fwd_mlp = k.fwd.time - k.attention_fwd;
-  // The backward is twice the forward, block by block; selective recomputation redoes the
-  // attention core before the attention's backward (full recomputation is the graph's: the
-  // layer's forward again, collectives included).
-  t.bwd_attention = scale(k.attention_fwd, 2);
-  t.bwd_mlp = k.bwd.time - t.bwd_attention;
+  // Selective recomputation redoes the attention core before the attention's backward (full
+  // recomputation is the graph's: the layer's forward again, collectives included).
+  t.bwd_attention = k.attention_bwd;
+  t.bwd_mlp = k.bwd.time - k.attention_bwd;
   if (c.parallel.recompute == Recompute::Selective) t.bwd_attention += k.recompute.time;
   t.attention_core = k.attention_core_fwd;
   return t;
@@ -218,7 +217,7 @@ std::vector<Time> optimizer_times(const LlmConfig& c, const LlmCosts& k) {
     // Expert parameters are sharded over their own data-parallel group (dp x cp / ep).
     const double opt = p.zero == Zero::None ? params + expert_params
                                             : params / shard + expert_params * p.ep / shard;
-    out[s] = optimizer_time(opt, k.hbm);
+    out[s] = optimizer_time(opt, k);
   }
   return out;
 }

@@ -29,11 +29,11 @@
 
 namespace collsim::jobs {
 
-/// The one fitted parameter (docs/llm.md "Calibration"): the share of the dense 16-bit peak that
-/// a transformer's matmuls reach, fitted once to the smallest row of Narayanan et al. SC'21
-/// Table 1 (GPT 1.7B on 32 A100s, no tensor or pipeline parallelism: 137 TFLOP/s per GPU) and
-/// used unchanged for every other configuration and GPU.
-inline constexpr double kMatmulEfficiency = 0.59;
+/// The first fitted constant (docs/llm.md "Calibration"): the share of the dense 16-bit peak a
+/// GEMM of whole waves of large tiles reaches (compute/kernel_time.hpp), fitted with
+/// kMemoryEfficiency (jobs/llm_cost.hpp) to the last row of Narayanan et al. SC'21 Table 1 (GPT 1T
+/// on 3,072 A100s: 163 TFLOP/s per GPU) and used unchanged for every other configuration and GPU.
+inline constexpr double kMatmulEfficiency = 0.708;
 /// The matmul efficiency used when the config gives none: kMatmulEfficiency for every GPU.
 double default_matmul_efficiency(const compute::GpuSpec& gpu);
 
