@@ -52,7 +52,7 @@ struct Shape {
 /// bandwidth (NVLinks x NCCL's per-link rate, topo.h SMxx_NVLINK_BW) NCCL's kernels move, and
 /// the fixed time of one collective call that NCCL's tuner does not count (kernel launch and
 /// the call's own overhead). Fitted on one 8 x H100 nccl-tests log only, by minimising the
-/// largest |log(model / measured)| over its rows (`collsim validate nccl LOG --fit`); every
+/// mean |log(model / measured)| over its rows (`collsim validate nccl LOG --fit`); every
 /// other preset and shape uses these same two numbers.
 struct Calibration {
   double efficiency = 0.949;  ///< achieved / NCCL-rated NVLink bandwidth
