@@ -144,14 +144,14 @@ std::vector<NcclTestsRow> run_nccl_tests(const NcclTestsOptions& opt, const nccl
     NcclTestsRow row;
     row.bytes = r.bytes;
     row.count = r.count;
-    if (r.bytes > 0) {
-      const nccl::Estimate e =
-          nccl::estimate(opt.algorithm, opt.op, static_cast<double>(r.bytes), ctx, opt.protocol);
-      row.time_us = e.seconds * 1e6;
-      row.algbw = static_cast<double>(r.bytes) / e.seconds / 1e9;
-      row.busbw = row.algbw * nccl::busbw_factor(opt.op, ranks);
-      row.algorithm = std::string(e.algorithm->name) + "/" + std::string(to_string(e.protocol));
-    }
+    // A size that rounds to 0 elements still makes a call (nccl-tests times it): the model's
+    // fixed part, as `validate nccl` would price the row.
+    const nccl::Estimate e =
+        nccl::estimate(opt.algorithm, opt.op, static_cast<double>(r.bytes), ctx, opt.protocol);
+    row.time_us = e.seconds * 1e6;
+    row.algbw = static_cast<double>(r.bytes) / e.seconds / 1e9;
+    row.busbw = row.algbw * nccl::busbw_factor(opt.op, ranks);
+    row.algorithm = std::string(e.algorithm->name) + "/" + std::string(to_string(e.protocol));
     rows.push_back(row);
     const std::uint64_t next = opt.factor > 1 ? size * opt.factor : size + opt.increment;
     if (next <= size) break;  // overflow
