@@ -148,10 +148,10 @@ reproduce-nccl:
 	@if [ -f "$(NCCL_LOG)" ]; then ./$(BUILD)/collsim validate nccl "$(NCCL_LOG)" \
 	  | tee results/nccl-validate-h100.txt | grep '^# [a-z_]*:'; \
 	else echo "collsim: no NCCL_LOG ($(NCCL_LOG)): validation skipped"; fi
-	@for s in "h100 -g 8" "h100 -g 4" "h100 --nodes 10 -g 8" "a100 -g 8" "h200 -g 8" "gb200 -g 4" \
-	    "gb200 -g 72"; do \
+	@for s in "h100 -g 8" "h100 -g 4" "h100 --nodes 2 -g 8" "h100 --nodes 10 -g 8" "a100 -g 8" \
+	    "a100 --nodes 10 -g 8" "h200 -g 8" "gb200 -g 4" "gb200 -g 72"; do \
 	  for b in all_reduce_perf all_gather_perf reduce_scatter_perf alltoall_perf sendrecv_perf; do \
-	    ./$(BUILD)/collsim nccl-tests $$b --system $$s -b 32M -e 16G -f 2 -d double || exit 1; \
+	    ./$(BUILD)/collsim nccl-tests $$b --system $$s -b 1K -e 16G -f 2 -d double || exit 1; \
 	  done > "results/nccl-$$(echo $$s | tr -d ' -').txt"; \
 	  echo "collsim: results/nccl-$$(echo $$s | tr -d ' -').txt"; \
 	done

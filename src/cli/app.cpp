@@ -374,9 +374,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       ->capture_default_str();
   nccl_tests->add_option("-e,--maxbytes", nt.max_bytes, "largest size (16G = 16 GiB)")
       ->capture_default_str();
-  auto* factor = nccl_tests->add_option("-f,--stepfactor", nt.factor, "size multiplier per step")
-                     ->capture_default_str();
-  nccl_tests->add_option("-i,--stepbytes", nt.increment, "size increment per step (instead of -f)");
+  nccl_tests->add_option("-f,--stepfactor", nt.factor, "size multiplier per step (1: step by -i)")
+      ->capture_default_str();
+  nccl_tests->add_option("-i,--stepbytes", nt.increment, "size increment per step when -f <= 1")
+      ->capture_default_str();
   nccl_tests->add_option("-g,--ngpus", nt.gpus, "GPUs used per node (on one NVSwitch)")
       ->capture_default_str();
   nccl_tests->add_option("--nodes", nt.nodes, "nodes (NVLink domains) of -g GPUs each")
@@ -412,6 +413,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   validate_nccl->add_option("--algorithm,-a", vn.algorithm, "as for nccl-tests")
       ->capture_default_str();
   validate_nccl->add_option("--protocol", vn.protocol, "as for nccl-tests")->capture_default_str();
+  validate_nccl->add_flag("--fit", vn.fit,
+                          "fit the two calibrated parameters (η, α) to the logs' rows instead");
 
   cli::LlmOptions lo;
   auto* llm = app.add_subcommand(
@@ -480,10 +483,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (*llm) return cli::run_llm(lo, out_opt, out, err);
     if (*help) return cli::help_for(help_name, out);
     if (*plot) return cli::plot_results(po, err);
-    if (*nccl_tests) {
-      nt.factor_given = factor->count() > 0;
-      return cli::run_nccl_tests_command(nt, out);
-    }
+    if (*nccl_tests) return cli::run_nccl_tests_command(nt, out);
     if (*validate_nccl) return cli::validate_nccl_logs(vn, out);
     if (*merge) return cli::merge_results(merge_files, merge_output, out);
   } catch (const core::InputError& e) {

@@ -201,9 +201,8 @@ struct NcclTestsCliOptions {
   std::string binary;              ///< all_reduce_perf, ...
   std::string min_bytes = "32M";   ///< -b
   std::string max_bytes = "32M";   ///< -e
-  std::uint64_t factor = 2;        ///< -f
-  bool factor_given = false;
-  std::string increment;           ///< -i
+  std::uint64_t factor = 1;        ///< -f (nccl-tests' default 1: step by -i)
+  std::string increment = "1M";    ///< -i (nccl-tests' default)
   std::uint32_t gpus = 8;          ///< -g: GPUs per node
   std::uint32_t nodes = 1;         ///< --nodes
   std::string system = "h100";     ///< --system
@@ -220,6 +219,7 @@ struct ValidateNcclOptions {
   std::string system;              ///< empty: from the log's device name
   std::string algorithm = "nccl";
   std::string protocol = "nccl";
+  bool fit = false;                ///< --fit: fit η and α to the logs instead (docs/nccl.md)
 };
 int validate_nccl_logs(const ValidateNcclOptions& opt, std::ostream& out);
 
