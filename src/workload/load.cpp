@@ -24,6 +24,12 @@ Workload load_workload(const std::string& spec, const topology::Topology& topo,
     const std::string name = std::filesystem::path(ranks.front().file).stem().stem().string();
     // Not one SPMD iteration, or written by collsim (its streams and groups): rank by rank.
     if (!ranks.front().streams.empty() || !chakra::replay_reason(ranks).empty()) {
+      if (ranks.size() != 1 && ranks.size() != topo.num_npus()) {
+        throw core::InputError(fmt::format(
+            "trace {}: {} ranks (files) for a platform of {} NPUs; give one file per NPU, or "
+            "rank 0's only to run it on every NPU",
+            name, ranks.size(), topo.num_npus()));
+      }
       Workload w;
       w.name = name;
       w.source = fmt::format("Chakra trace {} ({} ranks, run rank by rank: {})", spec,
