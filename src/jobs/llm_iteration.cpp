@@ -318,6 +318,9 @@ LlmResult simulate_llm(const LlmConfig& c, const LlmRunOptions& options) {
                         (p.tp == 1 || p.tp % c.system.gpus_per_node == 0);
   workload::LlmGraphInput gi = graph_input(c, k, one_rail);
   gi.all_ranks = options.all_ranks;
+  // TP groups each filling a node: only TP traffic crosses the NVSwitch (every other group's
+  // members sit at one GPU index on their rails), so one TP collective of a kind stands for all.
+  gi.tp_alone = cluster.standard && p.tp > 1 && p.tp == c.system.gpus_per_node;
   workload::LlmGraph lg = workload::llm_graph(gi);
   lg.graph.name = fmt::format("llm {}", m.name);
   WorkloadRunOptions ro;

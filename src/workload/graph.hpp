@@ -70,6 +70,11 @@ struct Group {
   /// The timelines whose collective nodes on this group meet (each issues every collective of
   /// the group); empty: every timeline of the graph.
   std::vector<std::uint32_t> participants;
+  /// Groups of one timing class (kNone: none) run a collective of a given kind, size, algorithm
+  /// and chunks in the same time whatever else runs, because their links carry nothing else (the
+  /// generator guarantees it: an LLM's TP groups, each filling a node's NVSwitch): the runner
+  /// simulates the first and times the others as it took (groups' symmetry over time).
+  std::uint32_t timing_class = kNone;
 };
 
 struct Node {

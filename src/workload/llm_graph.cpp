@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "core/error.hpp"
 
@@ -154,6 +155,7 @@ class Builder {
       gr.comms.push_back(std::move(c));
     }
     gr.participants.assign(participants.begin(), participants.end());
+    if (in_.tp_alone && std::string_view(what) == "tp") gr.timing_class = 0;
     out_.graph.groups.push_back(std::move(gr));
     const auto id = static_cast<std::uint32_t>(out_.graph.groups.size() - 1);
     groups_.emplace(key, id);

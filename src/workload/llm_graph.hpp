@@ -63,6 +63,10 @@ struct LlmGraphInput {
   /// timelines, each with its own messages; what --export-chakra writes. Slower, and exact where
   /// the replicas' traffic would meet.
   bool all_ranks = false;
+  /// Every TP group fills a node's scale-up switch and nothing else crosses it (the standard
+  /// cluster with tp = GPUs per node): the TP groups share a timing class (workload/graph.hpp),
+  /// so the runner simulates each kind of TP collective once.
+  bool tp_alone = false;
 };
 
 /// A forward ('F') or backward ('B') pass of one virtual stage for one micro-batch.

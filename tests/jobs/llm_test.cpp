@@ -321,7 +321,7 @@ std::vector<LlmResult> serial(const std::vector<workload::LlmConfig>& batch) {
 TEST(LlmSearch, PrunedRankingEqualsTheExhaustiveOne) {
   const LlmConfig job = workload::parse_llm_config(
       "model: {layers: 24, hidden: 2048, heads: 16, ffn_hidden: 8192, seq_len: 2048, "
-      "vocab: 50257}\nparallel: {global_batch: 64, zero: 1}\n"
+      "vocab: 50257}\nparallel: {global_batch: 16, zero: 1}\n"
       "system: {gpu: a100-40gb, gpus: 16, gpu_memory: 16 GiB}\n",
       "job.yaml");
   EXPECT_FALSE(job.complete);

@@ -166,6 +166,44 @@ TEST(WorkloadRunner, CollectiveMeetsItsParticipantsAndStartsWithTheLast) {
   EXPECT_EQ(r.messages, 4u);
 }
 
+// A group of a timing class: the second all-reduce of the same size is timed as the first one
+// took (200 us, derived above) without simulating it; a third of another size is simulated.
+TEST(WorkloadRunner, TimingClassSimulatesTheFirstCollectiveOfAKindOnly) {
+  const topology::Topology t = topology::switch_star(2, kBw, Time{});
+  const auto run_three = [&](std::uint32_t timing_class) {
+    Graph g = two_timelines();
+    workload::Group all;
+    all.name = "all";
+    all.timing_class = timing_class;
+    g.groups.push_back(all);
+    for (std::uint32_t k = 0; k < 2; ++k) {
+      ProgramBuilder b(g.programs[k]);
+      std::vector<std::uint32_t> deps;
+      for (const std::uint64_t bytes : {2'000'000ull, 2'000'000ull, 4'000'000ull}) {
+        Node c;
+        c.kind = NodeKind::Collective;
+        c.bytes = bytes;
+        c.group = 0;
+        c.stream = 1;
+        c.category = 1;
+        deps = {b.add(c, deps)};
+      }
+    }
+    WorkloadRunOptions o;
+    o.algorithms[collective::Collective::AllReduce] =
+        collective::parse_algorithm("ring", "algorithm");
+    return run(g, t, o);
+  };
+  const WorkloadResult plain = run_three(workload::kNone), timed = run_three(0);
+  // 200 + 200 + 400 us, both ways.
+  EXPECT_EQ(plain.total, Time::from_ns(800 * 1000));
+  EXPECT_EQ(timed.total, plain.total);
+  EXPECT_EQ(timed.nodes[0][1].end, Time::from_ns(400 * 1000));
+  EXPECT_EQ(timed.messages, plain.messages);  // the timed one's messages are counted as the first's
+  EXPECT_EQ(timed.collectives, 3u);
+  EXPECT_LT(timed.events, plain.events);  // but not simulated
+}
+
 TEST(WorkloadRunner, CollectivesThatDisagreeAreRefused) {
   const topology::Topology t = topology::switch_star(2, kBw, Time{});
   Graph g = two_timelines();
