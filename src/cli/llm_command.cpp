@@ -2,6 +2,8 @@
 // reported as a table, CSV or JSON (report/llm_report.hpp); docs/llm.md.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <cstdio>
 #include <fstream>
 #include <ostream>
@@ -217,6 +219,7 @@ int run_llm_search(const LlmOptions& opt, const OutputOptions& out_opt, std::ost
           jobs::LlmRunOptions lo;
           lo.max_work = max_work;
           lo.progress = [&r](core::Time, std::uint64_t) { r.check(); };
+          lo.each_kind_once = true;  // ranking; the rows shown are simulated in full below
           return jobs::simulate_llm(batch[i], lo);
         };
         pt.deliver = [&res, i](jobs::LlmResult&& x) { res[i] = std::move(x); };
@@ -225,7 +228,30 @@ int run_llm_search(const LlmOptions& opt, const OutputOptions& out_opt, std::ost
       sweep.run();
       return res;
     };
-    const jobs::LlmSearchResult r = jobs::search_llm(job, so);
+    jobs::LlmSearchResult r = jobs::search_llm(job, so);
+    // The best splits simulated in full (every collective), best first by that time.
+    {
+      std::vector<workload::LlmConfig> best;
+      for (const jobs::LlmCandidate& c : r.top) best.push_back(c.config);
+      jobs::Sweep sweep(po);
+      for (std::size_t i = 0; i < best.size(); ++i) {
+        jobs::Point<jobs::LlmResult> pt;
+        pt.name = r.top[i].label;
+        pt.run = [&, i](jobs::PointRun& pr) {
+          jobs::LlmRunOptions lo;
+          lo.max_work = max_work;
+          lo.progress = [&pr](core::Time, std::uint64_t) { pr.check(); };
+          return jobs::simulate_llm(best[i], lo);
+        };
+        pt.deliver = [&r, i](jobs::LlmResult&& x) { r.top[i].result = std::move(x); };
+        sweep.add(std::move(pt));
+      }
+      sweep.run();
+      std::stable_sort(r.top.begin(), r.top.end(),
+                       [](const jobs::LlmCandidate& a, const jobs::LlmCandidate& b) {
+                         return a.result.iteration < b.result.iteration;
+                       });
+    }
     if (!out_opt.quiet) {
       err << fmt::format(
           "collsim llm: {}: search: {} splits of {} on {} GPUs, {} fit in memory, {} simulated{}\n",

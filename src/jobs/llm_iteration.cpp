@@ -328,6 +328,7 @@ LlmResult simulate_llm(const LlmConfig& c, const LlmRunOptions& options) {
       collective::parse_algorithm(c.system.algorithm, "system.algorithm");
   for (const collective::Collective cc : collective::all_collectives()) ro.algorithms[cc] = algo;
   ro.record = true;
+  ro.each_kind_once = options.each_kind_once;
   {  // The guard: the iteration's messages (or the backend's own unit of work) before running.
     std::uint64_t bytes = 0;
     const scheduler::WorkEstimate e = estimate_workload(cluster.topology, lg.graph, ro, &bytes);

@@ -94,6 +94,9 @@ struct LlmRunOptions {
   /// Called every 2^20 events while the iteration runs (progress lines, Ctrl-C): simulated time,
   /// events. It may throw (core::Interrupted) to stop the run.
   std::function<void(core::Time, std::uint64_t)> progress;
+  /// Each group's collectives of one kind and size timed once (WorkloadRunOptions::
+  /// each_kind_once): an approximation for ranking many splits (--search).
+  bool each_kind_once = false;
 };
 
 /// Simulate one iteration. Throws core::InputError if the machine has fewer NPUs than the job

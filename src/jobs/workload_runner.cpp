@@ -440,8 +440,12 @@ class Runner final : public core::EventHandler {
     }
     // A group of a timing class: as long as the first of its kind took (workload/graph.hpp).
     std::optional<TimedKey> timed;
-    if (gr.timing_class != workload::kNone) {
-      timed = TimedKey{gr.timing_class, m.op, m.bytes, m.algorithm, m.chunks};
+    if (gr.timing_class != workload::kNone || o_.each_kind_once) {
+      // each_kind_once: the group its own class, after the generator's classes.
+      const std::uint32_t cls = gr.timing_class != workload::kNone
+                                    ? gr.timing_class
+                                    : static_cast<std::uint32_t>(g_.groups.size()) + m.group;
+      timed = TimedKey{cls, m.op, m.bytes, m.algorithm, m.chunks};
       if (const auto it = timed_.find(*timed); it != timed_.end()) {
         result_.messages += it->second.messages;
         result_.bytes += it->second.bytes;

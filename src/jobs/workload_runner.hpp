@@ -72,6 +72,11 @@ struct WorkloadRunOptions {
   /// The caller has checked every collective against the platform (runtime::check_request):
   /// skip building each one at 1 byte before the run.
   bool checked = false;
+  /// Every group as a timing class of its own (workload/graph.hpp): each group's collectives of
+  /// one kind and size take the time the first took. An approximation (a later one may meet
+  /// other traffic the first did not), much faster on long runs; `collsim llm --search` ranks
+  /// with it.
+  bool each_kind_once = false;
 };
 
 /// One node's times on its timeline.
