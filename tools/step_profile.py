@@ -8,7 +8,12 @@ receive of step s minus that of step s - 1; the advances add up to the run's tim
 `--bandwidth` the table adds each step's link-bound time (largest message / bandwidth) and its
 excess, which is where a run loses time against its bandwidth bound. Standard library only.
 
+With `--channels NPU` it prints instead, for each peer that NPU sends to, the sends, the time
+its sends occupy (the sum of their slices), when the last ends and the idle time before then:
+for algorithms whose program has no steps (the 2D-Rings' chain flows), where a run's time goes.
+
   tools/step_profile.py TRACE.json [--run 1] [--bandwidth 16e9] [--csv OUT.csv]
+  tools/step_profile.py TRACE.json --channels 0 [--run 1]
 """
 import argparse
 import csv
@@ -18,13 +23,19 @@ import sys
 from collections import defaultdict
 
 
-def profile(path, run):
+def load(path, pattern, what):
+    """The trace's events and the pids whose process name matches `pattern`."""
     with open(path) as f:
         events = json.load(f)["traceEvents"]
     pids = {e["pid"] for e in events if e.get("ph") == "M" and e.get("name") == "process_name"
-            and re.match(rf"run {run}: ", e["args"]["name"])}
+            and re.match(pattern, e["args"]["name"])}
     if not pids:
-        sys.exit(f"step_profile: no run {run} in {path}")
+        sys.exit(f"step_profile: no {what} in {path}")
+    return events, pids
+
+
+def profile(path, run):
+    events, pids = load(path, rf"run {run}: ", f"run {run}")
     steps = defaultdict(lambda: {"messages": 0, "bytes": 0, "largest": 0, "first": None,
                                  "last": 0.0})
     for e in events:
@@ -41,13 +52,32 @@ def profile(path, run):
     return dict(sorted(steps.items()))
 
 
+def channels(path, run, npu):
+    """{peer: (sends, busy us, last end us)} of one NPU's sends (trace pid = NPU + 1)."""
+    events, pids = load(path, rf"run {run}: .* / NPU {npu}$", f"NPU {npu} of run {run}")
+    out = defaultdict(lambda: [0, 0.0, 0.0])
+    for e in events:
+        if e.get("ph") == "X" and e["pid"] in pids and e["name"].startswith("send to "):
+            c = out[e["name"][len("send to "):]]
+            c[0] += 1
+            c[1] += e["dur"]
+            c[2] = max(c[2], e["ts"] + e["dur"])
+    return dict(sorted(out.items()))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("trace")
     ap.add_argument("--run", type=int, default=1)
     ap.add_argument("--bandwidth", type=float, help="link bandwidth in bytes/s")
     ap.add_argument("--csv")
+    ap.add_argument("--channels", type=int, metavar="NPU")
     a = ap.parse_args()
+    if a.channels is not None:
+        print("peer,sends,busy_us,last_end_us,idle_us")
+        for peer, (n, busy, end) in channels(a.trace, a.run, a.channels).items():
+            print(f"{peer},{n},{busy:.3f},{end:.3f},{end - busy:.3f}")
+        return
     steps = profile(a.trace, a.run)
     rows, frontier = [], 0.0
     for step, s in steps.items():
