@@ -18,7 +18,7 @@ DEB_PACKAGES := cmake make g++ libcli11-dev nlohmann-json3-dev libyaml-cpp-dev l
 
 .PHONY: deps configure build run test golden sanitize clang bench format clean reproduce figures fuzz \
         reproduce-themis reproduce-wrht reproduce-multitree reproduce-switch-fc reproduce-ace \
-        reproduce-nccl reproduce-llm reproduce-multipath
+        reproduce-nccl reproduce-llm reproduce-multipath reproduce-reduced
 
 # Figures (docs/img) are drawn by tools/plot.py with Debian's matplotlib and pandas.
 PYTHON ?= /usr/bin/python3
@@ -87,12 +87,38 @@ clang: deps
 # each target says its expected duration first (measured on 2 cores; the machine's load stretches them).
 PAPERS := themis wrht switch-fc ace multitree nccl llm multipath
 PAPER  ?= all
+# Each paper's wall time goes to results/duration-PAPER.txt, and docs/fidelity.md (one row per
+# claim of the five seed papers, tools/fidelity.py over results/ and docs/fidelity-claims.csv) is
+# rewritten after any paper's run.
 reproduce: build
 	@case " $(PAPERS) all " in *" $(PAPER) "*) ;; \
 	  *) echo "collsim: PAPER=$(PAPER): one of $(PAPERS) (or all)" >&2; exit 2;; esac
-	@if [ "$(PAPER)" = all ]; then \
-	  for p in $(PAPERS); do $(MAKE) reproduce-$$p || exit 1; done; \
-	else $(MAKE) reproduce-$(PAPER); fi
+	@mkdir -p results
+	@for p in $$(if [ "$(PAPER)" = all ]; then echo $(PAPERS); else echo $(PAPER); fi); do \
+	  s=$$(date +%s); $(MAKE) reproduce-$$p || exit 1; \
+	  echo "$$(( $$(date +%s) - s )) s" > results/duration-$$p.txt; \
+	done
+	$(PYTHON) tools/fidelity.py table --results results --binary ./$(BUILD)/collsim --doc docs/fidelity.md
+
+# The reduced tier (CI, `.ci/run`): every seed paper at reduced size (tests/reduced/PAPER/*.yaml,
+# seconds each), its result rows compared with the committed tables tests/reduced/PAPER.csv;
+# any drift fails. UPDATE=1 rewrites the tables instead (review and commit them with the reason).
+REDUCED_PAPERS := multitree themis wrht switch-fc ace
+reproduce-reduced:
+	@case " $(REDUCED_PAPERS) all " in *" $(PAPER) "*) ;; \
+	  *) echo "collsim: PAPER=$(PAPER): one of $(REDUCED_PAPERS) (or all)" >&2; exit 2;; esac
+	@test -x ./$(BUILD)/collsim || { echo "collsim: build first (make build)" >&2; exit 2; }
+	@rm -rf $(BUILD)/reduced && mkdir -p $(BUILD)/reduced
+	@for p in $$(if [ "$(PAPER)" = all ]; then echo $(REDUCED_PAPERS); else echo $(PAPER); fi); do \
+	  s=$$(date +%s); \
+	  for f in tests/reduced/$$p/*.yaml; do \
+	    ./$(BUILD)/collsim run $$f --format csv -q --output $(BUILD)/reduced/$$p-$$(basename $$f .yaml).csv \
+	      || exit 1; \
+	  done; \
+	  echo "collsim: reduced $$p: $$(( $$(date +%s) - s )) s"; \
+	done
+	@$(PYTHON) tools/fidelity.py reduced --results $(BUILD)/reduced --tables tests/reduced \
+	  --paper $(PAPER) $(if $(UPDATE),--update,)
 
 # Runs each scenario of a folder into results/PREFIX-NAME.csv (PREFIX may be empty).
 define run_scenarios
