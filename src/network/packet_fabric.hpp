@@ -16,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "core/engine.hpp"
 #include "core/slot_pool.hpp"
 #include "network/backend.hpp"
@@ -134,19 +135,21 @@ struct StepState {
 
 class Fabric final : public core::EventHandler {
  public:
+  // Engine events (kTimers: every timer due at this instant) and timers (the fabric's own timed
+  // events, run in the order they were set). An event or timer is (argument << 4) | kind.
   enum Kind : std::uint64_t {
-    kReady = 0,
-    kFree = 1,
-    kWake = 2,
-    kInjected = 3,
-    kDeliver = 4,
-    kAllocPass = 5,
-    kPortFree = 6,
-    kStep = 7  // strict_schedule: a NoOp step's estimated time is over
+    kReady = 0,      // timer: input VC arg's front packet may be ready
+    kFree = 1,       // timer: output arg's channel frees
+    kWake = 2,       // timer: credits for output arg's waiting packets are back
+    kPortFree = 3,   // timer: input port arg's tail has left
+    kInjected = 4,   // message arg's last packet has left its NI
+    kDeliver = 5,    // message arg has arrived
+    kAllocPass = 6,  // this instant's allocation pass (zero delay)
+    kStep = 7,       // strict_schedule: a NoOp step's estimated time is over
+    kTimers = 8,     // timer bucket arg is due
   };
-  static std::uint64_t ev(Kind k, std::uint64_t a) { return (a << 3) | k; }
+  static std::uint64_t ev(Kind k, std::uint64_t a) { return (a << 4) | k; }
 
-  /// Channels, VCs and NIs of `topo` under `opt` (already checked by PacketBackend).
   /// route_via(m, src_ni, dst_ni) builds message m's path once its NIs are known (PacketBackend:
   /// the topology's or a pinned route, or a multipath choice).
   Fabric(core::Simulation& sim, const topology::Topology& topo, const BackendOptions& opt,
@@ -173,6 +176,8 @@ class Fabric final : public core::EventHandler {
   /// Grants output ch to its request at index idx, into downstream VC vc (ignored for a sink).
   void grant(std::uint32_t ch, std::size_t idx, std::uint32_t vc);
   void schedule_wake(std::uint32_t ch, core::Time at);
+  /// Runs timer `timer` (ev(kReady ... kPortFree, arg)) at `t` (> now).
+  void set_timer(core::Time t, std::uint64_t timer);
   /// The downstream VC the front packet of `in` would get on ch now, or kNoVc.
   std::uint32_t pick_vc(std::uint32_t ch, const Packet& p, const InputVc& in) const;
   /// The channel the front packet of input VC ivc requests (precondition: it has one).
@@ -242,8 +247,17 @@ class Fabric final : public core::EventHandler {
   std::uint32_t max_occupancy = 0;
   std::vector<double> latencies_ns;  // per delivered message
   PacketObserver* observer = nullptr;
+  // Timers by instant: the engine gets one event per instant with timers, not one per timer
+  // (most instants have many: packets become ready, channels and ports free). Timers only set
+  // requests and flags for the allocation pass, which runs after every event of the instant, so
+  // running an instant's timers together changes nothing.
+  absl::flat_hash_map<std::int64_t, std::uint32_t> timer_bucket;  // instant (ps) -> bucket
+  std::vector<std::vector<std::uint64_t>> timer_buckets;
+  std::vector<std::uint32_t> free_timer_buckets;
+  std::vector<std::uint64_t> due_timers;  // the bucket being run
 
  private:
+  void run_timer(std::uint64_t timer);
   core::Time pipe_of(const InputVc& in) const;
   core::Time port_busy_until(const InputVc& in) const;
   void schedule_free(std::uint32_t ch);

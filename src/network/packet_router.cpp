@@ -29,7 +29,7 @@ void Fabric::make_ready(std::uint32_t ivc) {
   const Packet& p = packets[in.packets.head];
   const core::Time ready = std::max(p.head_at + pipe_of(in), port_busy_until(in));
   if (ready > sim.now()) {
-    sim.schedule_at(ready, *this, ev(kReady, ivc));
+    set_timer(ready, ev(kReady, ivc));
     return;
   }
   in.requesting = true;
@@ -98,7 +98,7 @@ bool Fabric::port_free(const InputVc& in) {
   // Its port is sending another VC's packet: ask again when that tail has left.
   if (!port.port_wake_scheduled) {
     port.port_wake_scheduled = true;
-    sim.schedule_at(port.port_busy_until, *this, ev(kPortFree, in.channel));
+    set_timer(port.port_busy_until, ev(kPortFree, in.channel));
   }
   return false;
 }
@@ -115,14 +115,14 @@ void Fabric::schedule_free(std::uint32_t ch) {
   Channel& c = channels[ch];
   if (c.free_scheduled) return;
   c.free_scheduled = true;
-  sim.schedule_at(c.busy_until, *this, ev(kFree, ch));
+  set_timer(c.busy_until, ev(kFree, ch));
 }
 
 void Fabric::schedule_wake(std::uint32_t ch, core::Time at) {
   Channel& c = channels[ch];
   if (c.wake_at <= at) return;
   c.wake_at = at;
-  sim.schedule_at(at, *this, ev(kWake, ch));
+  set_timer(at, ev(kWake, ch));
 }
 
 // The packet (wormhole: flit) leaves its input VC, its credits start back, and it joins vc's FIFO.
@@ -160,7 +160,7 @@ void Fabric::grant(std::uint32_t ch, std::size_t idx, std::uint32_t vc) {
       for (std::uint32_t v = 0; v < vcs; ++v) {
         if (up * vcs + v == ivc || !ivcs[up * vcs + v].requesting) continue;
         upc.port_wake_scheduled = true;
-        sim.schedule_at(finish, *this, ev(kPortFree, up));
+        set_timer(finish, ev(kPortFree, up));
         break;
       }
     }
@@ -237,10 +237,23 @@ void Fabric::grant(std::uint32_t ch, std::size_t idx, std::uint32_t vc) {
   }
 }
 
-void Fabric::on_event(std::uint64_t event) {
-  const auto kind = static_cast<Kind>(event & 7u);
-  const auto arg = static_cast<std::uint32_t>(event >> 3);
-  switch (kind) {
+void Fabric::set_timer(core::Time t, std::uint64_t timer) {
+  const auto [it, fresh] = timer_bucket.try_emplace(t.ps, 0);
+  if (fresh) {
+    if (free_timer_buckets.empty()) {
+      free_timer_buckets.push_back(static_cast<std::uint32_t>(timer_buckets.size()));
+      timer_buckets.emplace_back();
+    }
+    it->second = free_timer_buckets.back();
+    free_timer_buckets.pop_back();
+    sim.schedule_at(t, *this, ev(kTimers, it->second));
+  }
+  timer_buckets[it->second].push_back(timer);
+}
+
+void Fabric::run_timer(std::uint64_t timer) {
+  const auto arg = static_cast<std::uint32_t>(timer >> 4);
+  switch (static_cast<Kind>(timer & 15u)) {
     case kReady:
       make_ready(arg);
       break;
@@ -254,10 +267,7 @@ void Fabric::on_event(std::uint64_t event) {
       request_alloc(arg);
       break;
     }
-    case kAllocPass:
-      run_pass();
-      break;
-    case kPortFree: {
+    case kPortFree:
       // The port's tail has left: its other VCs' requests may be granted now.
       channels[arg].port_wake_scheduled = false;
       for (std::uint32_t v = 0; v < vcs; ++v) {
@@ -265,7 +275,27 @@ void Fabric::on_event(std::uint64_t event) {
         if (in.requesting) request_alloc(target_of(in));
       }
       break;
+    default:
+      break;
+  }
+}
+
+void Fabric::on_event(std::uint64_t event) {
+  const auto arg = static_cast<std::uint32_t>(event >> 4);
+  switch (static_cast<Kind>(event & 15u)) {
+    case kTimers: {
+      // Timers set from here on are later (each is strictly after the instant it is set in).
+      timer_bucket.erase(sim.now().ps);
+      due_timers.swap(timer_buckets[arg]);
+      for (std::uint64_t timer : due_timers) run_timer(timer);
+      due_timers.clear();
+      due_timers.swap(timer_buckets[arg]);
+      free_timer_buckets.push_back(arg);
+      break;
     }
+    case kAllocPass:
+      run_pass();
+      break;
     case kInjected:
       on_injected(arg);
       break;
@@ -284,6 +314,8 @@ void Fabric::on_event(std::uint64_t event) {
       h->on_delivered(tag);
       break;
     }
+    default:
+      break;
   }
 }
 
