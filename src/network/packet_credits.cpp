@@ -13,8 +13,10 @@ namespace collsim::network::packet {
 // grant (take_partial), so a VC with room to spare costs nothing more.
 void Fabric::apply_credits(std::uint32_t ch) {
   Channel& c = channels[ch];
-  if (c.sink || c.returns_pending == 0) return;  // nothing coming back: skip the VC loop
   const core::Time now = sim.now();
+  // Nothing coming back, or nothing wholly back yet: skip the VC loop.
+  if (c.sink || c.returns_pending == 0 || now < c.next_return) return;
+  core::Time next = core::Time::max();
   for (std::uint32_t v = 0; v < vcs; ++v) {
     InputVc& down = ivcs[ch * vcs + v];
     while (!down.returning.empty() && now >= credit_pool[down.returning.head].last) {
@@ -24,11 +26,9 @@ void Fabric::apply_credits(std::uint32_t ch) {
       credit_pool.release(down.returning.pop_front(credit_pool));
       --c.returns_pending;
     }
+    if (!down.returning.empty()) next = std::min(next, credit_pool[down.returning.head].last);
   }
-}
-
-std::uint32_t Fabric::partial(std::uint32_t ch, std::uint32_t v) const {
-  return partial_credits(ivcs[ch * vcs + v].returning, credit_pool, sim.now());
+  c.next_return = next;
 }
 
 void Fabric::take_partial(std::uint32_t ch, std::uint32_t v) {
@@ -61,24 +61,49 @@ void Fabric::report_credit(std::uint32_t ch, std::uint32_t v, core::Time at, std
 core::Time Fabric::credit_wake(std::uint32_t ch) const {
   const Channel& c = channels[ch];
   if (c.sink) return core::Time::max();  // no credits: it waits for ports, not space
-  const core::Time now = sim.now();
+  // The waiting packets' sizes, smallest and largest (most are the same).
+  std::uint32_t lo = UINT32_MAX, hi = 0;
+  for (std::uint32_t r : c.requests) {
+    const std::uint32_t f = packets[ivcs[r].packets.head].flits;
+    lo = std::min(lo, f);
+    hi = std::max(hi, f);
+  }
   core::Time wake = core::Time::max();
-  for (std::uint32_t v = 0; v < vcs; ++v) {
-    const InputVc& down = ivcs[ch * vcs + v];
-    // Space back by now, applied or not.
-    const std::uint32_t have = credits_by(down.returning, credit_pool, down.credits, now);
-    // The next credit count at which one more waiting packet would fit in v (none: v is held
-    // back by something other than its space).
-    std::uint32_t need = UINT32_MAX;
-    for (std::uint32_t r : c.requests) {
+  for (std::uint32_t v = 0; v < vcs; ++v) wake = std::min(wake, credit_wake(ch, v, lo, hi));
+  return wake;
+}
+
+core::Time Fabric::credit_wake(std::uint32_t ch, std::uint32_t v, std::uint32_t lo,
+                               std::uint32_t hi) const {
+  const core::Time now = sim.now();
+  const InputVc& down = ivcs[std::size_t{ch} * vcs + v];
+  // Space back by now, applied or not.
+  const std::uint32_t have = credits_by(down.returning, credit_pool, down.credits, now);
+  // The next credit count at which one more waiting packet would fit in v (none: v is held
+  // back by something other than its space).
+  if (have >= hi) return core::Time::max();
+  std::uint32_t need = lo;
+  if (have >= lo) {
+    need = UINT32_MAX;
+    for (std::uint32_t r : channels[ch].requests) {
       const std::uint32_t f = packets[ivcs[r].packets.head].flits;
       if (f > have) need = std::min(need, f);
     }
-    if (need == UINT32_MAX) continue;
-    // When the credits still to come make up the rest: strictly after now.
-    wake = std::min(wake, credits_arrive(down.returning, credit_pool, need - have, now));
   }
-  return wake;
+  // When the credits still to come make up the rest: strictly after now.
+  return credits_arrive(down.returning, credit_pool, need - have, now);
+}
+
+core::Time Fabric::credit_wake(std::uint32_t ch, std::uint32_t v) const {
+  const Channel& c = channels[ch];
+  if (c.sink || c.requests.empty()) return core::Time::max();
+  std::uint32_t lo = UINT32_MAX, hi = 0;
+  for (std::uint32_t r : c.requests) {
+    const std::uint32_t f = packets[ivcs[r].packets.head].flits;
+    lo = std::min(lo, f);
+    hi = std::max(hi, f);
+  }
+  return credit_wake(ch, v, lo, hi);
 }
 
 }  // namespace collsim::network::packet

@@ -63,10 +63,13 @@ struct Channel {
   std::uint32_t port_rr = 0;          // its VC pointer: one past the VC it sent last
   std::uint32_t port_requests = 0;    // its VCs with a request (requesting)
   std::uint32_t returns_pending = 0;  // credit returns in flight to this channel (all its VCs)
+  // No return of its VCs is wholly back before this (a lower bound on their fronts' `last`).
+  core::Time next_return = core::Time::max();
   // Scratch of the switch allocator's pass `choice_pass` for this input port: input-first, the
   // input VC it offers; iSLIP, the output it accepts (choice) and its distance from the port's
   // accept pointer (choice_dist).
   std::uint32_t choice = UINT32_MAX;
+  std::uint32_t choice_vc = UINT32_MAX;  // input-first: the downstream VC `choice` would get
   std::uint64_t choice_pass = 0;
   std::uint32_t choice_dist = 0;
   // iSLIP: the output channel this input port accepted last (its accept pointer is one past).
@@ -203,6 +206,8 @@ class Fabric final : public core::EventHandler {
   void apply_credits(std::uint32_t ch);
   /// Blocked channel ch: when enough credits will be back for one of its waiting packets.
   core::Time credit_wake(std::uint32_t ch) const;
+  /// The same for VC v of ch alone (its returns changed; the others' wakes still stand).
+  core::Time credit_wake(std::uint32_t ch, std::uint32_t v) const;
 
   // --- NI (packet_ni.cpp) ---
   /// Queues message m (its fields set) at its source: at an NI, or (schedule_ni) to wait for one.
@@ -255,6 +260,8 @@ class Fabric final : public core::EventHandler {
   std::vector<std::vector<std::uint64_t>> timer_buckets;
   std::vector<std::uint32_t> free_timer_buckets;
   std::vector<std::uint64_t> due_timers;  // the bucket being run
+  std::int64_t last_timer_ps = -1;        // the instant of the last timer set, if pending
+  std::uint32_t last_timer_bucket = 0;
 
  private:
   void run_timer(std::uint64_t timer);
@@ -262,8 +269,13 @@ class Fabric final : public core::EventHandler {
   core::Time port_busy_until(const InputVc& in) const;
   void schedule_free(std::uint32_t ch);
   void run_pass();
-  std::uint32_t partial(std::uint32_t ch, std::uint32_t v) const;
+  std::uint32_t partial(std::uint32_t ch, std::uint32_t v) const {
+    return partial_credits(ivcs[std::size_t{ch} * vcs + v].returning, credit_pool, sim.now());
+  }
   void take_partial(std::uint32_t ch, std::uint32_t v);
+  // credit_wake of VC v given the waiting packets' smallest and largest sizes.
+  core::Time credit_wake(std::uint32_t ch, std::uint32_t v, std::uint32_t lo,
+                         std::uint32_t hi) const;
   void report_credit(std::uint32_t ch, std::uint32_t v, core::Time at, std::uint32_t flits);
   // NI
   void next_ni_packet(std::uint32_t q);

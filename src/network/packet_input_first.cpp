@@ -54,14 +54,18 @@ class InputFirst final : public SwitchAllocatorUnit {
       const std::uint32_t r = c.requests[i];
       const InputVc& cand = f.ivcs[r];
       if (!f.port_free(cand)) continue;
-      // The port offers one VC this instant (a port with one request offers it).
-      if (cand.channel != kNoChannel && f.channels[cand.channel].port_requests > 1 &&
-          port_choice(f, cand.channel, ch) != r) {
-        continue;
-      }
       const Packet& cp = f.front(cand);
-      const std::uint32_t v = f.pick_vc(ch, cp, cand);
-      if (v == kNoVc) continue;
+      std::uint32_t v = kNoVc;
+      if (cand.channel != kNoChannel && f.channels[cand.channel].port_requests > 1) {
+        // The port offers one VC this instant, with the downstream VC it found for it (this
+        // output's state cannot have changed since: only its own grant changes it).
+        if (port_choice(f, cand.channel, ch) != r) continue;
+        v = f.channels[cand.channel].choice_vc;
+      } else {
+        // A port with one request offers it.
+        v = f.pick_vc(ch, cp, cand);
+        if (v == kNoVc) continue;
+      }
       const std::uint32_t key = sched ? f.priority_of(cp) : 0;
       if (n > 1) {
         // A round-robin arbiter over the input ports (each offers one VC): the first after the
@@ -107,11 +111,13 @@ class InputFirst final : public SwitchAllocatorUnit {
       const std::uint32_t t = f.target_of(in);
       if (f.channels[t].busy_until > now) continue;
       f.apply_credits(t);
-      if (f.pick_vc(t, p, in) == kNoVc) continue;
+      const std::uint32_t dv = f.pick_vc(t, p, in);
+      if (dv == kNoVc) continue;
       // schedule_ni: the earliest step first (round-robin among equals), as the outputs do.
       const std::uint32_t key = f.priority_of(p);
       if (pc.choice != kNoVc && key >= best_key) continue;
       pc.choice = ivc;
+      pc.choice_vc = dv;
       best_key = key;
       target = t;
       if (!f.opt.schedule_ni) break;

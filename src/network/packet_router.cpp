@@ -74,8 +74,13 @@ void Fabric::run_pass() {
 void Fabric::take_arrivals(std::uint32_t ch) {
   Channel& c = channels[ch];
   c.alloc_due = false;
-  std::sort(c.arriving.begin(), c.arriving.end());
-  c.requests.insert(c.requests.end(), c.arriving.begin(), c.arriving.end());
+  if (c.arriving.empty()) return;
+  if (c.arriving.size() == 1) {
+    c.requests.push_back(c.arriving.front());
+  } else {
+    std::sort(c.arriving.begin(), c.arriving.end());
+    c.requests.insert(c.requests.end(), c.arriving.begin(), c.arriving.end());
+  }
   c.arriving.clear();
 }
 
@@ -170,9 +175,11 @@ void Fabric::grant(std::uint32_t ch, std::size_t idx, std::uint32_t vc) {
     const core::Time step = per_flit_credits ? c.flit_time : core::Time{0};
     const std::uint32_t r = credit_pool.acquire();
     credit_pool[r] = {back, step, p.flits, 0, kNil};
+    if (in.returning.empty()) upc.next_return = std::min(upc.next_return, back);
     in.returning.push_back(credit_pool, r);
     ++upc.returns_pending;
-    if (upc.blocked) schedule_wake(up, credit_wake(up));
+    // Only this VC's wake can have moved (the others' were set when the channel blocked).
+    if (upc.blocked) schedule_wake(up, credit_wake(up, ivc - up * vcs));
   } else if (p.last) {
     sim.schedule_at(finish, *this, ev(kInjected, p.message));
   }
@@ -238,6 +245,11 @@ void Fabric::grant(std::uint32_t ch, std::size_t idx, std::uint32_t vc) {
 }
 
 void Fabric::set_timer(core::Time t, std::uint64_t timer) {
+  // Timers set one after another mostly share their instant.
+  if (t.ps == last_timer_ps) {
+    timer_buckets[last_timer_bucket].push_back(timer);
+    return;
+  }
   const auto [it, fresh] = timer_bucket.try_emplace(t.ps, 0);
   if (fresh) {
     if (free_timer_buckets.empty()) {
@@ -249,6 +261,8 @@ void Fabric::set_timer(core::Time t, std::uint64_t timer) {
     sim.schedule_at(t, *this, ev(kTimers, it->second));
   }
   timer_buckets[it->second].push_back(timer);
+  last_timer_ps = t.ps;
+  last_timer_bucket = it->second;
 }
 
 void Fabric::run_timer(std::uint64_t timer) {
@@ -286,6 +300,7 @@ void Fabric::on_event(std::uint64_t event) {
     case kTimers: {
       // Timers set from here on are later (each is strictly after the instant it is set in).
       timer_bucket.erase(sim.now().ps);
+      if (last_timer_ps == sim.now().ps) last_timer_ps = -1;
       due_timers.swap(timer_buckets[arg]);
       for (std::uint64_t timer : due_timers) run_timer(timer);
       due_timers.clear();
