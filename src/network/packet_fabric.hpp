@@ -10,6 +10,7 @@
 //  * VC selection (packet_vc_select.hpp): which downstream VC a granted packet gets;
 //  * credits (packet_credits.hpp, packet_router.cpp): the downstream space each channel sees;
 //  * NI (packet_ni.cpp): messages queued at an NPU's NIs, cut into packets one at a time.
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -83,6 +84,7 @@ struct InputVc {
   std::uint32_t channel = 0;  // the channel it is the end of (kNoChannel: an NI queue)
   std::uint32_t credits = 0;  // free flits as its channel's sender sees them (returns applied)
   std::uint32_t out_vc = 0;   // wormhole: the downstream VC the worm at the front holds
+  std::uint32_t target = 0;   // requesting: the channel its front packet asks for
   core::Time busy_until;      // the last granted packet's tail leaves the VC
   bool requesting = false;
   bool held = false;  // a worm holds this VC (wormhole, message-based flow control)
@@ -168,12 +170,19 @@ class Fabric final : public core::EventHandler {
   void request_alloc(std::uint32_t ch);
   /// Moves the requests made this instant into ch's list (a switch allocator calls it for each
   /// output it allocates, in channel order, just before allocating it).
-  void take_arrivals(std::uint32_t ch);
+  void take_arrivals(std::uint32_t ch) {
+    Channel& c = channels[ch];
+    c.alloc_due = false;
+    if (!c.arriving.empty()) merge_arrivals(c);
+  }
   /// Whether output ch can grant now: it has requests and is free (else it is woken when it
   /// frees); its returned credits are applied.
   bool ready_to_grant(std::uint32_t ch);
   /// Whether the input port of `in` is free now; if not, it asks again when it frees.
-  bool port_free(const InputVc& in);
+  bool port_free(const InputVc& in) {
+    return in.channel == kNoChannel || channels[in.channel].port_busy_until <= sim.now() ||
+           port_busy(in.channel);
+  }
   /// Output ch granted nobody: allocate again when credits come back for one of its requests.
   void wait_for_credits(std::uint32_t ch);
   /// Grants output ch to its request at index idx, into downstream VC vc (ignored for a sink).
@@ -183,11 +192,8 @@ class Fabric final : public core::EventHandler {
   void set_timer(core::Time t, std::uint64_t timer);
   /// The downstream VC the front packet of `in` would get on ch now, or kNoVc.
   std::uint32_t pick_vc(std::uint32_t ch, const Packet& p, const InputVc& in) const;
-  /// The channel the front packet of input VC ivc requests (precondition: it has one).
-  std::uint32_t target_of(const InputVc& in) const {
-    const Packet& p = packets[in.packets.head];
-    return messages[p.message].path[p.hop];
-  }
+  /// The channel a requesting input VC's front packet asks for.
+  static std::uint32_t target_of(const InputVc& in) { return in.target; }
   const Packet& front(const InputVc& in) const { return packets[in.packets.head]; }
   /// schedule_ni's step of a packet (earliest first; UINT32_MAX: none).
   std::uint32_t priority_of(const Packet& p) const { return messages[p.message].priority_key; }
@@ -260,11 +266,18 @@ class Fabric final : public core::EventHandler {
   std::vector<std::vector<std::uint64_t>> timer_buckets;
   std::vector<std::uint32_t> free_timer_buckets;
   std::vector<std::uint64_t> due_timers;  // the bucket being run
-  std::int64_t last_timer_ps = -1;        // the instant of the last timer set, if pending
-  std::uint32_t last_timer_bucket = 0;
+  // A few pending instants and their buckets, by a hash of the instant.
+  struct TimerSlot {
+    std::int64_t ps = -1;
+    std::uint32_t bucket = 0;
+  };
+  static constexpr std::size_t kRecentTimers = 64;
+  std::array<TimerSlot, kRecentTimers> recent_timers{};
 
  private:
   void run_timer(std::uint64_t timer);
+  bool port_busy(std::uint32_t port);
+  void merge_arrivals(Channel& c);
   core::Time pipe_of(const InputVc& in) const;
   core::Time port_busy_until(const InputVc& in) const;
   void schedule_free(std::uint32_t ch);

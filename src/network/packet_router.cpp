@@ -35,6 +35,7 @@ void Fabric::make_ready(std::uint32_t ivc) {
   in.requesting = true;
   if (in.channel != kNoChannel) ++channels[in.channel].port_requests;
   const std::uint32_t ch = messages[p.message].path[p.hop];
+  in.target = ch;
   if (observer) {
     observer->on_packet_event({.kind = PacketEvent::Kind::Request,
                                .at = sim.now(),
@@ -71,10 +72,7 @@ void Fabric::run_pass() {
   alloc_now.clear();
 }
 
-void Fabric::take_arrivals(std::uint32_t ch) {
-  Channel& c = channels[ch];
-  c.alloc_due = false;
-  if (c.arriving.empty()) return;
+void Fabric::merge_arrivals(Channel& c) {
   if (c.arriving.size() == 1) {
     c.requests.push_back(c.arriving.front());
   } else {
@@ -96,14 +94,12 @@ bool Fabric::ready_to_grant(std::uint32_t ch) {
   return true;
 }
 
-bool Fabric::port_free(const InputVc& in) {
-  if (in.channel == kNoChannel) return true;
-  Channel& port = channels[in.channel];
-  if (port.port_busy_until <= sim.now()) return true;
+bool Fabric::port_busy(std::uint32_t p) {
   // Its port is sending another VC's packet: ask again when that tail has left.
+  Channel& port = channels[p];
   if (!port.port_wake_scheduled) {
     port.port_wake_scheduled = true;
-    set_timer(port.port_busy_until, ev(kPortFree, in.channel));
+    set_timer(port.port_busy_until, ev(kPortFree, p));
   }
   return false;
 }
@@ -245,9 +241,10 @@ void Fabric::grant(std::uint32_t ch, std::size_t idx, std::uint32_t vc) {
 }
 
 void Fabric::set_timer(core::Time t, std::uint64_t timer) {
-  // Timers set one after another mostly share their instant.
-  if (t.ps == last_timer_ps) {
-    timer_buckets[last_timer_bucket].push_back(timer);
+  // Most timers go to a few instants just ahead: look there first.
+  TimerSlot& slot = recent_timers[static_cast<std::uint64_t>(t.ps ^ (t.ps >> 12)) % kRecentTimers];
+  if (slot.ps == t.ps) {
+    timer_buckets[slot.bucket].push_back(timer);
     return;
   }
   const auto [it, fresh] = timer_bucket.try_emplace(t.ps, 0);
@@ -261,8 +258,7 @@ void Fabric::set_timer(core::Time t, std::uint64_t timer) {
     sim.schedule_at(t, *this, ev(kTimers, it->second));
   }
   timer_buckets[it->second].push_back(timer);
-  last_timer_ps = t.ps;
-  last_timer_bucket = it->second;
+  slot = {t.ps, it->second};
 }
 
 void Fabric::run_timer(std::uint64_t timer) {
@@ -299,8 +295,10 @@ void Fabric::on_event(std::uint64_t event) {
   switch (static_cast<Kind>(event & 15u)) {
     case kTimers: {
       // Timers set from here on are later (each is strictly after the instant it is set in).
-      timer_bucket.erase(sim.now().ps);
-      if (last_timer_ps == sim.now().ps) last_timer_ps = -1;
+      const std::int64_t ps = sim.now().ps;
+      timer_bucket.erase(ps);
+      TimerSlot& slot = recent_timers[static_cast<std::uint64_t>(ps ^ (ps >> 12)) % kRecentTimers];
+      if (slot.ps == ps) slot.ps = -1;
       due_timers.swap(timer_buckets[arg]);
       for (std::uint64_t timer : due_timers) run_timer(timer);
       due_timers.clear();
