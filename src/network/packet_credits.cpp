@@ -19,14 +19,14 @@ void Fabric::apply_credits(std::uint32_t ch) {
   core::Time next = core::Time::max();
   for (std::uint32_t v = 0; v < vcs; ++v) {
     InputVc& down = ivcs[ch * vcs + v];
-    while (!down.returning.empty() && now >= credit_pool[down.returning.head].last) {
+    while (now >= down.return_at) {
       const CreditBack& r = credit_pool[down.returning.head];
       down.credits += r.flits - r.given;
       if (observer) report_credit(ch, v, r.last, r.flits - r.given);
-      credit_pool.release(down.returning.pop_front(credit_pool));
+      pop_return(down);
       --c.returns_pending;
     }
-    if (!down.returning.empty()) next = std::min(next, credit_pool[down.returning.head].last);
+    next = std::min(next, down.return_at);
   }
   c.next_return = next;
 }
@@ -40,7 +40,7 @@ void Fabric::take_partial(std::uint32_t ch, std::uint32_t v) {
   down.credits += got;
   if (observer) report_credit(ch, v, sim.now(), got);
   if (r.given == r.flits) {
-    credit_pool.release(down.returning.pop_front(credit_pool));
+    pop_return(down);
     --channels[ch].returns_pending;
   }
 }
@@ -58,16 +58,25 @@ void Fabric::report_credit(std::uint32_t ch, std::uint32_t v, core::Time at, std
                              .until = core::Time{0}});
 }
 
-core::Time Fabric::credit_wake(std::uint32_t ch) const {
-  const Channel& c = channels[ch];
+void Fabric::pop_return(InputVc& down) {
+  credit_pool.release(down.returning.pop_front(credit_pool));
+  down.return_at =
+      down.returning.empty() ? core::Time::max() : credit_pool[down.returning.head].last;
+}
+
+core::Time Fabric::credit_wake(std::uint32_t ch) {
+  Channel& c = channels[ch];
   if (c.sink) return core::Time::max();  // no credits: it waits for ports, not space
-  // The waiting packets' sizes, smallest and largest (most are the same).
+  // The waiting packets' sizes, smallest and largest (most are the same); they stay while the
+  // channel is blocked (its requests change only when it allocates).
   std::uint32_t lo = UINT32_MAX, hi = 0;
   for (std::uint32_t r : c.requests) {
     const std::uint32_t f = packets[ivcs[r].packets.head].flits;
     lo = std::min(lo, f);
     hi = std::max(hi, f);
   }
+  c.request_flits_lo = lo;
+  c.request_flits_hi = hi;
   core::Time wake = core::Time::max();
   for (std::uint32_t v = 0; v < vcs; ++v) wake = std::min(wake, credit_wake(ch, v, lo, hi));
   return wake;
@@ -97,13 +106,7 @@ core::Time Fabric::credit_wake(std::uint32_t ch, std::uint32_t v, std::uint32_t 
 core::Time Fabric::credit_wake(std::uint32_t ch, std::uint32_t v) const {
   const Channel& c = channels[ch];
   if (c.sink || c.requests.empty()) return core::Time::max();
-  std::uint32_t lo = UINT32_MAX, hi = 0;
-  for (std::uint32_t r : c.requests) {
-    const std::uint32_t f = packets[ivcs[r].packets.head].flits;
-    lo = std::min(lo, f);
-    hi = std::max(hi, f);
-  }
-  return credit_wake(ch, v, lo, hi);
+  return credit_wake(ch, v, c.request_flits_lo, c.request_flits_hi);
 }
 
 }  // namespace collsim::network::packet

@@ -66,6 +66,8 @@ struct Channel {
   std::uint32_t returns_pending = 0;  // credit returns in flight to this channel (all its VCs)
   // No return of its VCs is wholly back before this (a lower bound on their fronts' `last`).
   core::Time next_return = core::Time::max();
+  // Blocked: its waiting packets' smallest and largest sizes in flits (credit_wake).
+  std::uint32_t request_flits_lo = 0, request_flits_hi = 0;
   // Scratch of the switch allocator's pass `choice_pass` for this input port: input-first, the
   // input VC it offers; iSLIP, the output it accepts (choice) and its distance from the port's
   // accept pointer (choice_dist).
@@ -81,6 +83,7 @@ struct Channel {
 struct InputVc {
   Fifo packets;    // FIFO; the front one competes once the VC is free
   Fifo returning;  // credits for space this VC freed, in time order (Fabric::credit_pool)
+  core::Time return_at = core::Time::max();  // the front return's `last` (max: none)
   std::uint32_t channel = 0;  // the channel it is the end of (kNoChannel: an NI queue)
   std::uint32_t credits = 0;  // free flits as its channel's sender sees them (returns applied)
   std::uint32_t out_vc = 0;   // wormhole: the downstream VC the worm at the front holds
@@ -211,8 +214,9 @@ class Fabric final : public core::EventHandler {
   /// Applies the credits of returns wholly back by now, on every VC of ch.
   void apply_credits(std::uint32_t ch);
   /// Blocked channel ch: when enough credits will be back for one of its waiting packets.
-  core::Time credit_wake(std::uint32_t ch) const;
-  /// The same for VC v of ch alone (its returns changed; the others' wakes still stand).
+  core::Time credit_wake(std::uint32_t ch);
+  /// The same for VC v of blocked channel ch alone (its returns changed; the others' wakes
+  /// still stand).
   core::Time credit_wake(std::uint32_t ch, std::uint32_t v) const;
 
   // --- NI (packet_ni.cpp) ---
@@ -286,6 +290,7 @@ class Fabric final : public core::EventHandler {
     return partial_credits(ivcs[std::size_t{ch} * vcs + v].returning, credit_pool, sim.now());
   }
   void take_partial(std::uint32_t ch, std::uint32_t v);
+  void pop_return(InputVc& down);
   // credit_wake of VC v given the waiting packets' smallest and largest sizes.
   core::Time credit_wake(std::uint32_t ch, std::uint32_t v, std::uint32_t lo,
                          std::uint32_t hi) const;

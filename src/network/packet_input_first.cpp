@@ -54,37 +54,27 @@ class InputFirst final : public SwitchAllocatorUnit {
       const std::uint32_t r = c.requests[i];
       const InputVc& cand = f.ivcs[r];
       if (!f.port_free(cand)) continue;
+      // The port offers one VC this instant (a port with one request offers it).
+      const bool offers = cand.channel != kNoChannel && f.channels[cand.channel].port_requests > 1;
+      if (offers && port_choice(f, cand.channel, ch) != r) continue;
       const Packet& cp = f.front(cand);
-      std::uint32_t v = kNoVc;
-      if (cand.channel != kNoChannel && f.channels[cand.channel].port_requests > 1) {
-        // The port offers one VC this instant, with the downstream VC it found for it (this
-        // output's state cannot have changed since: only its own grant changes it).
-        if (port_choice(f, cand.channel, ch) != r) continue;
-        v = f.channels[cand.channel].choice_vc;
-      } else {
-        // A port with one request offers it.
-        v = f.pick_vc(ch, cp, cand);
-        if (v == kNoVc) continue;
-      }
       const std::uint32_t key = sched ? f.priority_of(cp) : 0;
-      if (n > 1) {
-        // A round-robin arbiter over the input ports (each offers one VC): the first after the
-        // port granted last (schedule_ni: the earliest step first).
-        const std::uint32_t from = f.port_id(r);
-        const std::uint32_t dist =
-            from > c.last_grant ? from - c.last_grant : from + num_ports - c.last_grant;
-        if (idx == n || key < best_key || (key == best_key && dist < best_dist)) {
-          idx = i;
-          vc = v;
-          best_key = key;
-          best_dist = dist;
-        }
-        if (dist == 1 && !sched) break;  // the port right after the last: first in line
-        continue;
-      }
+      // A round-robin arbiter over the input ports (each offers one VC): the first after the
+      // port granted last (schedule_ni: the earliest step first).
+      const std::uint32_t from = f.port_id(r);
+      const std::uint32_t dist =
+          from > c.last_grant ? from - c.last_grant : from + num_ports - c.last_grant;
+      // A request that cannot win needs no downstream VC (finding one changes nothing).
+      if (idx != n && !(key < best_key || (key == best_key && dist < best_dist))) continue;
+      // The VC the port's choice found (this output's state cannot have changed since: only
+      // its own grant changes it), or one for the port's only request.
+      const std::uint32_t v = offers ? f.channels[cand.channel].choice_vc : f.pick_vc(ch, cp, cand);
+      if (v == kNoVc) continue;
       idx = i;
       vc = v;
-      break;
+      best_key = key;
+      best_dist = dist;
+      if (n == 1 || (dist == 1 && !sched)) break;  // the port right after the last: first in line
     }
     if (idx != n) {
       f.grant(ch, idx, vc);

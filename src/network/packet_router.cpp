@@ -171,7 +171,10 @@ void Fabric::grant(std::uint32_t ch, std::size_t idx, std::uint32_t vc) {
     const core::Time step = per_flit_credits ? c.flit_time : core::Time{0};
     const std::uint32_t r = credit_pool.acquire();
     credit_pool[r] = {back, step, p.flits, 0, kNil};
-    if (in.returning.empty()) upc.next_return = std::min(upc.next_return, back);
+    if (in.returning.empty()) {
+      upc.next_return = std::min(upc.next_return, back);
+      in.return_at = back;
+    }
     in.returning.push_back(credit_pool, r);
     ++upc.returns_pending;
     // Only this VC's wake can have moved (the others' were set when the channel blocked).
