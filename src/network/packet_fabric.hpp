@@ -283,7 +283,6 @@ class Fabric final : public core::EventHandler {
   bool port_busy(std::uint32_t port);
   void merge_arrivals(Channel& c);
   core::Time pipe_of(const InputVc& in) const;
-  core::Time port_busy_until(const InputVc& in) const;
   void schedule_free(std::uint32_t ch);
   void run_pass();
   std::uint32_t partial(std::uint32_t ch, std::uint32_t v) const {

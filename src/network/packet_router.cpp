@@ -13,21 +13,22 @@
 
 namespace collsim::network::packet {
 
-// Both run once or twice per packet hop.
 inline core::Time Fabric::pipe_of(const InputVc& in) const {
   // Routers take the pipeline delay; NI queues none.
   return in.channel == kNoChannel || channels[in.channel].into_ni ? core::Time{0} : pipeline;
-}
-
-inline core::Time Fabric::port_busy_until(const InputVc& in) const {
-  return in.channel == kNoChannel ? in.busy_until : channels[in.channel].port_busy_until;
 }
 
 void Fabric::make_ready(std::uint32_t ivc) {
   InputVc& in = ivcs[ivc];
   if (in.packets.empty() || in.requesting) return;
   const Packet& p = packets[in.packets.head];
-  const core::Time ready = std::max(p.head_at + pipe_of(in), port_busy_until(in));
+  core::Time ready = p.head_at;
+  if (in.channel == kNoChannel) {
+    ready = std::max(ready, in.busy_until);  // an NI queue: no pipeline
+  } else {
+    const Channel& port = channels[in.channel];
+    ready = std::max(port.into_ni ? ready : ready + pipeline, port.port_busy_until);
+  }
   if (ready > sim.now()) {
     set_timer(ready, ev(kReady, ivc));
     return;
@@ -215,7 +216,7 @@ void Fabric::grant(std::uint32_t ch, std::size_t idx, std::uint32_t vc) {
       sim.schedule_at(finish + topo.ni_latency(), *this, ev(kDeliver, m));
     }
   } else {
-    take_partial(ch, vc);
+    if (!ivcs[std::size_t{ch} * vcs + vc].returning.empty()) take_partial(ch, vc);
     InputVc& down = ivcs[ch * vcs + vc];
     down.credits -= p.flits;
     // The class's round-robin pointer moves past the VC granted.

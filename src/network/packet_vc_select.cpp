@@ -10,7 +10,7 @@ VcClasses::VcClasses(std::uint32_t vcs, bool datelines, std::uint32_t classes,
   for (std::uint32_t v = 0; v < vcs; ++v) {
     std::uint32_t k = 0;
     while (lo_[k + 1] <= v) ++k;
-    class_of_.push_back(k);
+    class_of_.push_back(static_cast<std::uint8_t>(k));
   }
   per_channel_ = n;
   rr_.assign(std::size_t{channels} * n, 0);

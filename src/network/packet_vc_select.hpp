@@ -85,10 +85,10 @@ class VcClasses {
  private:
   bool datelines_ = false;
   std::uint32_t classes_ = 0;
-  std::uint32_t per_channel_ = 1;        // classes with a pointer on every channel
-  std::vector<std::uint32_t> lo_;        // class k: VCs lo_[k] .. lo_[k + 1] - 1
-  std::vector<std::uint32_t> class_of_;  // per VC
-  std::vector<std::uint32_t> rr_;        // per channel x class
+  std::uint32_t per_channel_ = 1;       // classes with a pointer on every channel
+  std::vector<std::uint32_t> lo_;       // class k: VCs lo_[k] .. lo_[k + 1] - 1
+  std::vector<std::uint8_t> class_of_;  // per VC
+  std::vector<std::uint32_t> rr_;       // per channel x class
 };
 
 }  // namespace collsim::network::packet
