@@ -284,7 +284,7 @@ int run_work(const std::vector<Work>& given, const OutputOptions& opt, std::ostr
     if (const auto* j = std::get_if<jobs::CollectiveJob>(&w.job)) {
       // Without a trace, a flat ring may run as its three-rank stand-in: estimated as such.
       jobs::check_job(*w.topology, *j, limits, w.platform,
-                      opt.trace.empty() ? w.backend : nullptr);
+                      opt.trace.empty() ? w.backend : nullptr, w.backend);
     } else {
       jobs::check_job(*w.topology, std::get<jobs::ConcurrentJob>(w.job), limits, w.platform);
     }

@@ -30,6 +30,7 @@ Communicator parse_list(std::string_view list, const topology::Topology& topo,
                         std::string_view field, std::string_view whole) {
   Communicator c;
   c.label = "npus:" + std::string(list);
+  c.explicit_order = true;
   std::vector<std::uint8_t> seen(topo.num_npus(), 0);
   while (!list.empty()) {
     const std::size_t comma = list.find(',');
@@ -131,7 +132,7 @@ std::vector<Communicator> parse_groups(std::string_view text, const topology::To
 
 std::vector<Rank> ring_order(const topology::Topology& topo, const Communicator& comm) {
   std::vector<Rank> order(comm.size());
-  if (comm.size() == topo.num_npus()) {
+  if (comm.size() == topo.num_npus() && !comm.explicit_order) {
     std::vector<Rank> rank_of(topo.num_npus());
     for (Rank r = 0; r < comm.size(); ++r) rank_of[comm.npus[r]] = r;
     for (std::size_t k = 0; k < order.size(); ++k) order[k] = rank_of[topo.ring_order()[k]];

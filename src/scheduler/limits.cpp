@@ -27,6 +27,24 @@ std::uint64_t add(std::uint64_t a, std::uint64_t b) {
   return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
+// Mean route length (links) of `p`'s sends, from at most ~4096 of them spread evenly over the
+// lanes: the topology's route, as the backends take it.
+double mean_route_links(const collective::Program& p, const topology::Topology& topo) {
+  const std::uint64_t ops = p.total_ops();
+  const std::uint64_t stride = std::max<std::uint64_t>(1, ops / 4096);
+  std::uint64_t sends = 0, links = 0;
+  const auto npu = [&](collective::Rank r) { return p.npus.empty() ? r : p.npus[r]; };
+  for (collective::Lane l = 0; l < p.num_lanes(); ++l) {
+    for (std::uint64_t i = l % stride; i < p.num_ops(l); i += stride) {
+      const collective::Op op = p.op(l, static_cast<std::uint32_t>(i));
+      if (!op.is_send()) continue;
+      ++sends;
+      links += topo.hops(npu(p.rank_of(l)), npu(op.peer));
+    }
+  }
+  return sends == 0 ? 1.0 : static_cast<double>(links) / static_cast<double>(sends);
+}
+
 }  // namespace
 
 std::uint64_t WorkEstimate::memory() const {
@@ -105,6 +123,9 @@ WorkEstimate estimate_work(const collective::AlgorithmChoice& choice,
     const std::uint64_t ops = p.total_ops();
     const std::uint64_t messages = ops / 2 * chunks;
     e.messages += messages;
+    const double links = static_cast<double>(messages) * mean_route_links(p, topo);
+    e.route_links = add(e.route_links, links >= 1.8e19 ? UINT64_MAX
+                                                        : static_cast<std::uint64_t>(links));
     if (!p.generator) e.stored_ops += ops * chunks;
     // Channels are counted only for jobs that may run (a count visits every op).
     if (e.messages <= 4'000'000'000ull) {
@@ -154,6 +175,38 @@ void check_backend_work(const network::BackendInfo& backend, const network::Back
       "--max-messages",
       what, count(units), backend.work_unit ? backend.work_unit(options) : "messages", backend.name,
       count(messages), core::to_string(core::Bytes{bytes}), count(limits.max_messages)));
+}
+
+void check_route_work(const WorkEstimate& e, const network::BackendInfo& backend,
+                      const RunLimits& limits, const std::string& what) {
+  if (!backend.route_work || e.route_links <= limits.max_messages) return;
+  throw core::ResourceError(fmt::format(
+      "{}: about {} route links on the {} backend ({} messages of {:.3g} links on average: its "
+      "work is per link of each route), over the limit of {} (--max-messages): use fewer NPUs, "
+      "a topology-aware algorithm, another backend, or raise --max-messages",
+      what, count(e.route_links), backend.name, count(e.messages),
+      e.messages ? static_cast<double>(e.route_links) / static_cast<double>(e.messages) : 0.0,
+      count(limits.max_messages)));
+}
+
+std::uint64_t solver_budget(const RunLimits& limits) {
+  return mul(limits.max_messages, kSolverVisitsPerMessage);
+}
+
+void check_command_work(std::uint64_t units, std::string_view unit, std::uint64_t memory,
+                        const RunLimits& limits, const std::string& what) {
+  if (units > limits.max_messages) {
+    throw core::ResourceError(fmt::format(
+        "{}: about {} {}, over the limit of {} (--max-messages counts them for this command): "
+        "use fewer NPUs or points, or raise --max-messages",
+        what, count(units), unit, count(limits.max_messages)));
+  }
+  if (memory > limits.max_memory) {
+    throw core::ResourceError(fmt::format(
+        "{}: about {} of memory ({} {}), over the limit of {} (--max-memory): use fewer NPUs or "
+        "points, or raise --max-memory if the machine has it",
+        what, gib(memory), count(units), unit, gib(limits.max_memory)));
+  }
 }
 
 void check_chunks(core::Bytes size, std::uint32_t ranks, std::uint32_t chunks,
