@@ -118,7 +118,7 @@ void check_command_work(std::uint64_t units, std::string_view unit, std::uint64_
 /// Throws core::ResourceError if `backend` does work per link of each route
 /// (BackendInfo::route_work) and e.route_links exceeds --max-messages, naming `what`, the
 /// estimate, the limit and the option. A direct all-reduce on ring:1024 is 2.1e6 messages but
-/// 5.4e8 route links (34 s of CPU on flow).
+/// 1.1e9 route links (2.1e6 x 512; it took 19 s of CPU on flow, issue 51).
 void check_route_work(const WorkEstimate& e, const network::BackendInfo& backend,
                       const RunLimits& limits, const std::string& what);
 
