@@ -739,4 +739,8 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # before the cases started (reading --help and the examples)
+        print("collsim fuzz: interrupted (SIGINT) before any case ran", flush=True)
+        sys.exit(130)
