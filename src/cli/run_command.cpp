@@ -8,6 +8,7 @@
 #include "cli/run_jobs.hpp"
 #include "cli/train_runs.hpp"
 #include "config/scenario.hpp"
+#include "core/error.hpp"
 #include "report/writers.hpp"
 #include "jobs/collective_sweep.hpp"
 #include "cli/backend_flags.hpp"
@@ -50,6 +51,12 @@ int run_scenario(const std::string& path, const OutputOptions& out_opt, std::ost
   // The flow backend's solver is bounded as it runs (network::BackendOptions::max_solver_work).
   const std::uint64_t solver_work =
       scheduler::solver_budget(parse_limits(out_opt.max_messages, out_opt.max_memory));
+  if (!out_opt.export_chakra.empty()) {
+    throw core::InputError(fmt::format(
+        "--export-chakra: {} has collective jobs, which are not workload graphs; export a "
+        "scenario of training or llm jobs",
+        path));
+  }
   std::vector<Work> work;
   for (const config::Platform& p : s.platforms) {
     for (const endpoint::EndpointInfo* e : p.endpoints) {
