@@ -13,27 +13,10 @@
 #include "core/error.hpp"
 #include "jobs/llm_iteration.hpp"
 #include "report/llm_report.hpp"
-#include "report/output_file.hpp"
+#include "report/writers.hpp"
 #include "workload/llm_config.hpp"
 
 namespace collsim::cli {
-
-namespace {
-
-void write_file(const std::string& path, const std::string& text, std::string_view option) {
-  const std::string temp = report::make_temp_beside(path, option);
-  {
-    std::ofstream f(temp, std::ios::binary);
-    f << text;
-    if (!f) {
-      std::remove(temp.c_str());
-      throw core::InputError(fmt::format("{}: cannot write \"{}\"", option, path));
-    }
-  }
-  report::commit_temp(temp, path, option);
-}
-
-}  // namespace
 
 int run_llm_runs(const std::vector<LlmScenarioRun>& runs, const LlmOptions& opt,
                  const OutputOptions& out_opt, std::ostream& out, std::ostream& err) {
@@ -96,11 +79,13 @@ int run_llm_runs(const std::vector<LlmScenarioRun>& runs, const LlmOptions& opt,
   };
   run_points(runs.size(), po, simulate, deliver);
   const std::string text = report::render_llm(rows, format);
-  if (!out_opt.trace.empty()) write_file(out_opt.trace, report::render_llm_trace(rows[0]), "--trace");
+  if (!out_opt.trace.empty()) {
+    report::write_file_atomically(out_opt.trace, report::render_llm_trace(rows[0]), "--trace");
+  }
   if (out_opt.output.empty()) {
     out << text;
   } else {
-    write_file(out_opt.output, text, "--output");
+    report::write_file_atomically(out_opt.output, text, "--output");
   }
   return 0;
 }
