@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -188,7 +189,7 @@ void OutputFile::close_locked() noexcept {
 }
 
 void OutputFile::write(std::string_view text) {
-  const std::lock_guard<std::mutex> lock(mu_);
+  const std::lock_guard<Mutex> lock(mu_);
   if (done_) return;
   buffer_.append(text);
   if (buffer_.size() >= (std::size_t{1} << 16)) {
@@ -198,17 +199,13 @@ void OutputFile::write(std::string_view text) {
 }
 
 void OutputFile::flush() {
-  const std::lock_guard<std::mutex> lock(mu_);
+  const std::lock_guard<Mutex> lock(mu_);
   if (done_ || target_.kind == OutputTarget::Kind::Replace) return;
   open_locked();
   drain_locked();
 }
 
-void OutputFile::commit() {
-  const std::lock_guard<std::mutex> lock(mu_);
-  if (done_) return;
-  done_ = true;
-  buffer_ += closing_;
+void OutputFile::finish_locked(const std::string& name) {
   try {
     open_locked();
     drain_locked();
@@ -221,44 +218,34 @@ void OutputFile::commit() {
     close_locked();
     return;
   }
-  if (::close(fd_) != 0) {
-    const int err = errno;
-    fd_ = -1;
-    ::unlink(temp_.c_str());
-    refuse(option_, shown_, std::strerror(err));
-  }
+  const int closed = ::close(fd_);
+  const int close_err = errno;
   fd_ = -1;
-  if (std::rename(temp_.c_str(), target_.path.c_str()) != 0) {
-    const int err = errno;
+  if (closed != 0 || std::rename(temp_.c_str(), name.c_str()) != 0) {
+    const int err = closed != 0 ? close_err : errno;
     ::unlink(temp_.c_str());
-    refuse(option_, shown_, std::strerror(err));
+    refuse(option_, name == target_.path ? shown_ : name, std::strerror(err));
   }
+}
+
+void OutputFile::commit() {
+  const std::lock_guard<Mutex> lock(mu_);
+  if (done_) return;
+  done_ = true;
+  buffer_ += closing_;
+  finish_locked(target_.path);
 }
 
 void OutputFile::keep_partial() {
-  const std::lock_guard<std::mutex> lock(mu_);
+  const std::lock_guard<Mutex> lock(mu_);
   if (done_) return;
   done_ = true;
   if (fd_ < 0 && buffer_.empty()) return;
-  try {
-    open_locked();
-    drain_locked();
-  } catch (...) {
-    close_locked();
-    if (!temp_.empty()) ::unlink(temp_.c_str());
-    throw;
-  }
-  close_locked();
-  if (target_.kind == OutputTarget::Kind::Replace &&
-      std::rename(temp_.c_str(), partial_path().c_str()) != 0) {
-    const int err = errno;
-    ::unlink(temp_.c_str());
-    refuse(option_, partial_path(), std::strerror(err));
-  }
+  finish_locked(partial_path());
 }
 
 void OutputFile::discard() noexcept {
-  const std::lock_guard<std::mutex> lock(mu_);
+  const std::lock_guard<Mutex> lock(mu_);
   if (done_) return;
   done_ = true;
   buffer_.clear();
@@ -279,10 +266,14 @@ void OutputFile::discard() noexcept {
 }
 
 void OutputFile::at_signal() noexcept {
+  // Held through commit / keep_partial / discard below (a recursive mutex). The owner may hold it
+  // in a write() a FIFO's reader does not take: the watchdog then leaves this output as it is
+  // rather than wait, and the process still ends.
+  const std::unique_lock<Mutex> held(mu_, std::chrono::milliseconds(200));
+  if (!held.owns_lock()) return;
   {
     // The watchdog must not wait for a FIFO's reader: a stream not yet open is opened only if
     // one is there, and written without waiting (what a full pipe does not take is lost).
-    const std::lock_guard<std::mutex> lock(mu_);
     if (!done_ && target_.kind == OutputTarget::Kind::Stream && fd_ < 0) {
       fd_ = ::open(target_.path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
       if (fd_ < 0) {

@@ -79,6 +79,8 @@ class OutputFile {
   void open_locked();
   void drain_locked();
   void close_locked() noexcept;
+  // Writes what is buffered and closes; Replace: the temporary file takes the name `name`.
+  void finish_locked(const std::string& name);
   void at_signal() noexcept;
 
   std::string shown_;  ///< the path as given, for messages
@@ -86,7 +88,8 @@ class OutputFile {
   OutputTarget target_;
   OnSignal on_signal_;
   std::string closing_;
-  std::mutex mu_;
+  using Mutex = std::recursive_timed_mutex;  ///< recursive: at_signal() holds it through commit()
+  Mutex mu_;
   std::string buffer_;
   std::string temp_;  ///< Replace: the temporary file, once open
   int fd_ = -1;
