@@ -140,16 +140,23 @@ Ended run_limited(const std::vector<std::string>& args, const fs::path& dir, lon
   return finish(c);
 }
 
-// Whether `pid` has its SIGTERM handler installed (/proc/PID/status, SigCgt).
-bool catches_sigterm(pid_t pid) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.rfind("SigCgt:", 0) == 0) {
-      return (std::stoull(line.substr(7), nullptr, 16) >> (SIGTERM - 1)) & 1;
+// Waits until `pid` has its SIGTERM handler installed (/proc/PID/status, SigCgt); false if it
+// ended first (a zombie catches nothing: the loop would never end).
+bool wait_for_sigterm_handler(pid_t pid) {
+  for (;;) {
+    std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    bool caught = false, ended = !f;
+    while (std::getline(f, line)) {
+      if (line.rfind("State:", 0) == 0 && line.find('Z') != std::string::npos) ended = true;
+      if (line.rfind("SigCgt:", 0) == 0) {
+        caught = (std::stoull(line.substr(7), nullptr, 16) >> (SIGTERM - 1)) & 1;
+      }
     }
+    if (caught) return true;
+    if (ended) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
-  return false;
 }
 
 std::size_t lines(const std::string& text) {
@@ -429,7 +436,7 @@ TEST(Interrupt, SigtermAtRandomMomentsLeavesAValidTraceAndExit143) {
                            "--jobs", "1"},
                           dir);
     ASSERT_GT(c.pid, 0);
-    while (!catches_sigterm(c.pid)) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    ASSERT_TRUE(wait_for_sigterm_handler(c.pid)) << "run " << i << " ended before its handler";
     std::this_thread::sleep_for(std::chrono::microseconds(delay_us(rng)));
     ::kill(c.pid, SIGTERM);
     const Ended e = finish(c);
@@ -448,7 +455,7 @@ TEST(Interrupt, SigtermDuringAStepWithoutChecksEndsTheProcessWithinHalfASecond) 
   const fs::path dir = fresh_dir();
   const Child c = start({"verify", "-t", "switch:1024", "-a", "direct"}, dir);
   ASSERT_GT(c.pid, 0);
-  while (!catches_sigterm(c.pid)) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  ASSERT_TRUE(wait_for_sigterm_handler(c.pid));
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   ::kill(c.pid, SIGTERM);
   const Ended e = finish(c);
