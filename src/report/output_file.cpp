@@ -266,11 +266,16 @@ void OutputFile::discard() noexcept {
 }
 
 void OutputFile::at_signal() noexcept {
-  // Held through commit / keep_partial / discard below (a recursive mutex). The owner may hold it
-  // in a write() a FIFO's reader does not take: the watchdog then leaves this output as it is
-  // rather than wait, and the process still ends.
-  const std::unique_lock<Mutex> held(mu_, std::chrono::milliseconds(200));
-  if (!held.owns_lock()) return;
+  // Held through commit / keep_partial / discard below (a recursive mutex). A file's owner
+  // finishes what it holds the lock for; a stream's owner may hold it in a write() a FIFO's
+  // reader does not take: the watchdog then leaves the stream as it is rather than wait, and
+  // the process still ends.
+  std::unique_lock<Mutex> held(mu_, std::defer_lock);
+  if (target_.kind == OutputTarget::Kind::Replace) {
+    held.lock();
+  } else if (!held.try_lock_for(std::chrono::milliseconds(200))) {
+    return;
+  }
   {
     // The watchdog must not wait for a FIFO's reader: a stream not yet open is opened only if
     // one is there, and written without waiting (what a full pipe does not take is lost).
