@@ -18,7 +18,7 @@ DEB_PACKAGES := cmake make g++ libcli11-dev nlohmann-json3-dev libyaml-cpp-dev l
 
 .PHONY: deps configure build run test golden sanitize clang bench format clean reproduce figures fuzz \
         reproduce-themis reproduce-wrht reproduce-multitree reproduce-switch-fc reproduce-ace \
-        reproduce-nccl reproduce-llm reproduce-multipath
+        reproduce-nccl reproduce-llm reproduce-multipath reproduce-reduced
 
 # Figures (docs/img) are drawn by tools/plot.py with Debian's matplotlib and pandas.
 PYTHON ?= /usr/bin/python3
@@ -87,12 +87,38 @@ clang: deps
 # each target says its expected duration first (measured on 2 cores; the machine's load stretches them).
 PAPERS := themis wrht switch-fc ace multitree nccl llm multipath
 PAPER  ?= all
+# Each paper's wall time goes to results/duration-PAPER.txt, and docs/fidelity.md (one row per
+# claim of the five seed papers, tools/fidelity.py over results/ and docs/fidelity-claims.csv) is
+# rewritten after any paper's run.
 reproduce: build
 	@case " $(PAPERS) all " in *" $(PAPER) "*) ;; \
 	  *) echo "collsim: PAPER=$(PAPER): one of $(PAPERS) (or all)" >&2; exit 2;; esac
-	@if [ "$(PAPER)" = all ]; then \
-	  for p in $(PAPERS); do $(MAKE) reproduce-$$p || exit 1; done; \
-	else $(MAKE) reproduce-$(PAPER); fi
+	@mkdir -p results
+	@for p in $$(if [ "$(PAPER)" = all ]; then echo $(PAPERS); else echo $(PAPER); fi); do \
+	  s=$$(date +%s); $(MAKE) reproduce-$$p || exit 1; \
+	  echo "$$(( $$(date +%s) - s )) s" > results/duration-$$p.txt; \
+	done
+	$(PYTHON) tools/fidelity.py table --results results --binary ./$(BUILD)/collsim --doc docs/fidelity.md
+
+# The reduced tier (CI, `.ci/run`): every seed paper at reduced size (tests/reduced/PAPER/*.yaml,
+# seconds each), its result rows compared with the committed tables tests/reduced/PAPER.csv;
+# any drift fails. UPDATE=1 rewrites the tables instead (review and commit them with the reason).
+REDUCED_PAPERS := multitree themis wrht switch-fc ace
+reproduce-reduced:
+	@case " $(REDUCED_PAPERS) all " in *" $(PAPER) "*) ;; \
+	  *) echo "collsim: PAPER=$(PAPER): one of $(REDUCED_PAPERS) (or all)" >&2; exit 2;; esac
+	@test -x ./$(BUILD)/collsim || { echo "collsim: build first (make build)" >&2; exit 2; }
+	@rm -rf $(BUILD)/reduced && mkdir -p $(BUILD)/reduced
+	@for p in $$(if [ "$(PAPER)" = all ]; then echo $(REDUCED_PAPERS); else echo $(PAPER); fi); do \
+	  s=$$(date +%s); \
+	  for f in tests/reduced/$$p/*.yaml; do \
+	    ./$(BUILD)/collsim run $$f --format csv -q --output $(BUILD)/reduced/$$p-$$(basename $$f .yaml).csv \
+	      || exit 1; \
+	  done; \
+	  echo "collsim: reduced $$p: $$(( $$(date +%s) - s )) s"; \
+	done
+	@$(PYTHON) tools/fidelity.py reduced --results $(BUILD)/reduced --tables tests/reduced \
+	  --paper $(PAPER) $(if $(UPDATE),--update,)
 
 # Runs each scenario of a folder into results/PREFIX-NAME.csv (PREFIX may be empty).
 define run_scenarios
@@ -148,19 +174,22 @@ reproduce-nccl:
 	@if [ -f "$(NCCL_LOG)" ]; then ./$(BUILD)/collsim validate nccl "$(NCCL_LOG)" \
 	  | tee results/nccl-validate-h100.txt | grep '^# [a-z_]*:'; \
 	else echo "collsim: no NCCL_LOG ($(NCCL_LOG)): validation skipped"; fi
-	@for s in "h100 -g 8" "h100 -g 4" "h100 --nodes 10 -g 8" "a100 -g 8" "h200 -g 8" "gb200 -g 4" \
-	    "gb200 -g 72"; do \
+	@for s in "h100 -g 8" "h100 -g 4" "h100 --nodes 2 -g 8" "h100 --nodes 10 -g 8" "a100 -g 8" \
+	    "a100 --nodes 10 -g 8" "h200 -g 8" "gb200 -g 4" "gb200 -g 72"; do \
 	  for b in all_reduce_perf all_gather_perf reduce_scatter_perf alltoall_perf sendrecv_perf; do \
-	    ./$(BUILD)/collsim nccl-tests $$b --system $$s -b 32M -e 16G -f 2 -d double || exit 1; \
+	    ./$(BUILD)/collsim nccl-tests $$b --system $$s -b 1K -e 16G -f 2 -d double || exit 1; \
 	  done > "results/nccl-$$(echo $$s | tr -d ' -').txt"; \
 	  echo "collsim: results/nccl-$$(echo $$s | tr -d ' -').txt"; \
 	done
 
-# Narayanan et al. SC'21 Table 1 (docs/llm.md "Validation"): one CSV row per GPT model.
+# docs/llm.md "Validation": Narayanan et al. SC'21 Table 1, Korthikanti et al. Table 5, Llama 3
+# (examples/llm/validation.csv), one CSV row per config, and the table rewritten from them.
 reproduce-llm:
-	@echo "collsim: LLM (SC'21 Table 1): a few seconds"
+	@echo "collsim: LLM validation (SC'21 Table 1, Korthikanti Table 5, Llama 3): under a minute"
 	@mkdir -p results
-	./$(BUILD)/collsim llm examples/llm/sc21-gpt3-*.yaml --format csv -q --output results/llm-sc21-table1.csv
+	./$(BUILD)/collsim llm $$(tail -n +2 examples/llm/validation.csv | cut -d, -f1) --format csv -q \
+	  --output results/llm-validation.csv
+	$(PYTHON) tools/llm_tables.py examples/llm/validation.csv results/llm-validation.csv docs/llm.md
 
 # ECMP hash collisions and spraying on a fat tree (docs/multipath.md): CSVs in results/ and the
 # figures docs/img/multipath-ecmp-{flow,packet}.png (when matplotlib and pandas are installed).

@@ -106,6 +106,21 @@ def test_llm_takes_a_path_or_a_dict_and_matches_the_command_line():
         collsim.llm(config)
     assert "config (dict)" in str(e.value) and "parallel.tq" in str(e.value)
 
+
+def test_llm_search_and_breakdown_from_python():
+    job = {"model": {"layers": 8, "hidden": 1024, "heads": 16, "ffn_hidden": 4096,
+                     "seq_len": 2048, "vocab": 50257},
+           "parallel": {"global_batch": 16, "zero": 1, "recompute": "selective"},
+           "system": {"gpu": "a100-80gb", "gpus": 8}}
+    top = collsim.llm(job, search=True, top=2)
+    assert len(top) == 2 and top["iteration_time_ms"][0] <= top["iteration_time_ms"][1]
+    best = {"model": job["model"], "system": {"gpu": "a100-80gb"},
+            "parallel": {"tp": int(top["tp"][0]), "pp": int(top["pp"][0]),
+                         "dp": int(top["dp"][0]), "micro_batch": int(top["micro_batch"][0]),
+                         "global_batch": 16}}
+    bd = collsim.llm(best, breakdown=True)
+    assert set(bd["class"]) >= {"gemm", "softmax", "launch"}
+
 def test_sweep_runs_points_on_threads_into_one_dataframe():
     # The same rows as the calls one by one, in the order of the points, with their index.
     points = [{"topology": "torus:4x4", "algorithms": a, "sizes": ["64KiB", "1MiB"],

@@ -49,7 +49,16 @@ void add_output_options(CLI::App* cmd, collsim::cli::OutputOptions& o) {
                 "show the progress line even when standard error is not a terminal");
 }
 
-// `run`, `collective` and `train`: the independent points on threads (cli/parallel_points.hpp).
+// `train`, `llm` and `run`: the simulated workload graph as Chakra traces (cli/export_chakra.hpp).
+void add_export_option(CLI::App* cmd, collsim::cli::OutputOptions& o) {
+  cmd->add_option("--export-chakra", o.export_chakra,
+                  "write the workload graph the run simulated as Chakra execution traces "
+                  "PREFIX.<rank>.et, one per NPU (and PREFIX.comm_groups.json), creating PREFIX's "
+                  "folder; `collsim train --workload PREFIX` or ASTRA-sim runs them (one run "
+                  "only; llm simulates every rank for it)");
+}
+
+// `run`, `collective` and `train`: the independent points on threads (jobs/sweep.hpp).
 void add_jobs_option(CLI::App* cmd, collsim::cli::OutputOptions& o) {
   cmd->add_option("--jobs,-j", o.jobs,
                   "run N points (algorithm x size x backend runs) at once on N threads, "
@@ -89,6 +98,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   auto* run = app.add_subcommand("run", "run a scenario file (YAML): platforms x jobs");
   run->add_option("SCENARIO", scenario, "scenario file, e.g. examples/default.yaml")->required();
   add_output_options(run, out_opt);
+  add_export_option(run, out_opt);
   add_jobs_option(run, out_opt);
   cli::add_limit_options(*run, out_opt.max_messages, out_opt.max_memory);
   run->add_flag("--no-layers", out_opt.no_layers,
@@ -227,6 +237,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   train->add_option("--max-time", tr.max_time,
                     "stop a run that has not finished after this much simulated time");
   add_output_options(train, out_opt);
+  add_export_option(train, out_opt);
   add_jobs_option(train, out_opt);
   train->add_flag("--no-layers", out_opt.no_layers,
                   "table: the totals and the summary only, no per-layer lines");
@@ -364,9 +375,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       ->capture_default_str();
   nccl_tests->add_option("-e,--maxbytes", nt.max_bytes, "largest size (16G = 16 GiB)")
       ->capture_default_str();
-  auto* factor = nccl_tests->add_option("-f,--stepfactor", nt.factor, "size multiplier per step")
-                     ->capture_default_str();
-  nccl_tests->add_option("-i,--stepbytes", nt.increment, "size increment per step (instead of -f)");
+  nccl_tests->add_option("-f,--stepfactor", nt.factor, "size multiplier per step (1: step by -i)")
+      ->capture_default_str();
+  nccl_tests->add_option("-i,--stepbytes", nt.increment, "size increment per step when -f <= 1")
+      ->capture_default_str();
   nccl_tests->add_option("-g,--ngpus", nt.gpus, "GPUs used per node (on one NVSwitch)")
       ->capture_default_str();
   nccl_tests->add_option("--nodes", nt.nodes, "nodes (NVLink domains) of -g GPUs each")
@@ -402,6 +414,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   validate_nccl->add_option("--algorithm,-a", vn.algorithm, "as for nccl-tests")
       ->capture_default_str();
   validate_nccl->add_option("--protocol", vn.protocol, "as for nccl-tests")->capture_default_str();
+  validate_nccl->add_flag("--fit", vn.fit,
+                          "fit the two calibrated parameters (η, α) to the logs' rows instead");
 
   cli::LlmOptions lo;
   auto* llm = app.add_subcommand(
@@ -413,6 +427,16 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       ->required();
   llm->add_flag("--strict-memory", lo.strict_memory,
                 "exit 2 when the memory per GPU exceeds the GPU's (default: a warning)");
+  llm->add_flag("--breakdown", lo.breakdown,
+                "print each pipeline stage's compute per kernel class (GEMM, attention, softmax, "
+                "norm, ..., launch) instead of the iteration");
+  llm->add_flag("--search", lo.search,
+                "rank the splits (tp, pp, dp, ep, cp, micro-batch, vpp, recompute, sequence "
+                "parallel, ZeRO) of the config's job (system.gpus) that fit in memory");
+  llm->add_option("--top", lo.top, "--search: how many configurations to print")
+      ->capture_default_str();
+  llm->add_flag("--exhaustive", lo.exhaustive,
+                "--search: simulate every split that fits (no pruning by the lower bound)");
   llm->add_option("--max-messages", out_opt.max_messages,
                   "refuse an iteration whose collectives and pipeline messages come to more "
                   "messages (or packets, flits: the backend's unit) than this (default 5e+08)");
@@ -420,6 +444,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                   "run N configs at once on N threads; rows in input order, the same bytes as "
                   "--jobs 1 (0, the default: the number of cores; --trace runs one)");
   add_output_options(llm, out_opt);
+  add_export_option(llm, out_opt);
 
   if (const std::string unknown = cli::unknown_option(app, argc, argv); !unknown.empty()) {
     err << "collsim: error: " << unknown << '\n';
@@ -459,10 +484,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (*llm) return cli::run_llm(lo, out_opt, out, err);
     if (*help) return cli::help_for(help_name, out);
     if (*plot) return cli::plot_results(po, err);
-    if (*nccl_tests) {
-      nt.factor_given = factor->count() > 0;
-      return cli::run_nccl_tests_command(nt, out);
-    }
+    if (*nccl_tests) return cli::run_nccl_tests_command(nt, out);
     if (*validate_nccl) return cli::validate_nccl_logs(vn, out);
     if (*merge) return cli::merge_results(merge_files, merge_output, out);
   } catch (const core::InputError& e) {

@@ -10,6 +10,7 @@
 
 #include "cli/backend_flags.hpp"
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/train_runs.hpp"
 #include "config/astra_config.hpp"
 #include "config/astra_optional_inputs.hpp"
@@ -18,6 +19,7 @@
 #include "report/replay_report.hpp"
 #include "scheduler/limits.hpp"
 #include "jobs/replay_limits.hpp"
+#include "jobs/sweep.hpp"
 #include "jobs/trace_replay.hpp"
 #include "jobs/trace_scale.hpp"
 #include "cli/output.hpp"
@@ -212,7 +214,28 @@ int run_replay(const AstraOptions& opt, const OutputOptions& out_opt, std::ostre
   rep.platform = std::filesystem::path(opt.network).stem().string();
   rep.backend = std::string(backend.name);
   rep.ranks = &traces;
-  rep.result = jobs::replay(net.topology, backend, traces, ro);
+  {
+    // One point of a sweep (jobs/sweep.hpp), as every simulation of the CLI: a signal stops it
+    // at the replay's next progress tick.
+    jobs::SweepOptions so;
+    so.interrupted = &InterruptMonitor::check;
+    jobs::Sweep sweep(so);
+    jobs::Point<jobs::ReplayResult> p;
+    const std::string name = fmt::format("replaying {} on {}", opt.workload, net.topology.name());
+    p.name = name;
+    p.run = [&](jobs::PointRun& r) {
+      jobs::ReplayOptions mine = ro;
+      r.begin(name);
+      mine.progress = [&r, &name](core::Time t, std::uint64_t events) {
+        r.check();  // Ctrl-C during the replay
+        r.tick(name, t, events);
+      };
+      return jobs::replay(net.topology, backend, traces, mine);
+    };
+    p.deliver = [&](jobs::ReplayResult&& r) { rep.result = std::move(r); };
+    sweep.add(std::move(p));
+    sweep.run();
+  }
   for (std::size_t k = 0; k < rep.result.ranks.size(); ++k) {
     const auto& x = rep.result.ranks[k];
     print_sys_line(sys_stream(out_opt, out, err), k, x.finish, x.finish - x.compute,

@@ -19,6 +19,7 @@ struct OutputOptions {
   std::string lightpaths;        ///< optical backend: every lightpath, CSV; empty for none
   std::string links;             ///< every link's use per run, CSV; empty for none
   std::string packet_trace;      ///< packet backend: every allocation event, CSV; empty for none
+  std::string export_chakra;     ///< train, llm, run: the workload as Chakra traces (PREFIX)
   std::string activity_window = "100 us";  ///< its window (Themis Fig. 9)
   bool quiet = false;                      ///< no progress line, no notes
   bool progress = false;   ///< a progress line even when standard error is not a terminal
@@ -27,9 +28,9 @@ struct OutputOptions {
   std::string max_messages;
   std::string max_memory;
   /// `run`, `collective` and `train`: independent points on this many threads
-  /// (cli/parallel_points.hpp); 0: the number of cores.
+  /// (jobs/sweep.hpp); 0: the number of cores.
   std::uint32_t jobs = 0;
-  /// `run`, `collective` and `train`: "I/N" runs the I-th of N slices (cli/shard.hpp); empty: all.
+  /// `run`, `collective` and `train`: "I/N" runs the I-th of N slices (jobs/shard.hpp); empty: all.
   std::string shard;
 };
 
@@ -146,7 +147,7 @@ int plot_results(const PlotOptions& opt, std::ostream& err);
 /// Throws core::InputError listing the names for an unknown one.
 int help_for(const std::string& name, std::ostream& out);
 
-/// `collsim merge SHARD.csv...`: the shards of a --shard sweep as one CSV (cli/shard.hpp), to
+/// `collsim merge SHARD.csv...`: the shards of a --shard sweep as one CSV (jobs/shard.hpp), to
 /// `output` (atomically) or `out`.
 int merge_results(const std::vector<std::string>& files, const std::string& output,
                   std::ostream& out);
@@ -180,6 +181,10 @@ int show_multitree(const MultiTreeOptions& opt, std::ostream& out);
 struct LlmOptions {
   std::vector<std::string> configs;  ///< LLM config files (workload/llm_config.hpp), one run each
   bool strict_memory = false;        ///< exit 2 when the memory per GPU exceeds the GPU's
+  bool breakdown = false;            ///< print compute per kernel class per stage instead
+  bool search = false;               ///< rank the splits of each config's job (jobs/llm_search.hpp)
+  bool exhaustive = false;           ///< --search: simulate every split that fits
+  std::uint32_t top = 10;            ///< --search: configurations printed
 };
 /// `collsim llm CONFIG.yaml ...`: one LLM training iteration per config (docs/llm.md).
 int run_llm(const LlmOptions& opt, const OutputOptions& out_opt, std::ostream& out,
@@ -196,9 +201,8 @@ struct NcclTestsCliOptions {
   std::string binary;              ///< all_reduce_perf, ...
   std::string min_bytes = "32M";   ///< -b
   std::string max_bytes = "32M";   ///< -e
-  std::uint64_t factor = 2;        ///< -f
-  bool factor_given = false;
-  std::string increment;           ///< -i
+  std::uint64_t factor = 1;        ///< -f (nccl-tests' default 1: step by -i)
+  std::string increment = "1M";    ///< -i (nccl-tests' default)
   std::uint32_t gpus = 8;          ///< -g: GPUs per node
   std::uint32_t nodes = 1;         ///< --nodes
   std::string system = "h100";     ///< --system
@@ -215,6 +219,7 @@ struct ValidateNcclOptions {
   std::string system;              ///< empty: from the log's device name
   std::string algorithm = "nccl";
   std::string protocol = "nccl";
+  bool fit = false;                ///< --fit: fit η and α to the logs instead (docs/nccl.md)
 };
 int validate_nccl_logs(const ValidateNcclOptions& opt, std::ostream& out);
 

@@ -1,16 +1,16 @@
 // `collsim merge SHARD.csv...`: the CSV files of a sweep run with --shard I/N (a Slurm job
-// array, docs/parallel.md) as the one CSV a run without --shard writes (cli/shard.hpp).
+// array, docs/parallel.md) as the one CSV a run without --shard writes (jobs/shard.hpp).
 #include <ostream>
 
 #include "cli/commands.hpp"
-#include "cli/shard.hpp"
+#include "jobs/shard.hpp"
 #include "report/writers.hpp"
 
 namespace collsim::cli {
 
 int merge_results(const std::vector<std::string>& files, const std::string& output,
                   std::ostream& out) {
-  const std::string text = merge_shards(files);
+  const std::string text = jobs::merge_shards(files);
   if (output.empty()) {
     out << text;
   } else {

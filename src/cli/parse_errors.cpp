@@ -62,9 +62,18 @@ std::string unknown_option(const CLI::App& app, int argc, const char* const* arg
                ? fmt::format("unknown command \"{}\" (the commands: `collsim --help`)", argv[1])
                : fmt::format("unknown command \"{}\"; did you mean `collsim {}`?", argv[1], hint);
   }
+  // The subcommand's options and its own subcommands' (`validate nccl --system`).
   std::vector<std::string> names;
-  for (const CLI::Option* o : sub->get_options([](const CLI::Option*) { return true; })) {
-    for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
+  std::vector<const CLI::App*> todo{sub};
+  while (!todo.empty()) {
+    const CLI::App* s = todo.back();
+    todo.pop_back();
+    for (const CLI::Option* o : s->get_options([](const CLI::Option*) { return true; })) {
+      for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
+    }
+    for (const CLI::App* c : s->get_subcommands([](const CLI::App*) { return true; })) {
+      todo.push_back(c);
+    }
   }
   const std::vector<std::string_view> known(names.begin(), names.end());
   for (int i = 2; i < argc; ++i) {

@@ -111,28 +111,26 @@ void ProgressLine::clear_locked() {
   drawn_ = false;
 }
 
-PointsProgress::PointsProgress(std::ostream& err, std::uint64_t total, bool line,
+PointsProgress::PointsProgress(std::ostream& err, bool line,
                                std::chrono::milliseconds min_interval)
-    : err_(err), total_(total), line_(line), min_interval_(min_interval) {}
+    : err_(err), line_(line), min_interval_(min_interval) {}
 
 PointsProgress::~PointsProgress() { clear(); }
 
-void PointsProgress::started(const std::string& what) {
+void PointsProgress::started(const jobs::SweepStatus& s, const std::string& what) {
   std::lock_guard<std::mutex> lock(mu_);
-  ++running_;
-  draw(what, "setting up", true);
+  draw(s, what, "setting up", true);
 }
 
-void PointsProgress::tick(const std::string& what, core::Time simulated) {
+void PointsProgress::tick(const jobs::SweepStatus& s, const std::string& what,
+                          core::Time simulated) {
   std::lock_guard<std::mutex> lock(mu_);
-  draw(what, core::to_string(simulated) + " simulated", false);
+  draw(s, what, core::to_string(simulated) + " simulated", false);
 }
 
-void PointsProgress::finished(const std::string& what) {
+void PointsProgress::finished(const jobs::SweepStatus& s, const std::string& what) {
   std::lock_guard<std::mutex> lock(mu_);
-  ++done_;
-  if (running_ > 0) --running_;
-  draw(what, "finished", true);
+  draw(s, what, "finished", true);
 }
 
 void PointsProgress::note(const std::string& text) {
@@ -142,13 +140,14 @@ void PointsProgress::note(const std::string& text) {
   drawn_ = false;
 }
 
-void PointsProgress::draw(const std::string& what, const std::string& news, bool force) {
+void PointsProgress::draw(const jobs::SweepStatus& s, const std::string& what,
+                          const std::string& news, bool force) {
   if (!line_) return;
   const auto now = std::chrono::steady_clock::now();
   if (!force && drawn_ && now - last_draw_ < min_interval_) return;
   last_draw_ = now;
-  err_ << fmt::format("\r\033[Kcollsim: [{}/{} done, {} running] {}: {}", done_, total_, running_,
-                      what, news)
+  err_ << fmt::format("\r\033[Kcollsim: [{}/{} done, {} running] {}: {}", s.runs_done, s.runs,
+                      s.running, what, news)
        << std::flush;
   drawn_ = true;
 }

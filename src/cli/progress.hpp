@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "jobs/collective_sweep.hpp"
+#include "jobs/sweep.hpp"
 
 namespace collsim::cli {
 
@@ -57,29 +58,30 @@ class ProgressLine final : public jobs::RunMonitor {
   std::thread ticker_;       ///< last: started when everything it reads is made
 };
 
-/// The progress line of a sweep run on several threads (--jobs): the points that finished and the
-/// latest news of a running one, "collsim: [3/48 done, 2 running] torus-8x8 ring 64 MiB flow:
-/// 2.31 ms simulated", at most five times a second. Thread-safe: the points' threads call started
-/// and tick, the sweep's thread finished.
+/// The progress line of a sweep run on several threads (--jobs): the runs that finished, the
+/// points running and the latest news of one, "collsim: [3/48 done, 2 running] torus-8x8 ring 64 MiB flow:
+/// 2.31 ms simulated", at most five times a second. The counts are the sweep's
+/// (jobs::SweepStatus); the sweep calls one method at a time, clear() may come from another
+/// thread.
 class PointsProgress {
  public:
   /// `line`: draw the line (else only note() writes).
-  PointsProgress(std::ostream& err, std::uint64_t total, bool line = true,
+  PointsProgress(std::ostream& err, bool line = true,
                  std::chrono::milliseconds min_interval = std::chrono::milliseconds(200));
   ~PointsProgress();
-  void started(const std::string& what);
-  void tick(const std::string& what, core::Time simulated);
-  void finished(const std::string& what);
+  void started(const jobs::SweepStatus& s, const std::string& what);
+  void tick(const jobs::SweepStatus& s, const std::string& what, core::Time simulated);
+  void finished(const jobs::SweepStatus& s, const std::string& what);
   /// A line of its own on standard error ("collsim: [2/6] resnet50 on ..."), above the line.
   void note(const std::string& text);
   /// Erase the line (before results or an error are printed).
   void clear();
 
  private:
-  void draw(const std::string& what, const std::string& news, bool force);  // `mu_` held
+  void draw(const jobs::SweepStatus& s, const std::string& what, const std::string& news,
+            bool force);  // `mu_` held
   std::mutex mu_;
   std::ostream& err_;
-  std::uint64_t total_, done_ = 0, running_ = 0;
   bool line_;
   std::chrono::milliseconds min_interval_;
   std::chrono::steady_clock::time_point last_draw_;

@@ -2,16 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
 #include <ostream>
 #include <string_view>
-#include <thread>
 
-#include "cli/shard.hpp"
 #include "core/error.hpp"
 #include "report/output_file.hpp"
+#include "jobs/shard.hpp"
+#include "jobs/sweep.hpp"
 #include "report/writers.hpp"
 
 namespace collsim::cli {
@@ -37,7 +38,7 @@ std::string rows_of(const std::vector<RankOutput>& ranks, std::size_t last) {
   std::string header, rows;
   for (std::size_t k = 0; k <= last && k < ranks.size(); ++k) {
     if (ranks[k].out.empty()) continue;
-    auto [h, r] = shard_header_and_rows(fmt::format("rank {}", k), ranks[k].out);
+    auto [h, r] = jobs::shard_header_and_rows(fmt::format("rank {}", k), ranks[k].out);
     if (header.empty()) header = std::move(h);
     rows += r;
   }
@@ -103,8 +104,7 @@ void apply_rank_shard(RankContext& context, OutputOptions& opt, const std::strin
   opt.shard = fmt::format("{}/{}", context.ranks.rank, context.ranks.size);
   opt.progress = false;
   if (opt.jobs == 0) {
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    opt.jobs = std::max(1u, cores / context.ranks.local_size);
+    opt.jobs = std::max(1u, jobs::default_jobs() / context.ranks.local_size);
   }
 }
 
@@ -146,11 +146,11 @@ ComposedOutput compose_rank_outputs(const std::vector<RankOutput>& ranks, bool s
       }
     }
     if (stop == ranks.size()) {
-      std::vector<ShardText> parts;
+      std::vector<jobs::ShardText> parts;
       for (std::size_t k = 0; k < ranks.size(); ++k) {
-        parts.push_back(ShardText{fmt::format("rank {}", k), ranks[k].out});
+        parts.push_back(jobs::ShardText{fmt::format("rank {}", k), ranks[k].out});
       }
-      const std::string merged = merge_shard_texts(parts);
+      const std::string merged = jobs::merge_shard_texts(parts);
       c.out = merged;
       c.err = first.err;
       return c;

@@ -1,7 +1,7 @@
 #pragma once
 // `mpirun -n K collsim run sweep.yaml --format csv` (docs/parallel.md): every rank parses the same
 // command line, lists the same points and runs its own slice of them (`--shard rank/K`,
-// cli/shard.hpp); rank 0 gathers the ranks' shard CSVs and writes the bytes of a serial run.
+// jobs/shard.hpp); rank 0 gathers the ranks' shard CSVs and writes the bytes of a serial run.
 //
 // This file is the part without MPI (the collsim library, the Python module and the tests link
 // it): what the command line does on a rank, and how rank 0 puts the ranks' outputs together.
@@ -63,7 +63,7 @@ struct ComposedOutput {
 
 /// Rank 0's output from every rank's (in rank order), with the -o path `output` (empty: standard
 /// output):
-/// - every rank succeeded: the shards merged (cli/shard.hpp: the serial run's bytes), rank 0's
+/// - every rank succeeded: the shards merged (jobs/shard.hpp: the serial run's bytes), rank 0's
 ///   standard error (its warnings and notes);
 /// - a rank failed (the first, in rank order): the rows of the ranks before it and the rows it
 ///   finished, its error and status (a serial run stops at the same point: what it wrote is

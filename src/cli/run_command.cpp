@@ -8,6 +8,7 @@
 #include "cli/run_jobs.hpp"
 #include "cli/train_runs.hpp"
 #include "config/scenario.hpp"
+#include "core/error.hpp"
 #include "report/writers.hpp"
 #include "jobs/collective_sweep.hpp"
 
@@ -44,6 +45,12 @@ int run_scenario(const std::string& path, const OutputOptions& out_opt, std::ost
       }
     }
     return run_training_work(work, out_opt, out, err);
+  }
+  if (!out_opt.export_chakra.empty()) {
+    throw core::InputError(fmt::format(
+        "--export-chakra: {} has collective jobs, which are not workload graphs; export a "
+        "scenario of training or llm jobs",
+        path));
   }
   std::vector<Work> work;
   for (const config::Platform& p : s.platforms) {

@@ -1,12 +1,11 @@
 #include "cli/run_jobs.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
-#include <iostream>
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -15,11 +14,10 @@
 #include "cli/horizon_check.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/output.hpp"
-#include "cli/parallel_points.hpp"
-#include "cli/progress.hpp"
-#include "cli/shard.hpp"
+#include "cli/sweep_progress.hpp"
 #include "core/error.hpp"
 #include "core/parse.hpp"
+#include "jobs/sweep.hpp"
 #include "report/link_csv.hpp"
 #include "report/lightpath_log.hpp"
 #include "report/output_file.hpp"
@@ -105,7 +103,7 @@ std::uint64_t check_run_work(const Work& w, const scheduler::RunLimits& limits, 
 // device in place).
 class CsvStream final : public jobs::RunMonitor {
  public:
-  /// `prefix`: a line before the header (a shard's, cli/shard.hpp), or empty.
+  /// `prefix`: a line before the header (a shard's, jobs/shard.hpp), or empty.
   CsvStream(const std::string& path, std::ostream& out, std::string prefix = {})
       : out_(out), prefix_(std::move(prefix)) {
     if (!path.empty()) file_.emplace(path, "--output", report::OutputFile::OnSignal::KeepPartial);
@@ -143,13 +141,6 @@ class CsvStream final : public jobs::RunMonitor {
   bool header_ = false;
 };
 
-// One independent simulation of the work: a collective job's (size, algorithm) run, or a whole
-// concurrent job (its runs together and alone share nothing but the job).
-struct Point {
-  std::size_t work = 0, size = 0, algorithm = 0;
-  std::size_t block = 0;  ///< --shard keeps blocks whole: a collective job's size, a concurrent job
-};
-
 // What a point costs, about (for costliest-first): the messages of its closed form, or what the
 // backend simulates for them (the packet backend's packets).
 double point_cost(const Work& w, collective::Collective c, const std::string& group,
@@ -165,65 +156,74 @@ double point_cost(const Work& w, collective::Collective c, const std::string& gr
   return static_cast<double>(w.backend->work(o, messages, bytes));
 }
 
-// The points of `work`, in input order, with their costs and (for the --shard fingerprint) what
-// each runs.
-void list_points(const std::vector<Work>& work, std::vector<Point>& points,
-                 std::vector<double>& cost, std::vector<std::string>& what) {
-  std::size_t block = 0;
-  for (std::size_t k = 0; k < work.size(); ++k) {
-    const Work& w = work[k];
+// The points of `work` in input order (jobs/sweep.hpp): a collective job's (size, algorithm)
+// runs, a size's algorithms one --shard block (its speedup column and its ideal and skipped rows
+// need them all), and each concurrent job whole (its runs together and alone). Every run reports
+// to its PointRun, then to `watchers` (traces: with one thread only); `take` gets the rows in
+// input order, a size's closing rows after its last algorithm. The points keep references to
+// all four arguments.
+void add_points(const std::vector<Work>& work, jobs::RunMonitor& watchers,
+                const std::function<void(jobs::ResultRow&&)>& take, core::Time& base,
+                jobs::Sweep& sweep) {
+  for (const Work& w : work) {
     if (const auto* j = std::get_if<jobs::CollectiveJob>(&w.job)) {
       const std::string run = fmt::format(
           "{} {} {} {} {} chunks {} {}", w.platform, w.topology->name(),
           network::backend_label(*w.backend, j->backend_options),
           jobs::endpoint_label(j->endpoint, j->endpoint_params),
           collective::to_string(j->collective), j->chunks, j->group);
-      for (std::size_t s = 0; s < j->sizes.size(); ++s, ++block) {
+      for (std::size_t s = 0; s < j->sizes.size(); ++s) {
         for (std::size_t a = 0; a < j->algorithms.size(); ++a) {
-          points.push_back(Point{k, s, a, block});
-          cost.push_back(point_cost(w, j->collective, j->group, j->algorithms[a], j->sizes[s],
-                                    j->chunks, j->backend_options));
-          what.push_back(fmt::format("{} {} {}", run, j->algorithms[a].label,
-                                     j->sizes[s].count));
+          jobs::Point<jobs::ResultRow> p;
+          p.cost = point_cost(w, j->collective, j->group, j->algorithms[a], j->sizes[s],
+                              j->chunks, j->backend_options);
+          p.name = fmt::format("{} {} {}", w.platform, j->algorithms[a].label,
+                               core::to_string(j->sizes[s]));
+          p.key = fmt::format("{} {} {}", run, j->algorithms[a].label, j->sizes[s].count);
+          p.joins_previous = a > 0;
+          p.run = [&w, j, s, a, &watchers](jobs::PointRun& r) {
+            jobs::MonitorList m;
+            m.add(&r);
+            m.add(&watchers);
+            return jobs::run_collective_point(w.platform, *w.topology, *w.backend, *j, s, a, &m);
+          };
+          p.deliver = [&w, j, s, a, &take, &base](jobs::ResultRow&& row) {
+            if (a == 0) base = row.time;
+            jobs::set_speedup(row, base);
+            take(std::move(row));
+            if (a + 1 < j->algorithms.size()) return;
+            for (jobs::ResultRow& r :
+                 jobs::size_closing_rows(w.platform, *w.topology, *w.backend, *j, s, base)) {
+              take(std::move(r));
+            }
+          };
+          sweep.add(std::move(p));
         }
       }
       continue;
     }
     const auto& cj = std::get<jobs::ConcurrentJob>(w.job);
-    double c = 0;
+    jobs::Point<std::vector<jobs::ResultRow>> p;
     for (const auto& m : cj.members) {
-      c += 2 * point_cost(w, m.collective, m.group, m.algorithm, m.size, m.chunks,
-                          cj.backend_options);
+      p.cost += 2 * point_cost(w, m.collective, m.group, m.algorithm, m.size, m.chunks,
+                               cj.backend_options);
     }
-    points.push_back(Point{k, 0, 0, block++});
-    cost.push_back(c);
-    what.push_back(fmt::format("{} {} {} {} members", w.platform, w.topology->name(), cj.name,
-                               cj.members.size()));
+    p.name = fmt::format("{} {}", w.platform, cj.name);
+    p.key = fmt::format("{} {} {} {} members", w.platform, w.topology->name(), cj.name,
+                        cj.members.size());
+    p.runs = jobs::count_runs(cj);
+    p.run = [&w, &cj, &watchers](jobs::PointRun& r) {
+      jobs::MonitorList m;
+      m.add(&r);
+      m.add(&watchers);
+      return jobs::run_concurrent_job(w.platform, *w.topology, *w.backend, cj, &m);
+    };
+    p.deliver = [&take](std::vector<jobs::ResultRow>&& rows) {
+      for (jobs::ResultRow& row : rows) take(std::move(row));
+    };
+    sweep.add(std::move(p));
   }
 }
-
-// A point's runs on a thread of its own: stops when told (PointStop), shows its progress.
-class PointMonitor final : public jobs::RunMonitor {
- public:
-  PointMonitor(const PointStop& stop, std::size_t point, PointsProgress* progress)
-      : stop_(stop), point_(point), progress_(progress) {}
-  void begin_run(const jobs::RunContext& c) override {
-    stop_.check(point_);
-    if (progress_) progress_->started(c.what);
-  }
-  void tick(const jobs::RunContext& c) override {
-    stop_.check(point_);
-    if (progress_) progress_->tick(c.what, c.sim.now());
-  }
-  void end_run(const jobs::RunContext& c) override {
-    if (progress_) progress_->finished(c.what);
-  }
-
- private:
-  const PointStop& stop_;
-  std::size_t point_;
-  PointsProgress* progress_;
-};
 
 }  // namespace
 
@@ -232,7 +232,7 @@ class PointMonitor final : public jobs::RunMonitor {
 class TableOut final : public jobs::RunMonitor {
  public:
   TableOut(const std::vector<Work>& work, std::ostream& out) : table_(width(work)), out_(out) {}
-  void watch(ProgressLine* p, PointsProgress* pp) { progress_ = p, points_progress_ = pp; }
+  void watch(SweepLine* line) { line_ = line; }
   void on_row(const jobs::ResultRow& row) override { write(table_.add(row)); }
   void finish() { write(table_.finish()); }
 
@@ -254,14 +254,12 @@ class TableOut final : public jobs::RunMonitor {
   }
   void write(const std::string& text) {
     if (text.empty()) return;
-    if (progress_) progress_->clear();
-    if (points_progress_) points_progress_->clear();
+    if (line_) line_->clear();
     out_ << text << std::flush;
   }
   report::TableStream table_;
   std::ostream& out_;
-  ProgressLine* progress_ = nullptr;
-  PointsProgress* points_progress_ = nullptr;
+  SweepLine* line_ = nullptr;
 };
 
 int run_work(const std::vector<Work>& given, const OutputOptions& opt, std::ostream& out,
@@ -308,16 +306,25 @@ int run_work(const std::vector<Work>& given, const OutputOptions& opt, std::ostr
   }
   // --trace, --lightpaths and --packet-trace watch every run as it goes: their points run one at
   // a time.
-  unsigned threads = opt.trace.empty() && opt.lightpaths.empty() && opt.packet_trace.empty()
-                               ? resolve_jobs(opt.jobs)
-                               : 1;
-  std::vector<Point> points;
-  std::vector<double> cost;
-  std::vector<std::string> what;
-  list_points(work, points, cost, what);
-  // --shard I/N: this machine's contiguous slice of whole blocks (cli/shard.hpp).
-  const Shard shard = parse_shard(opt.shard);
-  std::string shard_prefix;
+  jobs::SweepOptions so;
+  so.jobs = opt.trace.empty() && opt.lightpaths.empty() && opt.packet_trace.empty()
+                ? jobs::resolve_jobs(opt.jobs)
+                : 1;
+  so.interrupted = &InterruptMonitor::check;
+  SweepLine line(err, progress_wanted(opt, err));
+  so.progress = &line;
+  jobs::Sweep sweep(so);
+  // What watches every run, and what takes the rows.
+  jobs::MonitorList watchers, row_monitors;
+  std::vector<jobs::ResultRow> rows;
+  const std::function<void(jobs::ResultRow&&)> take = [&](jobs::ResultRow&& row) {
+    row_monitors.on_row(row);
+    rows.push_back(std::move(row));
+  };
+  core::Time base;  // the time of the size's first algorithm (delivered before the others)
+  add_points(work, watchers, take, base, sweep);
+  // --shard I/N: this machine's contiguous slice of whole blocks (jobs/shard.hpp).
+  const jobs::Shard shard = jobs::parse_shard(opt.shard);
   if (shard.active()) {
     if (format != report::Format::Csv) {
       throw core::InputError("--shard: a shard writes CSV rows for `collsim merge`; add --format csv");
@@ -328,43 +335,8 @@ int run_work(const std::vector<Work>& given, const OutputOptions& opt, std::ostr
           "--shard: only the CSV rows are sharded; leave out --trace, --activity, --lightpaths, "
           "--links and --packet-trace");
     }
-    const std::size_t blocks = points.empty() ? 0 : points.back().block + 1;
-    std::vector<double> block_cost(blocks, 0.0);
-    for (std::size_t i = 0; i < points.size(); ++i) block_cost[points[i].block] += cost[i];
-    const auto [first, last] = shard_blocks(block_cost, shard);
-    shard_prefix = shard_line(shard, first, last, blocks, sweep_fingerprint(what));
-    std::vector<Point> kept;
-    std::vector<double> kept_cost;
-    total = 0;
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      if (points[i].block < first || points[i].block >= last) continue;
-      kept.push_back(points[i]);
-      kept_cost.push_back(cost[i]);
-      const Work& w = work[points[i].work];
-      total += std::holds_alternative<jobs::CollectiveJob>(w.job)
-                   ? 1
-                   : jobs::count_runs(std::get<jobs::ConcurrentJob>(w.job));
-    }
-    points = std::move(kept);
-    cost = std::move(kept_cost);
   }
-  // One point runs on the sweep's thread, with the progress line of one run.
-  if (points.size() < 2) threads = 1;
-  // What the runs report to (on the sweep's thread with one thread) and what takes the rows.
-  jobs::MonitorList monitors, row_monitors;
-  InterruptMonitor interrupt;  // first: a signal stops the run before others see the tick
-  monitors.add(&interrupt);
-  std::unique_ptr<ProgressLine> progress;
-  std::unique_ptr<PointsProgress> points_progress;
-  const bool terminal = &err == &std::cerr && isatty(STDERR_FILENO);
-  if (!opt.quiet && (opt.progress || terminal)) {
-    if (threads > 1) {
-      points_progress = std::make_unique<PointsProgress>(err, total);
-    } else {
-      progress = std::make_unique<ProgressLine>(err, total);
-      monitors.add(progress.get());
-    }
-  }
+  const std::string shard_prefix = sweep.slice(shard);
   std::unique_ptr<CsvStream> csv;
   if (format == report::Format::Csv) {
     csv = std::make_unique<CsvStream>(opt.output, out, shard_prefix);
@@ -374,13 +346,13 @@ int run_work(const std::vector<Work>& given, const OutputOptions& opt, std::ostr
   std::unique_ptr<TableOut> table;
   if (format == report::Format::Table && opt.output.empty()) {
     table = std::make_unique<TableOut>(work, out);
-    table->watch(progress.get(), points_progress.get());
+    table->watch(&line);
     row_monitors.add(table.get());
   }
   std::unique_ptr<report::TraceWriter> trace;
   if (!opt.trace.empty()) {
     trace = std::make_unique<report::TraceWriter>(opt.trace);
-    monitors.add(trace.get());
+    watchers.add(trace.get());
   }
   // Every finished row, also of a job an error stops half-way (shown before a resource error).
   struct Finished final : jobs::RunMonitor {
@@ -391,91 +363,43 @@ int run_work(const std::vector<Work>& given, const OutputOptions& opt, std::ostr
   std::unique_ptr<report::LightpathLog> lightpaths;
   if (!opt.lightpaths.empty()) {
     lightpaths = std::make_unique<report::LightpathLog>();
-    monitors.add(lightpaths.get());
+    watchers.add(lightpaths.get());
   }
   std::unique_ptr<report::PacketTraceLog> packet_trace;
   if (!opt.packet_trace.empty()) {
     packet_trace = std::make_unique<report::PacketTraceLog>();
-    monitors.add(packet_trace.get());
+    watchers.add(packet_trace.get());
   }
-  std::vector<jobs::ResultRow> rows;
-  // Each point's rows, from its thread to the sweep's (a slot each: no sharing).
-  std::vector<std::vector<jobs::ResultRow>> results(points.size());
-  const auto run_point = [&](std::size_t i, const PointStop& stop) {
-    const Point& p = points[i];
-    const Work& w = work[p.work];
-    PointMonitor point_monitor(stop, i, points_progress.get());
-    jobs::RunMonitor* m = threads > 1 ? static_cast<jobs::RunMonitor*>(&point_monitor) : &monitors;
-    if (const auto* j = std::get_if<jobs::CollectiveJob>(&w.job)) {
-      results[i].push_back(jobs::run_collective_point(w.platform, *w.topology, *w.backend, *j,
-                                                      p.size, p.algorithm, m));
-    } else {
-      results[i] = jobs::run_concurrent_job(w.platform, *w.topology, *w.backend,
-                                            std::get<jobs::ConcurrentJob>(w.job), m);
-    }
-  };
-  core::Time base;  // the time of the size's first algorithm (delivered before the others)
-  const auto take = [&](jobs::ResultRow&& row) {
-    row_monitors.on_row(row);
-    rows.push_back(std::move(row));
-  };
-  const auto deliver = [&](std::size_t i) {
-    const Point& p = points[i];
-    const Work& w = work[p.work];
-    std::vector<jobs::ResultRow> part = std::move(results[i]);
-    results[i] = {};
-    const auto* j = std::get_if<jobs::CollectiveJob>(&w.job);
-    if (j == nullptr) {
-      for (jobs::ResultRow& row : part) take(std::move(row));
-      return;
-    }
-    jobs::ResultRow& row = part.at(0);
-    if (p.algorithm == 0) base = row.time;
-    jobs::set_speedup(row, base);
-    take(std::move(row));
-    if (p.algorithm + 1 == j->algorithms.size()) {
-      for (jobs::ResultRow& r :
-           jobs::size_closing_rows(w.platform, *w.topology, *w.backend, *j, p.size, base)) {
-        take(std::move(r));
-      }
-    }
-  };
   // On an error: clear the progress line and say where the finished CSV rows are.
   const auto stopped = [&] {
-    if (progress) progress->clear();
-    if (points_progress) points_progress->clear();
+    line.clear();
     if (table) table->finish();  // the rows shown so far stay, their block closed
     if (csv && !opt.output.empty() && csv->wrote_rows()) {
       csv->keep_partial();
       err << fmt::format("collsim: the rows finished before the error are in {}\n", csv->partial());
     }
   };
-  try {
-    PointsOptions po;
-    po.jobs = threads;
-    po.cost = cost;
-    run_points(points.size(), po, run_point, deliver);
-  } catch (const core::Interrupted&) {
+  // The rows that finished are results, kept on an interrupt and shown before a resource error:
+  // CSV and the table have them already (on standard output, or in the --output file's
+  // .partial); other formats print them on standard output, even with --output, whose file an
+  // error leaves as it was (exit 2 or 3: an existing trace file stays as it was too).
+  const auto keep_finished = [&] {
     stopped();
-    // Nothing lost: the rows that finished, on standard output (CSV and the table: already
-    // there, or in the --output file's .partial).
     if (!csv && !table && !finished.rows.empty()) {
       OutputOptions to_stdout = opt;
       to_stdout.output.clear();
       emit(finished.rows, to_stdout, out);
     }
+  };
+  try {
+    sweep.run();
+  } catch (const core::Interrupted&) {
+    keep_finished();
     if (trace) trace->close();  // as far as it got
     throw;
   } catch (const core::ResourceError&) {
-    stopped();
-    // The runs that finished are results: shown before the error (CSV keeps its .partial file),
-    // on standard output even with --output, whose file an error leaves as it was.
-    if (!csv && !table && !finished.rows.empty()) {
-      OutputOptions to_stdout = opt;
-      to_stdout.output.clear();
-      emit(finished.rows, to_stdout, out);
-    }
-    if (trace) trace->discard();  // exit 2: an existing file stays as it was
+    keep_finished();
+    if (trace) trace->discard();  // exit 3: an existing file stays as it was
     throw;
   } catch (const core::SimulationError&) {
     stopped();
@@ -495,8 +419,7 @@ int run_work(const std::vector<Work>& given, const OutputOptions& opt, std::ostr
     if (trace) trace->discard();  // bad input found while running: nothing is overwritten
     throw;
   }
-  if (progress) progress->clear();
-  if (points_progress) points_progress->clear();
+  line.clear();
   // Render everything that can still be refused (a too small --activity-window) before any
   // file takes its name: on exit 2 every existing file stays as it was.
   std::string activity_text;

@@ -8,6 +8,7 @@
 #include "collective/communicator.hpp"
 #include "core/error.hpp"
 #include "endpoint/endpoint.hpp"
+#include "jobs/workload_runner.hpp"
 #include "scheduler/hierarchical.hpp"
 #include "scheduler/rotation_symmetry.hpp"
 
@@ -72,11 +73,41 @@ Outcome run_together(const topology::Topology& topo, const network::BackendInfo&
   runtime::Session session(spec);
   const RunContext ctx{what, topo, session, session.sim(), session.backend()};
   if (monitor) monitor->begin_run(ctx);
-  for (const CollectiveRequest& r : launches) session.launch(r);
-  runtime::RunOptions opt;
+  // The launches as a workload graph: one timeline starting every collective at once, each on its
+  // own groups (communicators, or a hierarchical collective's dimensions), walked by the runner.
+  workload::Graph g;
+  g.name = what;
+  g.stream("collectives", false);
+  g.category("collective");
+  g.programs.resize(1);
+  g.programs[0].source = what;
+  g.timelines.push_back({0, 0, {}});
+  for (const CollectiveRequest& r : launches) {
+    workload::Group gr;
+    gr.name = r.label;
+    gr.participants = {0};
+    if (runtime::is_staged(r)) {
+      gr.dims = r.dims;
+    } else {
+      gr.comms = r.groups.empty() ? std::vector<Communicator>{collective::whole(topo)} : r.groups;
+    }
+    g.groups.push_back(std::move(gr));
+    g.algorithms.push_back(r.algorithm);
+    workload::Node n;
+    n.kind = workload::NodeKind::Collective;
+    n.collective = r.collective;
+    n.bytes = r.size.count;
+    n.chunks = r.chunks;
+    n.group = static_cast<std::uint32_t>(g.groups.size() - 1);
+    n.algorithm = static_cast<std::uint32_t>(g.algorithms.size() - 1);
+    if (!r.label.empty()) n.name = g.intern(r.label);
+    workload::ProgramBuilder(g.programs[0]).add(n, {});
+  }
+  WorkloadRunOptions opt;
   opt.max_time = max_time;
+  opt.checked = true;  // each request was checked when the job was prepared
   if (monitor) opt.tick = [&] { monitor->tick(ctx); };
-  session.run(opt);
+  run_workload(session, g, opt);
   if (monitor) monitor->end_run(ctx);
   const runtime::SessionReport report = session.report();
   Outcome out;

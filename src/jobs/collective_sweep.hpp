@@ -128,7 +128,7 @@ std::vector<jobs::ResultRow> run_collective_job(const std::string& platform,
                                                   const CollectiveJob& job,
                                                   RunMonitor* monitor = nullptr);
 
-/// The points of a collective job, for drivers that run them apart (cli/parallel_points.hpp):
+/// The points of a collective job, for drivers that run them apart (jobs/sweep.hpp):
 /// one (size, algorithm) run in its own Session, its row with speedup 1; `monitor` sees
 /// begin_run, tick and end_run (not on_row). Throws as run_collective_job.
 jobs::ResultRow run_collective_point(const std::string& platform, const topology::Topology& topo,

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
+#include <vector>
 
 #include "core/error.hpp"
 
@@ -16,108 +18,86 @@ using workload::Recompute;
 
 constexpr double kB = 2;  // bytes per bf16 element
 
-struct Roof {
-  double peak = 0;  // FLOP/s at matmul efficiency
-  double hbm = 0;   // bytes/s
-  double matmul(double flops, double bytes) const { return std::max(flops / peak, bytes / hbm); }
-  double elementwise(double bytes) const { return bytes / hbm; }
-};
-
 // Throws core::InputError beyond the simulation horizon (core/units.hpp).
 core::Time seconds(double s) { return core::time_from_user(s, 1e12, "llm: an operation's time"); }
 
-// One layer's forward on one GPU, split into the attention core and the rest.
-struct LayerFwd {
-  double core_s = 0, core_flops = 0;  // scores, softmax, attention over values
-  double rest_s = 0, rest_flops = 0;
-};
+PassCost pass(const std::vector<LlmKernel>& ks, const compute::GpuSpec& gpu, double eff) {
+  const KernelsTime t = time_kernels(ks, gpu, eff);
+  PassCost p;
+  p.time = seconds(t.seconds);
+  p.flops = t.model_flops;
+  p.split = t.by_class;
+  p.kernels = t.kernels;
+  return p;
+}
 
-// Per GPU: `tokens` local tokens (micro_batch x seq_len / cp), attending to `keys` (seq_len).
-LayerFwd layer_forward(const LlmConfig& c, const Roof& r, double tokens, double keys,
-                       double skew) {
-  const auto& m = c.model;
-  const auto& p = c.parallel;
-  const double t = p.tp, h = m.hidden, d = m.head_dim();
-  const double a = m.heads / t;                                   // query heads per GPU
-  const double g = std::max(1.0, static_cast<double>(m.kv_heads) / t);  // KV heads per GPU
-  const double T = tokens;
-  const double sp = p.sequence_parallel ? t : 1.0;  // norms, dropout on 1/t of the sequence
-  const double b = static_cast<double>(p.micro_batch);
-  const double S = T / b;  // local sequence
-  LayerFwd f;
-  const auto mm = [&](double flops, double bytes, bool core) {
-    (core ? f.core_s : f.rest_s) += r.matmul(flops, bytes);
-    (core ? f.core_flops : f.rest_flops) += flops;
-  };
-  const auto ew = [&](double bytes, bool core) { (core ? f.core_s : f.rest_s) += r.elementwise(bytes); };
-  // Layer norm 1 (read, write) and QKV.
-  ew(T * h * 2 * kB / sp, false);
-  const double qkv = (a + 2 * g) * d;
-  mm(2 * T * h * qkv, (T * h + h * qkv + T * qkv) * kB, false);
-  // Attention core.
-  const double scores = b * a * S * keys;  // elements of the score matrices
-  if (m.flash_attention) {
-    mm(4 * scores * d, (T * qkv + T * a * d) * kB, true);
-  } else {
-    mm(2 * scores * d, (T * a * d + keys * b * g * d + scores) * kB, true);  // Q K^T
-    ew(scores * (2 * kB + 2 * kB + 1), true);  // scale-mask-softmax, dropout and its mask
-    mm(2 * scores * d, (scores + keys * b * g * d + T * a * d) * kB, true);  // P V
+// The kernels of a layer pass on one side of the kernel named `boundary`: the attention block's
+// share (forward: before the post-attention norm; backward: after the MLP's and that norm's
+// gradients), where its tensor-parallel collective falls.
+std::vector<LlmKernel> attention_block(const std::vector<LlmKernel>& ks, std::string_view boundary,
+                                       bool backward) {
+  std::size_t at = ks.size();
+  for (std::size_t i = 0; i < ks.size(); ++i) {
+    if (ks[i].name == boundary) {
+      at = i;
+      break;
+    }
   }
-  // Output projection, dropout + residual, layer norm 2.
-  mm(2 * T * a * d * h, (T * a * d + a * d * h + T * h) * kB, false);
-  ew(T * h * (3 * kB + 1) / sp, false);
-  ew(T * h * 2 * kB / sp, false);
-  // MLP, or router + experts.
-  const double mats = m.gated_mlp ? 3 : 2;
-  const auto mlp = [&](double toks, double width) {
-    const double fl = width / t;
-    mm(mats * 2 * toks * h * fl, (mats * h * fl + toks * h + toks * fl * (mats - 1)) * kB, false);
-    ew(toks * fl * (m.gated_mlp ? 3 : 2) * kB, false);  // activation (and gate product)
-  };
-  if (m.experts == 0) {
-    mlp(T, m.ffn_hidden);
-  } else {
-    mm(2 * T * h * m.experts, (T * h + h * m.experts) * kB, false);  // router
-    mlp(T * m.top_k * skew, m.expert_ffn());
-    if (m.shared_experts > 0) mlp(T * m.shared_experts, m.expert_ffn());
-  }
-  ew(T * h * (3 * kB + 1) / sp, false);
-  return f;
+  if (!backward) return {ks.begin(), ks.begin() + static_cast<std::ptrdiff_t>(at)};
+  // The norm's backward and the residual gradient sum that follows it belong to the MLP block.
+  const std::size_t from = std::min(ks.size(), at + 2);
+  return {ks.begin() + static_cast<std::ptrdiff_t>(from), ks.end()};
 }
 
 }  // namespace
 
-core::Time optimizer_time(double params, core::Bandwidth hbm) {
-  return seconds(params * 30.0 / hbm.bytes_per_s);
+KernelsTime optimizer_cost(double params, const LlmCosts& k) {
+  KernelsTime t;
+  if (params <= 0) return t;
+  const double body = params * k.optimizer.bytes_per_param / k.hbm.bytes_per_s;
+  const double launches = k.optimizer.passes * std::ceil(params / kMultiTensorElements);
+  t.by_class[static_cast<std::size_t>(KernelClass::Optimizer)] = body;
+  t.by_class[static_cast<std::size_t>(KernelClass::Launch)] = launches * k.launch.seconds();
+  t.seconds = body + launches * k.launch.seconds();
+  t.kernels = static_cast<std::uint32_t>(std::min(launches, 4e9));
+  return t;
 }
 
-LlmCosts llm_costs(const LlmConfig& c, const compute::GpuSpec& gpu, double eff) {
+core::Time optimizer_time(double params, const LlmCosts& k) {
+  return seconds(optimizer_cost(params, k).seconds);
+}
+
+LlmCosts llm_costs(const LlmConfig& c, const compute::GpuSpec& spec, double eff) {
   if (!(eff > 0 && eff <= 1)) {
     throw core::InputError(fmt::format("matmul_efficiency: must be in (0, 1], got {}", eff));
   }
+  compute::GpuSpec gpu = spec;
+  gpu.memory_efficiency = c.system.memory_efficiency.value_or(kMemoryEfficiency);
   const auto& m = c.model;
   const auto& p = c.parallel;
-  const Roof r{gpu.peak_16bit * eff, gpu.hbm.bytes_per_s};
   LlmCosts k;
-  k.hbm = gpu.hbm;
+  k.hbm = core::Bandwidth{gpu.hbm.bytes_per_s * gpu.memory_efficiency};
+  k.launch = gpu.launch;
+  k.optimizer = optimizer_step(c);
   const double t = p.tp, h = m.hidden, d = m.head_dim();
   const double T = static_cast<double>(p.micro_batch) * m.seq_len / p.cp;
-  const LayerFwd f = layer_forward(c, r, T, m.seq_len, p.ep_skew);
-  k.fwd = {seconds(f.core_s + f.rest_s), f.core_flops + f.rest_flops};
-  k.bwd = {seconds(2 * (f.core_s + f.rest_s)), 2 * (f.core_flops + f.rest_flops)};
-  k.attention_core_fwd = seconds(f.core_s);
-  if (p.recompute == Recompute::Full) k.recompute = k.fwd;
-  if (p.recompute == Recompute::Selective) k.recompute = {seconds(f.core_s), f.core_flops};
+  const std::vector<LlmKernel> fwd = layer_forward_kernels(c), bwd = layer_backward_kernels(c);
+  k.fwd = pass(fwd, gpu, eff);
+  k.bwd = pass(bwd, gpu, eff);
+  k.attention_fwd = pass(attention_block(fwd, "post-attention norm", false), gpu, eff).time;
+  k.attention_bwd =
+      pass(attention_block(bwd, "post-attention norm backward", true), gpu, eff).time;
+  k.recompute = pass(layer_recompute_kernels(c), gpu, eff);
+  LlmConfig core_only = c;
+  core_only.parallel.recompute = Recompute::Selective;
+  const PassCost core = pass(layer_recompute_kernels(core_only), gpu, eff);
+  k.attention_core_fwd = core.time;
+  k.head_fwd = pass(head_kernels(c, false), gpu, eff);
+  k.head_bwd = pass(head_kernels(c, true), gpu, eff);
+  k.embed_fwd = pass(embedding_kernels(c, false), gpu, eff);
+  k.embed_bwd = pass(embedding_kernels(c, true), gpu, eff);
 
   const double V = static_cast<double>(workload::padded_vocab(m.vocab, p.tp)) / t;
-  const double logits = 2 * T * h * V;
-  const double head_s = r.matmul(logits, (T * h + h * V + T * V) * kB) +
-                        r.elementwise(T * V * (kB + 4 + 4));  // fp32 softmax cross-entropy
-  k.head_fwd = {seconds(head_s), logits};
-  k.head_bwd = {seconds(2 * head_s), 2 * logits};
-  k.embed_fwd = {seconds(r.elementwise(T * h * 2 * kB)), 0};
-  k.embed_bwd = {seconds(r.elementwise(T * h * (4 + kB) * 2)), 0};
-
   k.tp_bytes = core::Bytes{static_cast<std::uint64_t>(T * h * kB)};
   k.tp_per_pass = p.tp > 1 ? (p.sequence_parallel ? 4 : 2) : 0;
   // Megatron sends 1/t of the activation per TP rank (scatter-gather, or the sequence-parallel
@@ -140,19 +120,32 @@ LlmCosts llm_costs(const LlmConfig& c, const compute::GpuSpec& gpu, double eff) 
   }
   k.embed_params = V * h;
 
-  // Whole-iteration FLOPs: the same accounting for one unsplit sequence, times the batch.
+  // Whole-iteration FLOPs: the same kernels for one unsplit sequence, times the batch; the
+  // logits with the vocabulary padded as this run pads it.
   LlmConfig one = c;
   one.parallel.tp = 1;
   one.parallel.cp = 1;
+  one.parallel.ep = 1;
+  one.parallel.ep_skew = 1;
   one.parallel.micro_batch = 1;
   one.parallel.sequence_parallel = false;
-  const LayerFwd u = layer_forward(one, r, m.seq_len, m.seq_len, 1.0);
-  const double seq_logits = 2.0 * m.seq_len * h * static_cast<double>(workload::padded_vocab(m.vocab, p.tp));
-  const double fwd_seq = m.layers * (u.core_flops + u.rest_flops) + seq_logits;
+  const auto flops = [](const std::vector<LlmKernel>& ks) {
+    double f = 0;
+    for (const LlmKernel& x : ks) f += x.model_flops;
+    return f;
+  };
+  const double layer = flops(layer_forward_kernels(one));
+  const double seq_logits =
+      2.0 * m.seq_len * h * static_cast<double>(workload::padded_vocab(m.vocab, p.tp));
+  const double fwd_seq = m.layers * layer + seq_logits;
   k.model_flops = 3 * fwd_seq * p.global_batch;
   double re = 0;
-  if (p.recompute == Recompute::Full) re = m.layers * (u.core_flops + u.rest_flops);
-  if (p.recompute == Recompute::Selective) re = m.layers * u.core_flops;
+  if (p.recompute == Recompute::Full) re = m.layers * layer;
+  if (p.recompute == Recompute::Selective) {
+    LlmConfig sel = one;
+    sel.parallel.recompute = Recompute::Selective;
+    re = m.layers * flops(layer_recompute_kernels(sel));
+  }
   k.hardware_flops = k.model_flops + re * p.global_batch;
   return k;
 }
@@ -174,6 +167,46 @@ double activation_bytes_per_layer(const LlmConfig& c) {
   return sbh * (p.sequence_parallel ? 34 / t + attn / t : 10 + 24 / t + attn / t);
 }
 
+std::vector<StageKernelTime> llm_stage_breakdown(const LlmConfig& c, const LlmCosts& k) {
+  const auto& p = c.parallel;
+  const std::uint32_t V = p.pp * p.vpp;
+  const double L = static_cast<double>(c.model.layers) / V;
+  const double m = p.micro_batches();
+  const double shard = static_cast<double>(p.dp) * p.cp;
+  std::vector<StageKernelTime> out(p.pp);
+  const auto add = [](StageKernelTime& st, const PassCost& pc, double times) {
+    for (std::size_t i = 0; i < kKernelClasses; ++i) st.seconds[i] += pc.split[i] * times;
+    st.kernels += static_cast<std::uint64_t>(pc.kernels * times);
+  };
+  for (std::uint32_t s = 0; s < p.pp; ++s) {
+    StageKernelTime& st = out[s];
+    double params = 0, expert = 0;
+    for (std::uint32_t ch = 0; ch < p.vpp; ++ch) {
+      const std::uint32_t v = ch * p.pp + s;
+      add(st, k.fwd, m * L);
+      add(st, k.bwd, m * L);
+      add(st, k.recompute, m * L);
+      if (v == 0) {
+        add(st, k.embed_fwd, m);
+        add(st, k.embed_bwd, m);
+      }
+      if (v == V - 1) {
+        add(st, k.head_fwd, m);
+        add(st, k.head_bwd, m);
+      }
+      params += L * k.layer_dense_params + ((v == 0 || v == V - 1) ? k.embed_params : 0);
+      expert += L * k.layer_expert_params;
+    }
+    // As the iteration shards them: ZeRO-1/2/3 over dp x cp, experts over dp x cp / ep.
+    const double opt = p.zero == workload::Zero::None ? params + expert
+                                                      : params / shard + expert * p.ep / shard;
+    const KernelsTime o = optimizer_cost(opt, k);
+    for (std::size_t i = 0; i < kKernelClasses; ++i) st.seconds[i] += o.by_class[i];
+    st.kernels += o.kernels;
+  }
+  return out;
+}
+
 LlmMemory llm_memory(const LlmConfig& c, const LlmCosts& k) {
   const auto& p = c.parallel;
   const double layers = static_cast<double>(c.model.layers) / p.pp;
@@ -182,11 +215,13 @@ LlmMemory llm_memory(const LlmConfig& c, const LlmCosts& k) {
   const double shard = static_cast<double>(p.dp) * p.cp;  // the gradient reduce group
   const double eshard = shard / p.ep;                       // the experts' one
   LlmMemory mem;
+  const double gb = p.grad_dtype == workload::GradDtype::Fp32 ? 4 : 2;
   mem.weights = 2 * (dense + expert);
-  mem.gradients = 2 * (dense + expert);
+  mem.gradients = gb * (dense + expert);
   mem.optimizer = 12 * (dense + expert);
   const double opt = 12 * (dense / shard + expert / eshard);
-  const double grad = 2 * (dense / shard + expert / eshard);
+  const double grad = gb * (dense / shard + expert / eshard);
+  const double weights = 2 * (dense / shard + expert / eshard);
   switch (p.zero) {
     case workload::Zero::None: break;
     case workload::Zero::One: mem.optimizer = opt; break;
@@ -198,13 +233,15 @@ LlmMemory llm_memory(const LlmConfig& c, const LlmCosts& k) {
     case workload::Zero::Fsdp:
       mem.optimizer = opt;
       mem.gradients = grad;
-      mem.weights = grad;
+      mem.weights = weights;
       break;
   }
   const double m = p.micro_batches();
   double in_flight = layers * std::min<double>(p.pp, m);  // 1F1B: stage 0 holds p micro-batches
   if (p.schedule == workload::PipeSchedule::GPipe) in_flight = layers * m;
-  if (p.vpp > 1) in_flight = layers * p.pp * (1 + (p.pp - 1) / (p.pp * m));
+  // Interleaved 1F1B: the first stage holds L (1 + (p - 1) / (p v)) layers' activations, v the
+  // model chunks per stage (Korthikanti et al. 2022 Sec. 4.2.3).
+  if (p.vpp > 1) in_flight = layers * p.pp * (1 + (p.pp - 1.0) / (p.pp * p.vpp));
   mem.activations = in_flight * activation_bytes_per_layer(c);
   return mem;
 }

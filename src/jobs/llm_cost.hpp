@@ -1,29 +1,38 @@
 #pragma once
-// Per-operation cost of a transformer layer on one GPU (docs/llm.md "Compute"): FLOPs and HBM
-// bytes of every operation of a Megatron-LM layer (layer norms, QKV, attention scores, softmax,
-// attention over values, output projection, dropout and residual, MLP or MoE experts), each
-// timed on the GPU's roofline:
-//   matmul       time = max(flops / (peak_16bit x matmul_efficiency), bytes / HBM bandwidth)
-//   element-wise time = bytes / HBM bandwidth
-// `matmul_efficiency` is the one free parameter (docs/llm.md says how it is chosen). Backward
-// is twice the forward (input and weight gradients); recomputation adds the forward of the
-// whole layer (full) or of the attention core (selective, Korthikanti et al. 2022 Sec. 4.2).
+// What one GPU spends on a transformer layer, the embedding, the head and the optimizer step
+// (docs/llm.md "Compute"): the kernels Megatron-LM launches (jobs/llm_kernels.hpp), each timed by
+// compute/kernel_time.hpp (max of tile-and-wave-quantized GEMM time and HBM time, plus a launch),
+// summed per pass and split by kernel class. `matmul_efficiency` is the share of the dense peak a
+// GEMM of whole waves of large tiles reaches (the fitted constant, docs/llm.md "Calibration").
 //
 // FLOP counts match Narayanan et al. SC'21 eq. (3) for GPT layers: 24 B s h^2 + 4 B s^2 h per
 // layer forward, 2 B s h V for the logits; memory follows Korthikanti et al. 2022 Table 2 and
-// ZeRO (Rajbhandari et al. 2020) Sec. 3 / 5 for weights, gradients and optimizer states.
+// Sec. 4.2.3, and ZeRO (Rajbhandari et al. 2020) Sec. 3 / 5 for weights, gradients and optimizer
+// states (with fp32 gradients, Megatron-LM's accounting: 18 bytes per parameter, 6 + 12 / d with
+// the distributed optimizer).
 #include <cstdint>
+#include <vector>
 
 #include "compute/gpu_specs.hpp"
 #include "core/units.hpp"
+#include "jobs/llm_kernels.hpp"
 #include "workload/llm_config.hpp"
 
 namespace collsim::jobs {
 
-/// Compute of one pass on one GPU, and its FLOPs.
+/// The second fitted constant (docs/llm.md "Calibration"): the share of HBM bandwidth Megatron's
+/// memory-bound kernels reach, fitted with kMatmulEfficiency to the first row of Narayanan et al.
+/// SC'21 Table 1 (GPT 1.7B on 32 A100s, hidden 2,304: 137 TFLOP/s per GPU), below the 0.88 a
+/// streaming read kernel measures on A100 (compute/gpu_specs.cpp). Every GPU takes it unless
+/// system.memory_efficiency is given.
+inline constexpr double kMemoryEfficiency = 0.721;
+
+/// Compute of one pass on one GPU, its FLOPs (eq. (3)'s count) and its time by kernel class.
 struct PassCost {
   core::Time time;
   double flops = 0;
+  ClassSeconds split{};
+  std::uint32_t kernels = 0;
 };
 
 struct LlmCosts {
@@ -32,6 +41,11 @@ struct LlmCosts {
   /// The attention core's forward (scores, softmax, attention over values): the compute a ring
   /// attention step (cp > 1) overlaps its key/value exchange with.
   core::Time attention_core_fwd;
+  /// The forward up to the MLP (norm, QKV, attention core, projection, residual, norm): where
+  /// the attention block's tensor-parallel collective falls; the rest of `fwd` is the MLP.
+  core::Time attention_fwd;
+  /// The backward of the attention block (after the MLP's gradients): the rest of `bwd` is the MLP.
+  core::Time attention_bwd;
   // Extras on the first virtual stage (embedding) and the last (logits and loss).
   PassCost embed_fwd, embed_bwd, head_fwd, head_bwd;
 
@@ -52,20 +66,23 @@ struct LlmCosts {
   double model_flops = 0;     ///< no recomputation: MFU counts these
   double hardware_flops = 0;  ///< with recomputation: Narayanan et al.'s "achieved" FLOP/s
 
-  // Optimizer step per parameter on the GPU (Adam, mixed precision: ~32 bytes of HBM traffic).
-  core::Bandwidth hbm;
+  // The optimizer step: HBM bytes per parameter and what a memory-bound kernel reaches.
+  core::Bandwidth hbm;            ///< HBM bandwidth x the GPU's measured share
+  OptimizerStep optimizer;
+  core::Time launch;              ///< one kernel launch
 };
 
 /// Throws core::InputError if the efficiency is outside (0, 1].
 LlmCosts llm_costs(const workload::LlmConfig& c, const compute::GpuSpec& gpu,
                    double matmul_efficiency);
 
-/// Adam step over `params` parameters in HBM (bytes read and written: fp32 master, m, v and
-/// gradient read, the three written back with the bf16 weights: 30 bytes per parameter).
-core::Time optimizer_time(double params, core::Bandwidth hbm);
+/// The optimizer step over `params` parameters of this GPU (jobs/llm_kernels.hpp), by class.
+KernelsTime optimizer_cost(double params, const LlmCosts& k);
+core::Time optimizer_time(double params, const LlmCosts& k);
 
 /// Memory per GPU in bytes (Korthikanti et al. 2022 Sec. 4 for activations; ZeRO Sec. 3 for the
 /// 2 + 2 + 12 bytes per parameter of mixed-precision Adam, divided by stage).
+/// Weights in 16 bits, gradients in the gradient dtype, Adam's fp32 master weights, m and v.
 struct LlmMemory {
   double weights = 0, gradients = 0, optimizer = 0, activations = 0;
   double total() const { return weights + gradients + optimizer + activations; }
@@ -73,6 +90,20 @@ struct LlmMemory {
 /// The stage with the most: stage 0 (it holds the most micro-batches in flight under 1F1B and
 /// the embedding).
 LlmMemory llm_memory(const workload::LlmConfig& c, const LlmCosts& costs);
+
+/// The compute of each pipeline stage over one iteration, by kernel class: the forward, backward
+/// and recomputation of its virtual stages for every micro-batch, the embedding on the first
+/// virtual stage, the head on the last, and its optimizer step (`collsim llm --breakdown`).
+struct StageKernelTime {
+  ClassSeconds seconds{};
+  std::uint64_t kernels = 0;
+  double total() const {
+    double t = 0;
+    for (double s : seconds) t += s;
+    return t;
+  }
+};
+std::vector<StageKernelTime> llm_stage_breakdown(const workload::LlmConfig& c, const LlmCosts& k);
 
 /// Korthikanti et al. 2022 Table 2: activation bytes of one layer for one micro-batch on one
 /// GPU: s b h (34 + 5 a s / h) without parallelism; with tensor parallel t, sequence parallel,

@@ -3,20 +3,19 @@
 //   - the cluster: the GPU's standard cluster (DGX nodes: an NVSwitch inside, a rail-optimised
 //     InfiniBand switch per GPU index between nodes, nics_per_node x nic_bandwidth shared by the
 //     node's GPUs) or a given platform;
-//   - ranks in Megatron's order, TP innermost, then CP, EP, DP, PP outermost
-//     (megatron/core/parallel_state.py, order "tp-cp-ep-dp-pp"); GPU = rank;
-//   - one pipeline (the one with data-parallel index 0) runs its schedule (GPipe, 1F1B or
-//     interleaved 1F1B) on a runtime::Session: compute as timed steps and every activation and
-//     gradient between stages as point-to-point messages of the Session, so the bubble and the
-//     pipeline's exposed communication come out of the simulation. The other data-parallel
-//     replicas do the same at the same time (the groups' symmetry);
-//   - each distinct collective (TP all-reduce / all-gather / reduce-scatter per layer, EP
-//     all-to-all, CP ring step, DP gradient buckets, ZeRO parameter all-gathers) is simulated
-//     once on the cluster with the given algorithm and backend and its time placed where the
-//     schedule runs it: TP, EP and CP on the critical path of each layer, DP buckets overlapped
-//     with the last backward pass, ZeRO-3 / FSDP all-gathers one layer ahead.
+//   - the compute model (jobs/llm_cost.hpp) gives each layer's time and the sizes of its
+//     messages; the LLM generator (workload/llm_graph.hpp) makes the iteration a workload graph:
+//     the pipeline schedule of each stage with its tensor-, context- and expert-parallel
+//     collectives, the activations and gradients between stages, the data-parallel gradient
+//     buckets, ZeRO's gathers and the optimizer step;
+//   - the workload runner (jobs/workload_runner.hpp) walks it in one simulation on the cluster,
+//     so all that traffic shares links, NICs and switches;
+//   - the split on the stage that finishes last: compute, optimizer, the time its compute stream
+//     waited for each kind of communication, and the schedule's own bubble (the same ops with
+//     no time between stages).
 // Errors: core::InputError for a bad platform, backend or algorithm.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,15 +24,16 @@
 #include "network/backend.hpp"
 #include "scheduler/limits.hpp"
 #include "topology/topology.hpp"
+#include "workload/graph.hpp"
 #include "workload/llm_config.hpp"
 
 namespace collsim::jobs {
 
-/// The one fitted parameter (docs/llm.md "Calibration"): the share of the dense 16-bit peak that
-/// a transformer's matmuls reach, fitted once to the smallest row of Narayanan et al. SC'21
-/// Table 1 (GPT 1.7B on 32 A100s, no tensor or pipeline parallelism: 137 TFLOP/s per GPU) and
-/// used unchanged for every other configuration and GPU.
-inline constexpr double kMatmulEfficiency = 0.59;
+/// The first fitted constant (docs/llm.md "Calibration"): the share of the dense 16-bit peak a
+/// GEMM of whole waves of large tiles reaches (compute/kernel_time.hpp), fitted with
+/// kMemoryEfficiency (jobs/llm_cost.hpp) to the last row of Narayanan et al. SC'21 Table 1 (GPT 1T
+/// on 3,072 A100s: 163 TFLOP/s per GPU) and used unchanged for every other configuration and GPU.
+inline constexpr double kMatmulEfficiency = 0.708;
 /// The matmul efficiency used when the config gives none: kMatmulEfficiency for every GPU.
 double default_matmul_efficiency(const compute::GpuSpec& gpu);
 
@@ -41,12 +41,19 @@ double default_matmul_efficiency(const compute::GpuSpec& gpu);
 struct LlmCluster {
   topology::Topology topology;
   std::string description;
+  /// The same cluster as `collsim train --topology` takes it (a compact form, with
+  /// --link-bandwidth and --link-latency where the form needs them).
+  std::string spec;
   bool standard = false;  ///< rail-optimised standard cluster (groups off rail 0 are symmetric)
 };
 LlmCluster llm_cluster(const workload::LlmConfig& c, const compute::GpuSpec& gpu);
+/// A hierarchical topology (hier:...) as the hier form with each dimension's bandwidth and
+/// latency (`hier:sw8xsw4:bw=300GB/s,25GB/s:lat=500ns,2000ns`); other topologies by name.
+std::string hier_spec(const topology::Topology& t);
 
 struct LlmResult {
   std::string model, gpu, cluster;
+  std::string topology;  ///< LlmCluster::spec: the cluster as `collsim train --topology` takes it
   std::uint32_t gpus = 0, micro_batches = 0;
   double matmul_efficiency = 0;
   core::Time iteration;
@@ -75,16 +82,33 @@ struct LlmMachine {
   network::BackendOptions backend_options;
 };
 
-/// Simulate one iteration. `keep_timeline` keeps every op for a trace. `machine`, if given,
-/// replaces the config's cluster (core::InputError if it has fewer NPUs than the job needs).
-/// Throws core::ResourceError naming --max-messages before simulating collectives and pipeline
-/// messages whose backend work (messages, or the backend's own unit) would pass `max_work`.
+struct LlmRunOptions {
+  bool keep_timeline = false;           ///< every op's times, for a trace
+  const LlmMachine* machine = nullptr;  ///< replaces the config's cluster
+  /// core::ResourceError naming --max-messages before simulating more backend work than this.
+  std::uint64_t max_work = scheduler::RunLimits{}.max_messages;
+  /// Simulate every rank (workload/llm_graph.hpp all_ranks) rather than one replica and one rail
+  /// standing for the others; what --export-chakra writes.
+  bool all_ranks = false;
+  workload::Graph* graph = nullptr;  ///< if set, receives the iteration's workload graph
+  /// Called every 2^20 events while the iteration runs (progress lines, Ctrl-C): simulated time,
+  /// events. It may throw (core::Interrupted) to stop the run.
+  std::function<void(core::Time, std::uint64_t)> progress;
+  /// Each group's collectives of one kind and size timed once (WorkloadRunOptions::
+  /// each_kind_once): an approximation for ranking many splits (--search).
+  bool each_kind_once = false;
+};
+
+/// Simulate one iteration. Throws core::InputError if the machine has fewer NPUs than the job
+/// needs, core::ResourceError (naming --max-messages) before simulating collectives and pipeline
+/// messages whose backend work (messages, or the backend's own unit) would pass max_work.
+LlmResult simulate_llm(const workload::LlmConfig& c, const LlmRunOptions& options);
 LlmResult simulate_llm(const workload::LlmConfig& c, bool keep_timeline = false,
                        const LlmMachine* machine = nullptr,
                        std::uint64_t max_work = scheduler::RunLimits{}.max_messages);
 
-/// Compute-only pipeline (no communication at all): the bubble fraction that the schedule alone
-/// gives, for tests against (p - 1) / (m + p - 1).
+/// The schedule alone (compute only, no communication): the bubble fraction of stage 0, for
+/// tests against (p - 1) / (m + p - 1).
 double compute_only_bubble_fraction(const workload::LlmConfig& c);
 
 }  // namespace collsim::jobs

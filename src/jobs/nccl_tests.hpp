@@ -14,8 +14,9 @@
 
 namespace collsim::jobs {
 
-/// nccl-tests' size syntax: a whole number with an optional K, M or G (powers of 1024, either
-/// case): "32M" is 33554432. Throws core::InputError naming `field`.
+/// nccl-tests' size syntax: a number with an optional K, M or G (powers of 1024, either case),
+/// truncated to whole bytes as nccl-tests does: "32M" is 33554432, "1.5K" 1536. Throws
+/// core::InputError naming `field`.
 std::uint64_t parse_nccl_size(std::string_view text, std::string_view field);
 /// Bytes of one element of nccl-tests' -d type ("float", "double", "half", "bfloat16", "int8",
 /// "uint8", "int32", "uint32", "int64", "uint64"); throws core::InputError naming `field`.
@@ -25,20 +26,20 @@ struct NcclTestsOptions {
   collective::nccl::Op op = collective::nccl::Op::AllReduce;
   std::uint64_t min_bytes = 32 << 20;
   std::uint64_t max_bytes = 32 << 20;
-  std::uint64_t factor = 2;     ///< -f; 0: add `increment` instead
-  std::uint64_t increment = 0;  ///< -i
-  std::string type = "float";   ///< -d (nccl-tests' default)
-  std::string redop = "sum";    ///< -o
+  std::uint64_t factor = 1;              ///< -f; 0 or 1 (nccl-tests' default): add -i instead
+  std::uint64_t increment = 1ull << 20;  ///< -i (nccl-tests' default: 1M)
+  std::string type = "float";            ///< -d (nccl-tests' default)
+  std::string redop = "sum";             ///< -o
   std::string algorithm = "nccl";
   std::string protocol = "nccl";  ///< nccl (the fastest), Simple, LL128 or LL
 };
 
 struct NcclTestsRow {
-  std::uint64_t bytes = 0;  ///< as nccl-tests prints it (rounded to whole elements per rank)
+  std::uint64_t bytes = 0;  ///< as nccl-tests prints it (whole 16-byte lines per rank)
   std::uint64_t count = 0;  ///< elements, as nccl-tests prints them
   double time_us = 0;
-  double algbw = 0;  ///< GB/s
-  double busbw = 0;  ///< GB/s
+  double algbw = 0;       ///< GB/s
+  double busbw = 0;       ///< GB/s
   std::string algorithm;  ///< "ring/Simple"
 };
 
@@ -56,9 +57,9 @@ void print_nccl_tests(std::ostream& out, const NcclTestsOptions& opt,
 /// One test of a real nccl-tests log.
 struct NcclLogRun {
   collective::nccl::Op op = collective::nccl::Op::AllReduce;
-  std::uint32_t ranks = 0;    ///< "#  Rank" lines
-  std::uint32_t nodes = 0;    ///< distinct host names among them
-  std::string device;         ///< the first rank's device name ("NVIDIA H100 80GB HBM3")
+  std::uint32_t ranks = 0;  ///< "#  Rank" lines
+  std::uint32_t nodes = 0;  ///< distinct host names among them
+  std::string device;       ///< the first rank's device name ("NVIDIA H100 80GB HBM3")
   std::vector<std::uint64_t> bytes;
   std::vector<double> time_us;  ///< out-of-place
   std::string type;

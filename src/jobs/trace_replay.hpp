@@ -2,31 +2,16 @@
 // Replaying a Chakra trace node by node on every rank, as ASTRA-sim 2.x runs execution traces
 // (its Workload layer), for the traces the SPMD training path (chakra.hpp to_workload) cannot
 // take: send / recv nodes, memory nodes, communicator groups (pg_name), BROADCAST, and ranks
-// whose graphs differ.
+// whose graphs differ. The trace becomes a workload graph (workload/formats/chakra_graph.hpp:
+// what each node does, its stream, its communicator) walked by the workload runner
+// (jobs/workload_runner.hpp); this file turns the runner's figures into the replay report.
 //
-// Each rank walks its own dependency graph (data and control dependencies; ones on nodes the
-// file lacks are ignored). A node whose dependencies have finished is issued, lowest node id
-// first, when its resource is free:
-//   - compute nodes: one GPU operation and one CPU operation (is_cpu_op) at a time per rank;
-//     time = duration_micros, or the roofline (ToWorkloadOptions);
-//   - collectives and sends: with `serial` (the default, ASTRA-sim's HardwareResource) one at a
-//     time per rank; otherwise any number at once; receives never wait for a slot;
-//   - memory nodes (MEM_LOAD / MEM_STORE): through the remote memory (RemoteMemory);
-//   - metadata and invalid nodes, and collective nodes with neither comm_type nor comm_size
-//     (PyTorch's host-side records), finish at once.
-// A collective (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER, ALL_TO_ALL) runs on its communicator:
-// pg_name "" or "0" is every NPU (or, with involved_dim, the NPUs that differ from the rank only
-// in the involved dimensions); another pg_name names a group of `groups`. The k-th collective a
-// rank issues on a communicator meets the k-th of every other member (as NCCL matches them);
-// they must agree on comm_type and comm_size. It starts when its last member has issued it and
-// ends for every member when its Program (or hierarchical collective) ends, so a rank that
-// issues early waits; ASTRA-sim lets that rank start its own first sends instead. BROADCAST
-// takes its node's duration_micros, as in ASTRA-sim (which does not simulate it either).
-// A send moves comm_size bytes from comm_src (the rank) to comm_dst through the endpoint and
-// the network and finishes when they have arrived (ASTRA-sim's analytical frontend calls the
-// sender back then too); a receive matches the sends of the same source, destination, tag and
-// size in order and finishes when its message has arrived.
+// A collective starts when its last member has issued it and ends for every member when its
+// Program (or hierarchical collective) ends, so a rank that issues early waits; ASTRA-sim lets
+// that rank start its own first sends instead. A send finishes when its bytes have arrived
+// (ASTRA-sim's analytical frontend calls the sender back then too).
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -36,24 +21,11 @@
 #include "endpoint/endpoint.hpp"
 #include "network/backend.hpp"
 #include "topology/topology.hpp"
+#include "jobs/workload_runner.hpp"
 #include "workload/formats/chakra.hpp"
+#include "workload/formats/chakra_graph.hpp"
 
 namespace collsim::jobs {
-
-/// ASTRA-sim's analytical remote memory (--remote-memory-configuration): each port serves one
-/// request at a time, in arrival order, for latency + tensor_size / bandwidth.
-struct RemoteMemory {
-  enum class Kind {
-    None,     ///< NO_MEMORY_EXPANSION: a memory node is an error (as in ASTRA-sim)
-    PerNode,  ///< one port per node of npus_per_node NPUs
-    PerNpu,   ///< one port per NPU
-    Pool,     ///< one port for every NPU
-  };
-  Kind kind = Kind::None;
-  core::Time latency;
-  core::Bandwidth bandwidth;
-  std::uint32_t npus_per_node = 1;
-};
 
 struct ReplayOptions {
   /// The algorithm of each collective the trace runs (all flat or all hierarchical).
@@ -72,6 +44,9 @@ struct ReplayOptions {
   endpoint::EndpointParams endpoint_params;
   std::optional<core::Time> max_time;  ///< core::SimulationError if not finished by then
   bool timeline = false;               ///< record ReplayResult::timeline
+  /// Called every 2^20 events while the replay runs (progress lines, Ctrl-C): simulated time,
+  /// events. It may throw (core::Interrupted) to stop the run.
+  std::function<void(core::Time, std::uint64_t)> progress;
 };
 
 /// A node's time on its rank.
@@ -101,9 +76,7 @@ struct ReplayResult {
   std::vector<ReplaySlice> timeline;
 };
 
-/// Why the trace needs replay() ("" if to_workload can run it): the first node or rank that
-/// the training path does not take, named.
-std::string replay_reason(const std::vector<workload::chakra::RankTrace>& ranks);
+using workload::chakra::replay_reason;
 
 /// Replay the trace on the platform: `ranks` holds one trace per NPU, or rank 0's only to run
 /// on every NPU. Throws core::InputError naming the file and node for what cannot run (an

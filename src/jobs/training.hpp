@@ -1,24 +1,9 @@
 #pragma once
-// Training iterations of a workload on a platform: compute on one SPMD timeline (every NPU runs
-// the same layers at the same times), collectives through the executor and the network backend,
-// overlapping with later compute and with each other (MultiTree Sec. V and Fig. 11, ACE Sec. 5,
-// Themis Sec. 5.2; the loop of ASTRA-sim's workload layer).
-//
-// One iteration: forward pass over layers 0..L-1, then back-propagation over L-1..0.
-//   forward, layer i:   wait for layer i's weight-gradient collective of the previous iteration,
-//                       then its weight update (compute), then the forward compute; a forward
-//                       collective (model parallelism) blocks the next layer until it ends.
-//   backward, layer i:  weight-gradient compute, then its collective is issued (overlap=layer) or
-//                       deferred until back-propagation ends (overlap=none, MultiTree Fig. 11a);
-//                       then the input-gradient compute, whose collective blocks the next layer.
-// After the last iteration every layer waits for its weight-gradient collective and updates.
-//
-// Collectives of a flat algorithm (ring, direct, ...) run one at a time per scope (a
-// communicator runs its collectives in order, as NCCL's stream does); `order` picks the next
-// among those waiting: fifo (issue order) or lifo (the latest first: ACE Sec. 5 gives the first
-// layers' gradients priority). The groups of a scope (every data-parallel group, say) run their
-// copies at once. Hierarchical collectives start when issued and share the platform's dimension
-// queues, whose intra-dimension policy orders their chunk-stages (Themis Sec. 4.3).
+// Training iterations of a workload on a platform: the training generator
+// (workload/training_graph.hpp: one SPMD timeline, collectives per scope, overlap and issue order)
+// walked by the workload runner (jobs/workload_runner.hpp) on a runtime::Session; this file turns
+// the runner's node times into the training report (MultiTree Sec. V and Fig. 11, ACE Sec. 5,
+// Themis Sec. 5.2).
 //
 // Reported: iteration time = compute + exposed communication, where exposed communication is
 // the time the compute timeline waits for collectives; per layer the compute, the time its
@@ -35,17 +20,16 @@
 #include "network/backend.hpp"
 #include "scheduler/executor.hpp"
 #include "topology/topology.hpp"
+#include "workload/training_graph.hpp"
 #include "workload/workload.hpp"
 
 namespace collsim::jobs {
 
-enum class Overlap { None, Layer };
-enum class IssueOrder { Fifo, Lifo };
-const char* to_string(Overlap o);
-const char* to_string(IssueOrder o);
-/// "none" | "layer"; "fifo" | "lifo". Throw core::InputError naming `field`.
-Overlap parse_overlap(std::string_view text, std::string_view field);
-IssueOrder parse_issue_order(std::string_view text, std::string_view field);
+using workload::IssueOrder;
+using workload::Overlap;
+using workload::parse_issue_order;
+using workload::parse_overlap;
+using workload::to_string;
 
 struct TrainingOptions {
   collective::AlgorithmChoice algorithm;  ///< flat (ring, ...) or hierarchical; unused if ideal

@@ -7,7 +7,9 @@
 #include <tuple>
 
 #include "core/error.hpp"
+#include "jobs/replay_limits.hpp"
 #include "scheduler/group_symmetry.hpp"
+#include "workload/formats/chakra.hpp"
 
 namespace collsim::jobs {
 namespace {
@@ -20,30 +22,6 @@ std::uint64_t sat_mul(std::uint64_t a, std::uint64_t b) {
 }
 
 }  // namespace
-
-std::vector<collective::Communicator> scope_groups(const topology::Topology& topo, std::uint32_t m,
-                                                   workload::Scope s) {
-  const std::uint32_t n = topo.num_npus();
-  if (m == 0) m = n;
-  const bool whole = s == workload::Scope::All || (s == workload::Scope::ModelParallel && m == n) ||
-                     (s == workload::Scope::DataParallel && m == 1);
-  if (whole) return {collective::whole(topo)};
-  std::vector<collective::Communicator> out;
-  if (s == workload::Scope::ModelParallel) {
-    for (std::uint32_t k = 0; k < n / m; ++k) {
-      collective::Communicator c{{}, fmt::format("model[{}]", k)};
-      for (std::uint32_t r = 0; r < m; ++r) c.npus.push_back(k * m + r);
-      out.push_back(std::move(c));
-    }
-  } else {
-    for (std::uint32_t r = 0; r < m; ++r) {
-      collective::Communicator c{{}, fmt::format("data[{}]", r)};
-      for (std::uint32_t k = 0; k < n / m; ++k) c.npus.push_back(k * m + r);
-      out.push_back(std::move(c));
-    }
-  }
-  return out;
-}
 
 scheduler::WorkEstimate estimate_training(const topology::Topology& topo, const workload::Workload& w,
                                           const TrainingOptions& o, std::uint64_t* moved,
@@ -106,7 +84,18 @@ void check_training(const topology::Topology& topo, const network::BackendInfo& 
     why = scheduler::planned_blocker(topo, backend, o.backend_options,
                                      endpoint::endpoint_or_default(o.endpoint), o.endpoint_params);
   }
-  const scheduler::WorkEstimate e = estimate_training(topo, w, o, &bytes, !why.empty());
+  scheduler::WorkEstimate e;
+  if (w.trace) {  // run rank by rank: its nodes' work
+    ReplayOptions ro;
+    for (const collective::Collective c : collective::all_collectives()) {
+      const auto it = o.per_collective.find(c);
+      if (o.algorithm.info) ro.algorithms[c] = it == o.per_collective.end() ? o.algorithm : it->second;
+    }
+    ro.chunks = o.chunks;
+    e = estimate_replay(topo, w.trace->ranks, ro, &bytes);
+  } else {
+    e = estimate_training(topo, w, o, &bytes, !why.empty());
+  }
   scheduler::check_limits(e, limits,
                           why.empty() ? what : fmt::format("{} (every group simulated: {})", what, why));
   scheduler::check_backend_work(backend, o.backend_options, topo, e.messages, bytes, limits, what);

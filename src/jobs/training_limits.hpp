@@ -14,11 +14,7 @@
 
 namespace collsim::jobs {
 
-/// The communicators a collective of `scope` runs on, with `m` NPUs per model-parallel group
-/// (0: every NPU): the whole platform, or the model-parallel groups (consecutive NPUs), or the
-/// data-parallel groups (every m-th NPU).
-std::vector<collective::Communicator> scope_groups(const topology::Topology& topo, std::uint32_t m,
-                                                   workload::Scope scope);
+using workload::scope_groups;
 
 /// The estimate of a training run: messages of every collective of every iteration (closed
 /// forms; staged collectives count one group per dimension unless `every_group`), stored ops of

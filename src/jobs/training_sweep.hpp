@@ -104,7 +104,7 @@ struct TrainingSweepOptions {
 TrainingSweep run_training_sweep(const std::vector<TrainingWork>& work,
                                  const TrainingSweepOptions& options = {});
 
-/// The pieces of run_training_sweep, for drivers that run its runs apart (cli/parallel_points.hpp):
+/// The pieces of run_training_sweep, for drivers that run its runs apart (jobs/sweep.hpp):
 /// the workloads loaded and every run checked, no rows yet (throws as run_training_sweep before
 /// any run) ...
 TrainingSweep prepare_training_sweep(const std::vector<TrainingWork>& work,

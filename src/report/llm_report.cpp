@@ -82,6 +82,7 @@ std::string json(const std::vector<LlmRow>& rows) {
     j["gpu"] = r.gpu;
     j["gpus"] = r.gpus;
     j["cluster"] = r.cluster;
+    j["topology"] = r.topology;
     j["matmul_efficiency"] = r.matmul_efficiency;
     j["iteration_time_ms"] = ms(r.iteration);
     j["tokens_per_s"] = r.tokens_per_s;
@@ -99,7 +100,7 @@ std::string json(const std::vector<LlmRow>& rows) {
                        {"activations", r.memory.activations / kGiB},
                        {"total", r.memory.total() / kGiB},
                        {"gpu", r.gpu_memory / kGiB}};
-    j["pipeline_messages"] = r.messages;
+    j["messages"] = r.messages;  // every network message of the iteration
     j["events"] = r.events;
     runs.push_back(std::move(j));
   }
@@ -122,6 +123,7 @@ std::string table(const std::vector<LlmRow>& rows) {
     const auto& r = row.result;
     out += fmt::format("{}: {} on {} x {}\n", row.config, r.model, r.gpus, r.gpu);
     out += fmt::format("  cluster          {}\n", r.cluster);
+    if (!r.topology.empty()) out += fmt::format("  --topology       {}\n", r.topology);
     out += fmt::format(
         "  parallel         tp {} pp {} dp {} ep {} cp {} vpp {}, micro-batch {} x {} "
         "({}), ZeRO {}, recompute {}, sequence parallel {}\n",

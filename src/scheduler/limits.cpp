@@ -35,6 +35,22 @@ std::uint64_t add(std::uint64_t a, std::uint64_t b) {
   return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
+// The stages one chunk runs in each dimension (as prepare() tries them): a bound, so ASTRA-sim's
+// local-bandwidth walk counts both its all-reduce stage and a reduce-scatter/all-gather pair.
+std::vector<collective::Collective> stage_collectives(const HierarchicalSpec& spec) {
+  using collective::Collective;
+  switch (spec.collective) {
+    case Collective::AllReduce:
+      if (spec.schedule == InterDimPolicy::PerDimAllReduce) return {Collective::AllReduce};
+      if (spec.schedule == InterDimPolicy::AstraLocalBw) {
+        return {Collective::AllReduce, Collective::ReduceScatter, Collective::AllGather};
+      }
+      return {Collective::ReduceScatter, Collective::AllGather};
+    default:
+      return {spec.collective};
+  }
+}
+
 }  // namespace
 
 std::uint64_t WorkEstimate::memory() const {
@@ -63,18 +79,38 @@ WorkEstimate bound_work(const collective::AlgorithmChoice& choice, const topolog
   WorkEstimate e;
   e.links = topo.links().size();
   if (choice.info->staged) {
-    // Stages per dimension: every group of K NPUs sends at most 2 K (K - 1) messages per phase
-    // (a ring both ways, the default on ring dimensions; one-way ring and direct K (K - 1),
-    // halving-doubling fewer), a phase each way for all-reduce. With
-    // groups=auto the first group of each dimension stands for all where the run allows it
-    // (scheduler/group_symmetry.hpp): counted once.
-    const bool all = every_group || spec_from_choice(choice, c, core::Bytes{1}, 1).all_groups;
+    // Stages per dimension: every group runs its dimension's stage algorithm (Themis Table 1, or
+    // the choice's dimK) once per phase, whose closed-form send count is the bound (a
+    // halving-doubling stage on a 64-NPU switch sends 64 x 6 messages, not a ring both ways'
+    // 2 x 64 x 63). A spec the run would refuse, or an algorithm with no closed form, is bounded
+    // by 2 K (K - 1) per phase, a ring both ways. With groups=auto the first group of each
+    // dimension stands for all where the run allows it (scheduler/group_symmetry.hpp).
+    HierarchicalSpec spec = spec_from_choice(choice, c, core::Bytes{1}, 1);
+    const bool all = every_group || spec.all_groups;
+    bool prepared = true;
+    try {
+      prepare(topo, spec);
+    } catch (const core::InputError&) {
+      prepared = false;
+    }
     const std::uint64_t n = topo.num_npus();
-    for (const topology::Dimension& d : topo.dimensions()) {
-      const std::uint64_t k = d.spec.size;
-      const std::uint64_t groups = all ? n / std::max<std::uint64_t>(k, 1) : 1;
-      e.messages = add(e.messages, mul(mul(groups, 2 * k * (k - 1)),
-                                       mul(chunks, c == collective::Collective::AllReduce ? 2 : 1)));
+    const auto& dims = topo.dimensions();
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      const std::uint64_t k = dims[d].spec.size;
+      if (k < 2) continue;
+      const std::uint64_t groups = all ? n / k : 1;
+      std::uint64_t per_group = 0;
+      for (collective::Collective stage : stage_collectives(spec)) {
+        std::uint64_t sends = 0;
+        if (prepared && !dims[d].groups.empty()) {
+          sends = collective::program_size(spec.dim_algorithms[d], topo,
+                                           collective::Communicator{dims[d].groups.front(), ""},
+                                           stage, 1)
+                      .sends;
+        }
+        per_group = add(per_group, sends > 0 ? sends : 2 * k * (k - 1));
+      }
+      e.messages = add(e.messages, mul(mul(groups, per_group), chunks));
     }
     return e;
   }

@@ -49,6 +49,9 @@ LlmModel llama(const char* name, std::uint32_t layers, std::uint32_t hidden, std
   m.vocab = vocab;
   m.gated_mlp = true;
   m.flash_attention = true;
+  m.bias = false;
+  m.dropout = false;
+  m.position_embedding = PositionEmbedding::Rope;
   m.source = source;
   return m;
 }
@@ -105,14 +108,14 @@ const std::vector<std::string_view> kTop = {"model", "parallel", "system"};
 const std::vector<std::string_view> kModel = {
     "preset",     "layers", "hidden",         "heads",          "kv_heads",  "ffn_hidden",
     "seq_len",    "vocab",  "experts",        "top_k",          "gated_mlp", "moe_ffn_hidden",
-    "shared_experts", "flash_attention"};
+    "shared_experts", "flash_attention", "bias", "dropout", "position_embedding"};
 const std::vector<std::string_view> kParallel = {
     "tp",          "pp",           "dp",        "ep",       "cp",         "vpp",
     "micro_batch", "global_batch", "sequence_parallel",     "zero",       "recompute",
-    "schedule",    "overlap_grad_reduce",       "ep_skew"};
+    "schedule",    "overlap_grad_reduce",       "ep_skew",    "grad_dtype"};
 const std::vector<std::string_view> kSystem = {
     "gpu",      "gpus_per_node", "nics_per_node",     "nic_bandwidth", "platform",
-    "backend",  "algorithm",     "matmul_efficiency"};
+    "backend",  "algorithm",     "matmul_efficiency", "gpus",         "gpu_memory", "memory_efficiency"};
 const std::vector<std::string_view> kPlatform = {"topology", "link_bandwidth", "link_latency"};
 
 class Reader {
@@ -179,6 +182,7 @@ const char* to_string(Recompute r) {
 const char* to_string(PipeSchedule s) {
   return s == PipeSchedule::GPipe ? "gpipe" : "1f1b";
 }
+const char* to_string(GradDtype g) { return g == GradDtype::Fp32 ? "fp32" : "16bit"; }
 
 const std::vector<LlmModel>& llm_presets() {
   static const std::vector<LlmModel> presets = make_presets();
@@ -200,6 +204,31 @@ const LlmModel& find_llm_preset(std::string_view name, std::string_view field) {
 std::uint64_t padded_vocab(std::uint32_t vocab, std::uint32_t tp) {
   const std::uint64_t multiple = 128ull * tp;
   return (vocab + multiple - 1) / multiple * multiple;
+}
+
+bool valid_split(const LlmConfig& c) {
+  const LlmModel& mo = c.model;
+  const LlmParallel& pa = c.parallel;
+  const std::uint64_t gpus = std::uint64_t{pa.tp} * pa.cp * pa.dp * pa.pp;
+  if (gpus > (1u << 17) || pa.micro_batch > (1u << 16)) return false;
+  if (std::uint64_t{pa.dp} * pa.micro_batch > pa.global_batch ||
+      pa.global_batch % (pa.dp * pa.micro_batch) != 0) {
+    return false;
+  }
+  if (pa.micro_batches() > 100000 ||
+      std::uint64_t{pa.pp} * pa.vpp * pa.micro_batches() > 20000000) {
+    return false;
+  }
+  if (mo.layers % (pa.pp * pa.vpp) != 0 || mo.heads % pa.tp != 0) return false;
+  if (mo.kv_heads % pa.tp != 0 && pa.tp % mo.kv_heads != 0) return false;
+  if (mo.ffn_hidden % pa.tp != 0 || mo.expert_ffn() % pa.tp != 0) return false;
+  if (pa.vpp > 1 && (pa.pp == 1 || pa.schedule != PipeSchedule::OneFOneB ||
+                     pa.micro_batches() % pa.pp != 0)) {
+    return false;
+  }
+  if (pa.cp > 1 && mo.seq_len % (2 * pa.cp) != 0) return false;
+  if ((pa.dp * pa.cp) % pa.ep != 0) return false;
+  return mo.experts == 0 ? pa.ep == 1 : mo.experts % pa.ep == 0;
 }
 
 LlmConfig parse_llm_config(const std::string& text, const std::string& source) {
@@ -249,6 +278,15 @@ LlmConfig parse_llm_config(const std::string& text, const std::string& source) {
   if (m["flash_attention"]) {
     mo.flash_attention = rd.boolean(m["flash_attention"], "model.flash_attention");
   }
+  if (m["bias"]) mo.bias = rd.boolean(m["bias"], "model.bias");
+  if (m["dropout"]) mo.dropout = rd.boolean(m["dropout"], "model.dropout");
+  if (m["position_embedding"]) {
+    const std::string pe = r.scalar(m["position_embedding"], "model.position_embedding");
+    if (pe == "learned") mo.position_embedding = PositionEmbedding::Learned;
+    else if (pe == "rope") mo.position_embedding = PositionEmbedding::Rope;
+    else r.fail(m["position_embedding"], "model.position_embedding",
+                fmt::format("must be learned or rope, got \"{}\"", pe));
+  }
   // Bounds that keep every size, byte count and time of the run finite (far above any model).
   for (const auto& [key, v, max] :
        {std::tuple{"layers", mo.layers, 100000u}, std::tuple{"hidden", mo.hidden, 1u << 20},
@@ -273,9 +311,25 @@ LlmConfig parse_llm_config(const std::string& text, const std::string& source) {
   const YAML::Node p = root["parallel"];
   r.check_keys(p, "parallel", kParallel);
   LlmParallel& pa = c.parallel;
+  // A job-only config (system.gpus given) may leave the split to `collsim llm --search`.
+  const YAML::Node sys_gpus = root["system"].IsMap() ? root["system"]["gpus"] : YAML::Node();
+  const bool job_only = static_cast<bool>(sys_gpus);
   for (const char* key : {"tp", "pp", "dp", "micro_batch", "global_batch"}) {
-    if (!p[key]) r.fail(p, std::string("parallel.") + key, "missing (required)");
+    if (!p[key] && (!job_only || std::string_view(key) == "global_batch")) {
+      r.fail(p, std::string("parallel.") + key, "missing (required)");
+    }
   }
+  LlmGiven& gv = c.given;
+  gv.tp = static_cast<bool>(p["tp"]);
+  gv.pp = static_cast<bool>(p["pp"]);
+  gv.dp = static_cast<bool>(p["dp"]);
+  gv.ep = static_cast<bool>(p["ep"]);
+  gv.cp = static_cast<bool>(p["cp"]);
+  gv.vpp = static_cast<bool>(p["vpp"]);
+  gv.micro_batch = static_cast<bool>(p["micro_batch"]);
+  gv.sequence_parallel = static_cast<bool>(p["sequence_parallel"]);
+  gv.zero = static_cast<bool>(p["zero"]);
+  gv.recompute = static_cast<bool>(p["recompute"]);
   pa.tp = rd.uint(p, "tp", "parallel", 1, 1);
   pa.pp = rd.uint(p, "pp", "parallel", 1, 1);
   pa.dp = rd.uint(p, "dp", "parallel", 1, 1);
@@ -291,6 +345,13 @@ LlmConfig parse_llm_config(const std::string& text, const std::string& source) {
     pa.overlap_grad_reduce = rd.boolean(p["overlap_grad_reduce"], "parallel.overlap_grad_reduce");
   }
   if (p["ep_skew"]) pa.ep_skew = rd.number(p["ep_skew"], "parallel.ep_skew", 1.0, 1e6);
+  if (p["grad_dtype"]) {
+    const std::string g = r.scalar(p["grad_dtype"], "parallel.grad_dtype");
+    if (g == "16bit") pa.grad_dtype = GradDtype::Bits16;
+    else if (g == "fp32") pa.grad_dtype = GradDtype::Fp32;
+    else r.fail(p["grad_dtype"], "parallel.grad_dtype",
+                fmt::format("must be 16bit or fp32, got \"{}\"", g));
+  }
   if (p["zero"]) {
     const std::string z = r.scalar(p["zero"], "parallel.zero");
     if (z == "0") pa.zero = Zero::None;
@@ -315,49 +376,69 @@ LlmConfig parse_llm_config(const std::string& text, const std::string& source) {
     else r.fail(p["schedule"], "parallel.schedule",
                 fmt::format("must be 1f1b or gpipe (vpp > 1 makes 1f1b interleaved), got \"{}\"", s));
   }
-  const std::uint64_t gpus = std::uint64_t{pa.tp} * pa.cp * pa.dp * pa.pp;
-  need(gpus <= (1u << 17), r, p, "parallel",
-       fmt::format("tp x cp x dp x pp = {} GPUs; at most 131,072", gpus));
-  need(pa.micro_batch <= (1u << 16), r, p["micro_batch"], "parallel.micro_batch",
-       fmt::format("at most 65,536, got {}", pa.micro_batch));
-  need(std::uint64_t{pa.dp} * pa.micro_batch <= pa.global_batch &&
-           pa.global_batch % (pa.dp * pa.micro_batch) == 0,
-       r, p["global_batch"], "parallel.global_batch",
-       fmt::format("must be a multiple of dp x micro_batch = {}, got {}",
-                   std::uint64_t{pa.dp} * pa.micro_batch, pa.global_batch));
-  need(pa.micro_batches() <= 100000, r, p["global_batch"], "parallel.global_batch",
-       fmt::format("{} micro-batches per iteration; at most 100,000", pa.micro_batches()));
-  need(std::uint64_t{pa.pp} * pa.vpp * pa.micro_batches() <= 20000000, r, p, "parallel",
-       fmt::format("pp x vpp x micro-batches = {} passes per direction; at most 20,000,000",
-                   std::uint64_t{pa.pp} * pa.vpp * pa.micro_batches()));
-  need(mo.layers % (pa.pp * pa.vpp) == 0, r, p["pp"], "parallel.pp",
-       fmt::format("layers ({}) must be divisible by pp x vpp = {}", mo.layers, pa.pp * pa.vpp));
-  need(mo.heads % pa.tp == 0, r, p["tp"], "parallel.tp",
-       fmt::format("heads ({}) must be divisible by tp ({})", mo.heads, pa.tp));
-  need(mo.kv_heads % pa.tp == 0 || pa.tp % mo.kv_heads == 0, r, p["tp"], "parallel.tp",
-       fmt::format("kv_heads ({}) and tp ({}) must divide one another", mo.kv_heads, pa.tp));
-  need(mo.ffn_hidden % pa.tp == 0 && mo.expert_ffn() % pa.tp == 0, r, p["tp"], "parallel.tp",
-       fmt::format("ffn_hidden ({}) must be divisible by tp ({})", mo.expert_ffn(), pa.tp));
-  if (pa.vpp > 1) {
-    need(pa.pp > 1, r, p["vpp"], "parallel.vpp", "vpp > 1 needs pp > 1 (interleaved 1F1B)");
-    need(pa.schedule == PipeSchedule::OneFOneB, r, p["vpp"], "parallel.vpp",
-         "vpp > 1 is interleaved 1F1B; schedule gpipe takes vpp 1");
-    need(pa.micro_batches() % pa.pp == 0, r, p["vpp"], "parallel.vpp",
-         fmt::format("interleaved 1F1B needs the micro-batches ({}) divisible by pp ({}), as "
-                     "Megatron-LM does",
-                     pa.micro_batches(), pa.pp));
+  std::uint32_t job_gpus = 0;
+  if (job_only) {
+    job_gpus = r.uint(sys_gpus, "system.gpus", 1);
+    need(job_gpus <= (1u << 17), r, sys_gpus, "system.gpus",
+         fmt::format("at most 131,072, got {}", job_gpus));
+    if (!gv.dp && gv.tp && gv.pp) {  // dp follows from the GPUs
+      const std::uint64_t model = std::uint64_t{pa.tp} * pa.cp * pa.pp;
+      need(job_gpus % model == 0, r, sys_gpus, "system.gpus",
+           fmt::format("{} GPUs are not a multiple of tp x cp x pp = {}", job_gpus, model));
+      pa.dp = static_cast<std::uint32_t>(job_gpus / model);
+    }
   }
-  if (pa.cp > 1) {
-    need(mo.seq_len % (2 * pa.cp) == 0, r, p["cp"], "parallel.cp",
-         fmt::format("seq_len ({}) must be divisible by 2 x cp = {}", mo.seq_len, 2 * pa.cp));
-  }
-  need((pa.dp * pa.cp) % pa.ep == 0, r, p["ep"], "parallel.ep",
-       fmt::format("must divide dp x cp = {}, got {}", pa.dp * pa.cp, pa.ep));
-  if (mo.experts == 0) {
-    need(pa.ep == 1, r, p["ep"], "parallel.ep", "a dense model (experts: 0) takes ep 1");
-  } else {
-    need(mo.experts % pa.ep == 0, r, p["ep"], "parallel.ep",
-         fmt::format("must divide experts ({}), got {}", mo.experts, pa.ep));
+  c.complete = !job_only || (gv.tp && gv.pp && gv.micro_batch);
+  if (c.complete) {
+    const std::uint64_t gpus = std::uint64_t{pa.tp} * pa.cp * pa.dp * pa.pp;
+    need(gpus <= (1u << 17), r, p, "parallel",
+         fmt::format("tp x cp x dp x pp = {} GPUs; at most 131,072", gpus));
+    need(pa.micro_batch <= (1u << 16), r, p["micro_batch"], "parallel.micro_batch",
+         fmt::format("at most 65,536, got {}", pa.micro_batch));
+    need(std::uint64_t{pa.dp} * pa.micro_batch <= pa.global_batch &&
+             pa.global_batch % (pa.dp * pa.micro_batch) == 0,
+         r, p["global_batch"], "parallel.global_batch",
+         fmt::format("must be a multiple of dp x micro_batch = {}, got {}",
+                     std::uint64_t{pa.dp} * pa.micro_batch, pa.global_batch));
+    need(pa.micro_batches() <= 100000, r, p["global_batch"], "parallel.global_batch",
+         fmt::format("{} micro-batches per iteration; at most 100,000", pa.micro_batches()));
+    need(std::uint64_t{pa.pp} * pa.vpp * pa.micro_batches() <= 20000000, r, p, "parallel",
+         fmt::format("pp x vpp x micro-batches = {} passes per direction; at most 20,000,000",
+                     std::uint64_t{pa.pp} * pa.vpp * pa.micro_batches()));
+    need(mo.layers % (pa.pp * pa.vpp) == 0, r, p["pp"], "parallel.pp",
+         fmt::format("layers ({}) must be divisible by pp x vpp = {}", mo.layers, pa.pp * pa.vpp));
+    need(mo.heads % pa.tp == 0, r, p["tp"], "parallel.tp",
+         fmt::format("heads ({}) must be divisible by tp ({})", mo.heads, pa.tp));
+    need(mo.kv_heads % pa.tp == 0 || pa.tp % mo.kv_heads == 0, r, p["tp"], "parallel.tp",
+         fmt::format("kv_heads ({}) and tp ({}) must divide one another", mo.kv_heads, pa.tp));
+    need(mo.ffn_hidden % pa.tp == 0 && mo.expert_ffn() % pa.tp == 0, r, p["tp"], "parallel.tp",
+         fmt::format("ffn_hidden ({}) must be divisible by tp ({})", mo.expert_ffn(), pa.tp));
+    if (pa.vpp > 1) {
+      need(pa.pp > 1, r, p["vpp"], "parallel.vpp", "vpp > 1 needs pp > 1 (interleaved 1F1B)");
+      need(pa.schedule == PipeSchedule::OneFOneB, r, p["vpp"], "parallel.vpp",
+           "vpp > 1 is interleaved 1F1B; schedule gpipe takes vpp 1");
+      need(pa.micro_batches() % pa.pp == 0, r, p["vpp"], "parallel.vpp",
+           fmt::format("interleaved 1F1B needs the micro-batches ({}) divisible by pp ({}), as "
+                       "Megatron-LM does",
+                       pa.micro_batches(), pa.pp));
+    }
+    if (pa.cp > 1) {
+      need(mo.seq_len % (2 * pa.cp) == 0, r, p["cp"], "parallel.cp",
+           fmt::format("seq_len ({}) must be divisible by 2 x cp = {}", mo.seq_len, 2 * pa.cp));
+    }
+    need((pa.dp * pa.cp) % pa.ep == 0, r, p["ep"], "parallel.ep",
+         fmt::format("must divide dp x cp = {}, got {}", pa.dp * pa.cp, pa.ep));
+    if (mo.experts == 0) {
+      need(pa.ep == 1, r, p["ep"], "parallel.ep", "a dense model (experts: 0) takes ep 1");
+    } else {
+      need(mo.experts % pa.ep == 0, r, p["ep"], "parallel.ep",
+           fmt::format("must divide experts ({}), got {}", mo.experts, pa.ep));
+    }
+    if (job_only) {
+      need(std::uint64_t{pa.tp} * pa.cp * pa.dp * pa.pp == job_gpus, r, sys_gpus, "system.gpus",
+           fmt::format("{} GPUs, but tp x cp x dp x pp = {}", job_gpus,
+                       std::uint64_t{pa.tp} * pa.cp * pa.dp * pa.pp));
+    }
   }
 
   // system
@@ -380,6 +461,18 @@ LlmConfig parse_llm_config(const std::string& text, const std::string& source) {
   }
   if (s["matmul_efficiency"]) {
     sy.matmul_efficiency = rd.number(s["matmul_efficiency"], "system.matmul_efficiency", 0.01, 1.0);
+  }
+  if (s["memory_efficiency"]) {
+    sy.memory_efficiency =
+        rd.number(s["memory_efficiency"], "system.memory_efficiency", 0.01, 1.0);
+  }
+  sy.gpus = job_gpus;
+  if (s["gpu_memory"]) {
+    const std::string t = r.scalar(s["gpu_memory"], "system.gpu_memory");
+    sy.gpu_memory = r.with_line(s["gpu_memory"], [&] {
+      return core::parse_bytes(t, "system.gpu_memory");
+    });
+    need(sy.gpu_memory->count > 0, r, s["gpu_memory"], "system.gpu_memory", "must be positive");
   }
   if (s["backend"]) sy.backend = r.scalar(s["backend"], "system.backend");
   if (s["algorithm"]) sy.algorithm = r.scalar(s["algorithm"], "system.algorithm");

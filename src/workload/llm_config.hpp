@@ -20,6 +20,8 @@
 
 namespace collsim::workload {
 
+enum class PositionEmbedding { Learned, Rope };
+
 struct LlmModel {
   std::string name;  ///< preset name, or "custom"
   std::uint32_t layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn_hidden = 0;
@@ -30,6 +32,9 @@ struct LlmModel {
   std::uint32_t shared_experts = 0;  ///< always-on experts of width moe_ffn_hidden (DeepSeekMoE)
   bool gated_mlp = false;            ///< SwiGLU: three FFN matrices instead of two
   bool flash_attention = false;      ///< attention scores never written to HBM
+  bool bias = true;                  ///< linear layers have biases (GPT-3; not Llama)
+  bool dropout = true;               ///< attention and hidden dropout (GPT-3 0.1; Llama none)
+  PositionEmbedding position_embedding = PositionEmbedding::Learned;  ///< learned or RoPE
   std::string source;                ///< where a preset's sizes come from
 
   std::uint32_t head_dim() const { return hidden / heads; }
@@ -44,9 +49,13 @@ const LlmModel& find_llm_preset(std::string_view name, std::string_view field);
 enum class Zero { None, One, Two, Three, Fsdp };
 enum class Recompute { None, Selective, Full };
 enum class PipeSchedule { OneFOneB, GPipe };
+/// The gradient buffer's element: the 16-bit type (ZeRO's accounting, Megatron with fp16) or fp32
+/// (Megatron's default with bf16: gradients accumulated and reduced in fp32).
+enum class GradDtype { Bits16, Fp32 };
 const char* to_string(Zero z);
 const char* to_string(Recompute r);
 const char* to_string(PipeSchedule s);
+const char* to_string(GradDtype g);
 
 struct LlmParallel {
   std::uint32_t tp = 1, pp = 1, dp = 1, ep = 1, cp = 1, vpp = 1;
@@ -60,6 +69,7 @@ struct LlmParallel {
   bool overlap_grad_reduce = true;
   /// Expert load imbalance: the busiest expert rank gets ep_skew times the mean tokens (>= 1).
   double ep_skew = 1.0;
+  GradDtype grad_dtype = GradDtype::Bits16;
 
   std::uint32_t gpus() const { return tp * cp * dp * pp; }
   std::uint32_t micro_batches() const { return global_batch / (dp * micro_batch); }
@@ -78,15 +88,34 @@ struct LlmSystem {
   std::optional<core::Bandwidth> nic_bandwidth;    ///< unset: the GPU's standard cluster
   std::optional<LlmPlatform> platform;             ///< unset: the GPU's standard cluster
   std::optional<double> matmul_efficiency;         ///< unset: the GPU's default (docs/llm.md)
+  std::optional<double> memory_efficiency;         ///< unset: the GPU's (share of HBM bandwidth)
   std::string backend = "flow";
   std::string algorithm = "ring";
+  std::uint32_t gpus = 0;                          ///< the job's GPUs (0: tp x cp x dp x pp)
+  std::optional<core::Bytes> gpu_memory;           ///< unset: the GPU preset's capacity
+};
+
+/// Which keys of `parallel` the config gives (`collsim llm --search` explores the others).
+struct LlmGiven {
+  bool tp = false, pp = false, dp = false, ep = false, cp = false, vpp = false;
+  bool micro_batch = false, sequence_parallel = false, zero = false, recompute = false;
 };
 
 struct LlmConfig {
   LlmModel model;
   LlmParallel parallel;
   LlmSystem system;
+  LlmGiven given;
+  /// False for a job-only config (system.gpus without tp, pp, dp and micro_batch): only
+  /// `--search` runs it.
+  bool complete = true;
 };
+
+/// Whether a complete split passes the checks parse_llm_config makes (Megatron-LM's): layers by
+/// pp x vpp, heads and ffn by tp, kv_heads and tp dividing one another, the global batch by
+/// dp x micro_batch, interleaving with pp > 1 and micro-batches divisible by pp, seq_len by 2 x cp,
+/// ep dividing dp x cp and the experts (1 for a dense model), and the size limits.
+bool valid_split(const LlmConfig& c);
 
 /// Parse config text; `source` names it in errors.
 LlmConfig parse_llm_config(const std::string& text, const std::string& source);

@@ -9,6 +9,7 @@
 #include "workload/astra_text.hpp"
 #include "workload/foreign_json.hpp"
 #include "workload/formats/chakra.hpp"
+#include "workload/formats/chakra_graph.hpp"
 #include "workload/model_zoo.hpp"
 #include "workload/yaml_workload.hpp"
 
@@ -23,6 +24,26 @@ Workload load_workload(const std::string& spec, const topology::Topology& topo,
     std::vector<chakra::RankTrace> ranks;
     for (const std::string& f : chakra::trace_files(spec)) ranks.push_back(chakra::read_et(f));
     const std::string name = std::filesystem::path(ranks.front().file).stem().stem().string();
+    // Not one SPMD iteration, or written by collsim (its streams and groups): rank by rank.
+    if (!ranks.front().streams.empty() || !chakra::replay_reason(ranks).empty()) {
+      if (ranks.size() != 1 && ranks.size() != topo.num_npus()) {
+        throw core::InputError(fmt::format(
+            "trace {}: {} ranks (files) for a platform of {} NPUs; give one file per NPU, or "
+            "rank 0's only to run it on every NPU",
+            name, ranks.size(), topo.num_npus()));
+      }
+      Workload w;
+      w.name = name;
+      w.source = fmt::format("Chakra trace {} ({} ranks, run rank by rank: {})", spec,
+                             ranks.size(),
+                             ranks.front().streams.empty() ? chakra::replay_reason(ranks)
+                                                           : "written by collsim");
+      auto t = std::make_shared<chakra::TraceWorkload>();
+      t->ranks = std::move(ranks);
+      t->compute = options.chakra;
+      w.trace = std::move(t);
+      return w;
+    }
     return chakra::to_workload(ranks, dims, options.chakra, name);
   }
   const std::filesystem::path p(spec);

@@ -14,6 +14,7 @@
 // for all of them.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -57,9 +58,17 @@ struct Layer {
   core::Time update;  ///< weight update, after the weight-gradient collective has finished
 };
 
+namespace chakra {
+struct TraceWorkload;
+}
+
 struct Workload {
   std::string name;
   std::string source;  ///< where it came from: a file path, or "model zoo: resnet50 (...)"
+  /// A Chakra trace that is not one SPMD iteration (send / recv, communicator groups, ranks
+  /// that differ, or a trace collsim wrote): run rank by rank as its workload graph
+  /// (formats/chakra_graph.hpp) instead of `layers`, which is then empty.
+  std::shared_ptr<const chakra::TraceWorkload> trace;
   /// M above: NPUs per model-parallel group; 0 means every NPU (pure model parallelism).
   std::uint32_t model_parallel_npus = 1;
   std::vector<Layer> layers;

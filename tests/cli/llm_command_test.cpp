@@ -191,3 +191,66 @@ TEST(LlmCommand, JobsRunConfigsOnThreadsWithTheBytesOfOne) {
 
 }  // namespace
 }  // namespace collsim::test
+
+namespace collsim::test {
+namespace {
+
+TEST(LlmCommand, BreakdownPrintsEveryStagesKernelClasses) {
+  const std::string c = write("bd.yaml", dense("tp: 2, pp: 2, dp: 1, micro_batch: 1, "
+                                               "global_batch: 4, recompute: selective",
+                                               "{gpu: a100-80gb}"));
+  const auto csv = collsim("llm '" + c + "' --breakdown --format csv -q");
+  ASSERT_EQ(csv.status, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("config,stage,class,time_ms,share\n", 0), 0u) << csv.out;
+  // 2 stages x 11 classes.
+  EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 1 + 2 * 11) << csv.out;
+  EXPECT_NE(csv.out.find(",1,loss,"), std::string::npos);
+  const auto table = collsim("llm '" + c + "' --breakdown -q");
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("stage 1:"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("gemm"), std::string::npos);
+}
+
+TEST(LlmCommand, JobOnlyConfigNeedsSearchAndSearchRanksItsSplits) {
+  const std::string job = write(
+      "job.yaml", "model: {layers: 8, hidden: 1024, heads: 16, ffn_hidden: 4096, seq_len: 2048, "
+                  "vocab: 50257}\nparallel: {global_batch: 16, zero: 1, recompute: selective}\n"
+                  "system: {gpu: a100-80gb, gpus: 8}\n");
+  const auto plain = collsim("llm '" + job + "' -q");
+  EXPECT_EQ(plain.status, 2);
+  EXPECT_NE(plain.err.find("run it with --search"), std::string::npos) << plain.err;
+  const auto one = collsim("llm '" + job + "' --search --top 3 --format csv -j 1");
+  const auto two = collsim("llm '" + job + "' --search --top 3 --format csv -j 2");
+  ASSERT_EQ(one.status, 0) << one.err;
+  EXPECT_EQ(one.out, two.out);
+  EXPECT_EQ(std::count(one.out.begin(), one.out.end(), '\n'), 4) << one.out;
+  EXPECT_NE(one.err.find("fit in memory"), std::string::npos) << one.err;
+  // The first row is the fastest.
+  EXPECT_LE(std::stod(column(one.out, 0, "iteration_time_ms")),
+            std::stod(column(one.out, 1, "iteration_time_ms")));
+  // A split inconsistent with system.gpus, and bad new keys, are refused by name.
+  const auto bad = collsim("llm '" + write("bad2.yaml", "model: {preset: gpt3-1.7b}\nparallel: "
+                                                        "{tp: 2, pp: 1, dp: 2, micro_batch: 1, "
+                                                        "global_batch: 4}\nsystem: {gpu: a100, "
+                                                        "gpus: 8}\n") + "'");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("system.gpus: 8 GPUs, but tp x cp x dp x pp = 4"), std::string::npos)
+      << bad.err;
+  const auto pe = collsim("llm '" + write("pe.yaml", "model: {preset: gpt3-1.7b, "
+                                                      "position_embedding: alibi}\nparallel: "
+                                                      "{tp: 1, pp: 1, dp: 1, micro_batch: 1, "
+                                                      "global_batch: 1}\nsystem: {gpu: a100}\n") +
+                          "'");
+  EXPECT_EQ(pe.status, 2);
+  EXPECT_NE(pe.err.find("model.position_embedding: must be learned or rope"), std::string::npos)
+      << pe.err;
+  const auto none = collsim("llm '" + write("none.yaml", "model: {preset: gpt3-175b}\nparallel: "
+                                                          "{global_batch: 8}\nsystem: {gpu: "
+                                                          "a100, gpus: 8}\n") +
+                            "' --search");
+  EXPECT_EQ(none.status, 2);
+  EXPECT_NE(none.err.find("fits in"), std::string::npos) << none.err;
+}
+
+}  // namespace
+}  // namespace collsim::test

@@ -1,6 +1,6 @@
 // --shard I/N and `collsim merge` (issue 35): the slices of a sweep, merged in any order, give
 // the bytes of the run without --shard; wrong sets of shards are refused with status 2.
-#include "cli/shard.hpp"
+#include "jobs/shard.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include "cli_run.hpp"
 #include "core/error.hpp"
 
-namespace collsim::cli {
+namespace collsim::jobs {
 namespace {
 
 using test::collsim;
@@ -117,4 +117,4 @@ TEST(Shard, TrainingShardsMergeToTheWholeRun) {
 }
 
 }  // namespace
-}  // namespace collsim::cli
+}  // namespace collsim::jobs

@@ -66,19 +66,20 @@ TEST(ProgramSize, SchedulesPastTheLimitsAreNotBuilt) {
   // -a all on a million NPUs: every algorithm's schedule (4-8 GiB) was built to check it.
   test::expect_refused("collective -t switch:1000000 -a all -c reduce-scatter",
                          "switch:1000000 reduce-scatter ring in 1 chunk: about 1e+12 messages");
-  // Staged (hierarchical) collectives: 2 K (K - 1) messages per group of each dimension and
-  // phase (a ring both ways), the first group standing for all (groups=auto):
-  // 4 (1024 * 1023 + 8 * 7 + 32 * 31) = 4.19e6.
+  // Staged (hierarchical) collectives: each dimension's stage algorithm's sends per group and
+  // phase (the 1024-ring's 2 x 1024 x 1023, fc:8's direct 8 x 7, sw32's halving-doubling
+  // 32 x 5), the first group standing for all (groups=auto):
+  // 2 (2 * 1024 * 1023 + 56 + 160) = 4.19e6.
   test::expect_refused("collective -t hier:ring1024xfc8xsw32 -s 64MiB -a hierarchical "
                        "--max-messages 1e6",
                        "hierarchical in 1 chunk: about 4.19e+06 messages, over the limit of 1e+06");
   // ... but the 1024-NPU ring dimension is too large to check for symmetry, so every group runs:
-  // 4 (256 * 1024 * 1023 + 32768 * 8 * 7 + 8192 * 32 * 31) = 1.11e9, refused before the run (it
+  // 2 (256 * 2 * 1024 * 1023 + 32768 * 56 + 8192 * 160) = 1.08e9, refused before the run (it
   // used to pass the one-group estimate and spend minutes comparing routes).
   test::expect_refused("collective -t hier:ring1024xfc8xsw32 -s 64MiB -a hierarchical "
                        "--max-messages 1e7",
                        "(every group simulated: dim0: more than 200000000 route hops to compare "
-                       "(groups of 1024 NPUs); not checked): about 1.11e+09 messages");
+                       "(groups of 1024 NPUs); not checked): about 1.08e+09 messages");
   // The verifier's state (a bitset per rank and piece) is checked first, in closed form.
   test::expect_refused("verify -t torus:1024x1024 -a halving-doubling",
                          "verify halving-doubling all-reduce on torus:1024x1024 in 1 chunk: about "

@@ -12,7 +12,7 @@ topologies, backends and models are fuzzed without edits here:
 
 The oracle: exit status 0, 2 or 3 only; no "internal error"; no signal; no Python traceback; no
 sanitizer report; an --output / --trace / --activity / --lightpaths file that held KEEP still holds
-it after exit 2; every case within --timeout seconds and under `ulimit -v` (--memory-mib). A case
+it after exit 2; every case within --timeout CPU seconds and under `ulimit -v` (--memory-mib). A case
 whose --max-messages (default 5e8: minutes of simulation, by design) is above what its timeout
 stands for (timeout x 1e6 messages) and that times out is run again with that lower limit: refused
 or finished in time, it is slow within its limit, not runaway. A sweep run with --quiet that times
@@ -27,6 +27,7 @@ Deterministic for a seed: case i depends on (seed, i) only.
 import argparse
 import json
 import multiprocessing
+import math
 import os
 import random
 import re
@@ -437,14 +438,24 @@ def make_case(seed, i, d, tmp):
 # ---------------------------------------------------------------------------------------------
 # The oracle.
 
-def limit(memory_mib):
+def limit(memory_mib, cpu_seconds=None):
     def f():
         os.setsid()
         if memory_mib:
             b = memory_mib << 20
             resource.setrlimit(resource.RLIMIT_AS, (b, b))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if cpu_seconds:
+            # The case's budget in CPU time, not wall-clock time: a loaded machine (CI) slows a
+            # case without making it a finding. SIGXCPU at the soft limit, SIGKILL a second later.
+            soft = max(1, math.ceil(cpu_seconds))
+            resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
     return f
+
+
+# A wall-clock backstop only for a case that hangs without using CPU (blocked), as a multiple of
+# its CPU budget; a busy case ends at its CPU limit first.
+HANG_FACTOR = 20
 
 
 # Outcomes that are not findings: a sweep of many runs, each within its limits, that together
@@ -500,13 +511,16 @@ def run_case(job):
         def launch(argv):
             # In the case's own directory (a copy of examples/): relative output names land there.
             p = subprocess.Popen([binary] + argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 cwd=os.path.join(tmp, "src"), preexec_fn=limit(memory))
+                                 cwd=os.path.join(tmp, "src"), preexec_fn=limit(memory, timeout))
             timed_out = False
             try:
-                out, err = p.communicate(timeout=timeout)
+                out, err = p.communicate(timeout=timeout * HANG_FACTOR)
             except subprocess.TimeoutExpired:
                 os.killpg(p.pid, signal.SIGKILL)
                 out, err = p.communicate()
+                timed_out = True
+            # Over its CPU budget: SIGXCPU (soft limit) or SIGKILL (hard limit).
+            if p.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
                 timed_out = True
             return p.returncode, out.decode(errors="replace"), err.decode(errors="replace"), timed_out
 
@@ -565,7 +579,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--first", type=int, default=0, help="index of the first case")
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--timeout", type=float, default=20, help="seconds per case")
+    ap.add_argument("--timeout", type=float, default=20,
+                    help="CPU seconds per case (a case blocked without using CPU ends after %d times that in wall-clock time)" % HANG_FACTOR)
     ap.add_argument("--memory-mib", type=int, default=4096,
                     help="ulimit -v per case (0: none; sanitizer builds need none)")
     ap.add_argument("--log", help="write every finding as JSON lines to this file")

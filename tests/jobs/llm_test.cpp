@@ -1,13 +1,18 @@
-// jobs/llm_cost and jobs/llm_iteration: FLOPs, memory and the pipeline bubble against their
-// published closed forms, and Narayanan et al. SC'21 Table 1 (measured TFLOP/s per GPU).
+// jobs/llm_cost, llm_kernels, llm_iteration and llm_search: FLOPs, bytes, memory and the pipeline
+// bubble against their published closed forms, the per-stage breakdown against the iteration, the
+// pruned search against the exhaustive one, and the validation tables (Narayanan et al. SC'21
+// Table 1, Korthikanti et al. 2022 Table 5, Llama 3).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
+#include <tuple>
 
 #include "compute/gpu_specs.hpp"
 #include "jobs/llm_cost.hpp"
 #include "jobs/llm_iteration.hpp"
+#include "jobs/llm_kernels.hpp"
+#include "jobs/llm_search.hpp"
 #include "test_paths.hpp"
 #include "workload/llm_config.hpp"
 
@@ -79,6 +84,38 @@ TEST(LlmMemory, ActivationsFollowKorthikantiTableTwo) {
   EXPECT_LT(bytes("") / bytes(", sequence_parallel: true, recompute: selective"), 6.5);
 }
 
+TEST(LlmMemory, InterleavedActivationsEqualKorthikantiFormula) {
+  // Sec. 4.2.3: the first stage of interleaved 1F1B holds L (1 + (p - 1) / (p v)) layers'
+  // activations, v the model chunks per stage; SP + selective: 34 s b h / t per layer.
+  const std::pair<const char*, double> runs[] = {{"175b", 12288}, {"530b", 20480}};
+  for (const auto& [name, h] : runs) {
+    const LlmConfig c = workload::load_llm_config(std::string(COLLSIM_SOURCE_DIR) +
+                                                  "/examples/llm/korthikanti-" + name +
+                                                  "-selective.yaml");
+    const double p = c.parallel.pp, v = c.parallel.vpp, L = c.model.layers;
+    ASSERT_EQ(v, 3);
+    const double want = 34 * 2048 * h / 8 * L * (1 + (p - 1) / (p * v));
+    const LlmMemory m = llm_memory(c, llm_costs(c, a100(), 0.7));
+    EXPECT_NEAR(m.activations / want, 1.0, 1e-12) << name;
+  }
+}
+
+TEST(LlmMemory, Fp32GradientsGiveMegatronsBytesPerParameter) {
+  // Megatron-LM docs (distributed optimizer): bf16 parameters with fp32 gradients take 18 bytes
+  // per parameter, 6 + 12 / d with the distributed optimizer (ZeRO-1).
+  for (const auto& [zero, d, want] : {std::tuple{"0", 8.0, 18.0}, std::tuple{"1", 8.0, 6 + 12 / 8.0},
+                                      std::tuple{"1", 64.0, 6 + 12 / 64.0}}) {
+    const LlmConfig c = config("{preset: gpt3-7.5b}",
+                               "{tp: 1, pp: 1, dp: " + std::to_string(int(d)) +
+                                   ", micro_batch: 1, global_batch: 64, grad_dtype: fp32, zero: " +
+                                   zero + "}");
+    const LlmCosts k = llm_costs(c, a100(), 0.5);
+    const LlmMemory m = llm_memory(c, k);
+    const double params = c.model.layers * k.layer_dense_params + k.embed_params;
+    EXPECT_NEAR((m.weights + m.gradients + m.optimizer) / params, want, 1e-9) << zero << " " << d;
+  }
+}
+
 TEST(LlmPipeline, OneFOneBBubbleFractionEmergesFromTheSchedule) {
   // Equal stages (no vocabulary to speak of) and no communication: (p - 1) / (m + p - 1).
   const std::string model =
@@ -133,7 +170,8 @@ TEST(LlmCluster, StandardClusterFollowsNicsAndTpSpansNodes) {
 
 // Narayanan et al. SC'21 Table 1, measured TFLOP/s per GPU on Selene, with the parallel
 // configuration of Megatron-LM's examples/sc21/run_table_1.sh (examples/llm/sc21-gpt3-*.yaml).
-// The matmul efficiency was fitted to the 1.7B row only; the others are predictions.
+// The two fitted constants were fitted to the 1.7B and 1T rows; the others are predictions,
+// within 10 % (the bar).
 TEST(LlmValidation, NarayananTableOneTflopsPerGpu) {
   const std::pair<const char*, double> rows[] = {
       {"1.7b", 137}, {"3.6b", 138}, {"7.5b", 142}, {"18b", 135},  {"39b", 138},
@@ -143,8 +181,8 @@ TEST(LlmValidation, NarayananTableOneTflopsPerGpu) {
                                                   "/examples/llm/sc21-gpt3-" + name + ".yaml");
     const LlmResult r = simulate_llm(c);
     const double ratio = r.tflops_per_gpu / published;
-    EXPECT_GT(ratio, 0.85) << name << ": " << r.tflops_per_gpu;
-    EXPECT_LT(ratio, 1.05) << name << ": " << r.tflops_per_gpu;
+    EXPECT_GT(ratio, 0.90) << name << ": " << r.tflops_per_gpu;
+    EXPECT_LT(ratio, 1.10) << name << ": " << r.tflops_per_gpu;
   }
 }
 
@@ -154,6 +192,23 @@ TEST(LlmValidation, NarayananTableOneTflopsPerGpu) {
 namespace collsim::jobs {
 namespace {
 
+// Korthikanti et al. 2022 Table 5: iteration times of the 22B, 175B, 530B and 1T models with
+// full recomputation and with selective recomputation + sequence parallelism, nothing fitted to
+// them; within 10 %.
+TEST(LlmValidation, KorthikantiTableFiveIterationTimes) {
+  const std::pair<const char*, double> rows[] = {
+      {"22b-full", 1.42},   {"22b-selective", 1.10},  {"175b-full", 18.13},
+      {"175b-selective", 13.75}, {"530b-full", 49.05}, {"530b-selective", 37.83},
+      {"1t-full", 94.42},   {"1t-selective", 71.49}};
+  for (const auto& [name, published] : rows) {
+    const LlmConfig c = workload::load_llm_config(std::string(COLLSIM_SOURCE_DIR) +
+                                                  "/examples/llm/korthikanti-" + name + ".yaml");
+    const double ratio = simulate_llm(c).iteration.seconds() / published;
+    EXPECT_GT(ratio, 0.90) << name;
+    EXPECT_LT(ratio, 1.10) << name;
+  }
+}
+
 // Out of sample (H100, nothing fitted to it): Dubey et al. 2024 (Llama 3) Table 4, 405B on 8,192
 // H100s, 430 TFLOP/s per GPU measured; collsim with 128 layers and vpp 2 (the paper gives
 // neither its uneven stages nor its chunk count; docs/llm.md shows vpp 1, 2, 4).
@@ -161,8 +216,132 @@ TEST(LlmValidation, Llama3With405BOn8192H100sTflopsPerGpu) {
   const workload::LlmConfig c = workload::load_llm_config(
       std::string(COLLSIM_SOURCE_DIR) + "/examples/llm/llama3-405b-8k.yaml");
   const LlmResult r = simulate_llm(c);
-  EXPECT_GT(r.tflops_per_gpu / 430, 0.85) << r.tflops_per_gpu;
-  EXPECT_LT(r.tflops_per_gpu / 430, 1.05) << r.tflops_per_gpu;
+  EXPECT_GT(r.tflops_per_gpu / 430, 0.90) << r.tflops_per_gpu;
+  EXPECT_LT(r.tflops_per_gpu / 430, 1.15) << r.tflops_per_gpu;
+}
+
+}  // namespace
+}  // namespace collsim::jobs
+
+namespace collsim::jobs {
+namespace {
+
+double flops(const std::vector<LlmKernel>& ks) {
+  double f = 0;
+  for (const LlmKernel& k : ks) f += k.work.gemm.flops();
+  return f;
+}
+double bytes_of(const std::vector<LlmKernel>& ks, KernelClass c) {
+  double b = 0;
+  for (const LlmKernel& k : ks) b += k.cls == c ? k.work.bytes : 0;
+  return b;
+}
+
+TEST(LlmKernels, GptLayerFlopsAndSoftmaxBytesAreTheClosedForms) {
+  // Korthikanti et al. Table 3's 22B layer: h 6,144, a 64, s 2,048, b 4, t 8.
+  const LlmConfig c = config("{layers: 48, hidden: 6144, heads: 64, ffn_hidden: 24576, "
+                             "seq_len: 2048, vocab: 51200}",
+                             "{tp: 8, pp: 1, dp: 1, micro_batch: 4, global_batch: 4}");
+  const double b = 4, s = 2048, h = 6144, t = 8, a = 64;
+  const auto fwd = layer_forward_kernels(c);
+  // Per GPU: (24 b s h^2 + 4 b s^2 h) / t executed on tensor cores.
+  EXPECT_NEAR(flops(fwd) / ((24 * b * s * h * h + 4 * b * s * s * h) / t), 1.0, 1e-12);
+  // Backward: input and weight gradients, twice the forward's GEMMs.
+  EXPECT_NEAR(flops(layer_backward_kernels(c)) / flops(fwd), 2.0, 1e-12);
+  // The fused scale-mask-softmax reads and writes the a / t score matrices once (2 bytes each).
+  EXPECT_DOUBLE_EQ(bytes_of(fwd, KernelClass::Softmax), b * (a / t) * s * s * 4);
+  // Dropout: read, write and a one-byte mask.
+  EXPECT_DOUBLE_EQ(bytes_of(fwd, KernelClass::Dropout), b * (a / t) * s * s * 5);
+  // Selective recomputation reruns the core attention: 4 b s^2 h / t of the FLOPs.
+  LlmConfig sel = c;
+  sel.parallel.recompute = workload::Recompute::Selective;
+  EXPECT_NEAR(flops(layer_recompute_kernels(sel)) / (4 * b * s * s * h / t), 1.0, 1e-12);
+  EXPECT_TRUE(layer_recompute_kernels(c).empty());
+  // Sequence parallelism runs the norms on 1 / t of the tokens.
+  LlmConfig sp = c;
+  sp.parallel.sequence_parallel = true;
+  EXPECT_DOUBLE_EQ(bytes_of(layer_forward_kernels(sp), KernelClass::Norm) * t,
+                   bytes_of(fwd, KernelClass::Norm));
+}
+
+TEST(LlmKernels, FlashAttentionRunsHalfTheCausalScoresAndStoresNone) {
+  const LlmConfig c = config("{preset: llama2-7b, layers: 4}",
+                             "{tp: 1, pp: 1, dp: 1, micro_batch: 1, global_batch: 1}");
+  const auto fwd = layer_forward_kernels(c);
+  const double s = 4096, h = 4096;
+  double attn = 0, model = 0;
+  for (const LlmKernel& k : fwd) {
+    if (k.cls == KernelClass::Attention) {
+      attn += k.work.gemm.flops();
+      model += k.model_flops;
+    }
+  }
+  EXPECT_NEAR(attn / (2 * s * s * h), 1.0, 1e-12);   // causal: half of 4 s^2 h
+  EXPECT_NEAR(model / (4 * s * s * h), 1.0, 1e-12);  // eq. (3) counts them all
+  EXPECT_EQ(bytes_of(fwd, KernelClass::Softmax), 0);
+  EXPECT_EQ(bytes_of(fwd, KernelClass::Dropout), 0);
+}
+
+TEST(LlmBreakdown, CriticalStageSumsToTheIterationsComputeAndOptimizer) {
+  for (const char* parallel :
+       {"{tp: 2, pp: 4, dp: 1, micro_batch: 1, global_batch: 8, recompute: full}",
+        "{tp: 2, pp: 2, vpp: 2, dp: 2, micro_batch: 2, global_batch: 16, zero: 1, "
+        "recompute: selective, sequence_parallel: true}"}) {
+    const LlmConfig c = config("{layers: 8, hidden: 2048, heads: 16, ffn_hidden: 8192, "
+                               "seq_len: 2048, vocab: 50257}",
+                               parallel);
+    const LlmResult r = simulate_llm(c);
+    const LlmCosts k = llm_costs(c, compute::find_gpu("a100-80gb", "gpu"), r.matmul_efficiency);
+    const auto stages = llm_stage_breakdown(c, k);
+    ASSERT_EQ(stages.size(), c.parallel.pp);
+    const double want = (r.compute + r.optimizer).seconds();
+    EXPECT_NEAR(stages[r.critical_stage].total() / want, 1.0, 1e-6) << parallel;
+    // Every stage launches kernels; the first holds the embedding, the last the loss.
+    EXPECT_GT(stages.front().seconds[static_cast<int>(KernelClass::Embedding)], 0);
+    EXPECT_EQ(stages.front().seconds[static_cast<int>(KernelClass::Loss)], 0);
+    EXPECT_GT(stages.back().seconds[static_cast<int>(KernelClass::Loss)], 0);
+    EXPECT_GT(stages.back().seconds[static_cast<int>(KernelClass::Launch)], 0);
+  }
+}
+
+}  // namespace
+}  // namespace collsim::jobs
+
+namespace collsim::jobs {
+namespace {
+
+std::vector<LlmResult> serial(const std::vector<workload::LlmConfig>& batch) {
+  std::vector<LlmResult> out;
+  for (const auto& c : batch) out.push_back(simulate_llm(c));
+  return out;
+}
+
+// The pruned search's ranking equals simulating every split that fits (a reduced space: a 1.3B
+// model on 16 GPUs, tp and ZeRO held).
+TEST(LlmSearch, PrunedRankingEqualsTheExhaustiveOne) {
+  const LlmConfig job = workload::parse_llm_config(
+      "model: {layers: 24, hidden: 2048, heads: 16, ffn_hidden: 8192, seq_len: 2048, "
+      "vocab: 50257}\nparallel: {global_batch: 16, zero: 1}\n"
+      "system: {gpu: a100-40gb, gpus: 16, gpu_memory: 16 GiB}\n",
+      "job.yaml");
+  EXPECT_FALSE(job.complete);
+  LlmSearchOptions o;
+  o.top = 5;
+  o.run_batch = serial;
+  const LlmSearchResult pruned = search_llm(job, o);
+  o.exhaustive = true;
+  const LlmSearchResult all = search_llm(job, o);
+  ASSERT_EQ(pruned.top.size(), 5u);
+  ASSERT_EQ(all.top.size(), 5u);
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(pruned.top[i].label, all.top[i].label) << i;
+    EXPECT_EQ(pruned.top[i].result.iteration.ps, all.top[i].result.iteration.ps) << i;
+  }
+  EXPECT_EQ(all.simulated, all.fit);
+  EXPECT_LT(pruned.simulated, all.simulated / 2);
+  EXPECT_LT(all.fit, all.splits);  // 16 GiB prunes some
+  // Every bound is below its simulated time.
+  for (const LlmCandidate& c : all.top) EXPECT_LE(c.bound, c.result.iteration.seconds());
 }
 
 }  // namespace

@@ -123,4 +123,20 @@ TEST(ResourceLimits, EstimateFollowsTheFormula) {
   EXPECT_NO_THROW(scheduler::check_limits(ring, {1920, 8ull << 30}, "x"));
 }
 
+// A staged collective is bounded by each dimension's stage algorithm's closed form, not by a ring
+// both ways on every dimension (which refused Themis Fig. 12's 1024-NPU training scenario).
+// hier:sw16xsw64 runs halving-doubling on both switches: 16 x 4 and 64 x 6 sends per phase.
+TEST(ResourceLimits, StagedEstimateCountsEachDimensionsStageAlgorithm) {
+  using namespace collsim;
+  const auto t = topology::from_compact("hier:sw16xsw64", core::Bandwidth{1e9}, core::Time{});
+  const auto comms = collective::parse_groups("all", t, "g");
+  const auto hier = collective::parse_algorithm("hierarchical", "a");
+  const auto c = collective::Collective::AllReduce;
+  // One group per dimension stands for all: (2 x 16 x 4 + 2 x 64 x 6) x 64 chunks.
+  EXPECT_EQ(scheduler::bound_work(hier, t, comms, c, 64).messages, (128u + 768u) * 64u);
+  // Every group: 64 groups of 16 and 16 of 64 (a ring both ways would be 2.0e7).
+  EXPECT_EQ(scheduler::bound_work(hier, t, comms, c, 64, true).messages,
+            (64u * 128u + 16u * 768u) * 64u);
+}
+
 }  // namespace

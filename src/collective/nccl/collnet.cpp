@@ -3,30 +3,26 @@
 // sends its shard S/g through its own NIC to the SHARP tree, which returns the sum of every
 // node's shard, and the node gathers the shards back over NVLink (collsim's `collnet` algorithm,
 // algorithms/collnet.cpp, runs it on the simulated backends). Per GPU, pipelined:
-//   NVLink: 2 (g-1)/g S each way (scatter and gather), at the calibrated NVLink rate;
-//   NIC: S/g each way (SHARP reduces and returns in the network), at the calibrated NIC rate, as
+//   NVLink: 2 (g-1)/g S each way (scatter and gather), at the NVLink rate (nvlink_rate);
+//   NIC: S/g each way (SHARP reduces and returns in the network), at the NIC rate, as
 //   SHARPv2/v3 aggregates large messages at the port's line rate ("streaming aggregation");
 // the slower sets the rate: min(B g / (2 (g-1)), g b). Latency from NCCL's tuner
-// (src/graph/tuning.cc, NCCL 2.19-2.2x, CollNet Direct, Simple): base 0, so alpha's ring base
-// (8.4 us) comes off; 2 x (one NVLink step, 3.7 us, + 0.4 us of arity serialization per other
-// GPU of the node) + one network step, 31 us. NCCL's tuner prices the bandwidth from its topology
-// search instead (the channels' intra-node rate, / (GPUs per NIC, halved) and x 0.85 on Hopper,
-// x 0.5 to algorithm bandwidth); collsim uses the link rates, as its other algorithms do.
-// NCCL runs CollNet only when the SHARP plugin is loaded and NCCL_COLLNET_ENABLE=1, so the
-// `nccl` choice never takes it: name it (--algorithm collnet).
+// (src/tuning/collnet.cc, NCCL 2.29, CollNet Direct, Simple): base 0; 2 x (one NVLink step,
+// 3.7 us, + 0.4 us of arity serialization per other GPU of the node) + one network step, 31 us.
+// NCCL's tuner prices the bandwidth from its topology search instead (the channels' intra-node
+// rate, / (GPUs per NIC, halved) and x 0.85 on Hopper, x 0.5 to algorithm bandwidth); collsim uses
+// the link rates, as its other algorithms do. NCCL runs CollNet only when the SHARP plugin is
+// loaded and NCCL_COLLNET_ENABLE=1, so the `nccl` choice never takes it: name it (--algorithm
+// collnet).
 #include <algorithm>
 #include <limits>
 
 #include "collective/nccl/model.hpp"
+#include "collective/nccl/tuner.hpp"
 
 namespace collsim::collective::nccl {
 
 namespace {
-
-constexpr double kRingSimpleBase = 8.4e-6;  // tuning.cc baseLat, ring, Simple (inside alpha)
-constexpr double kNvlinkStep = 3.7e-6;      // tuning.cc hwLat NVLink, CollNetDirect, Simple
-constexpr double kArity = 0.4e-6;           // tuning.cc: "0.4 us arity serialization latency"
-constexpr double kNetworkStep = 31e-6;      // tuning.cc hwLat NET, CollNetDirect, Simple
 
 std::string_view refusal(Op op, const Context& ctx) {
   if (ctx.shape.nodes < 2) return "CollNet reduces in the network switches, across nodes";
@@ -34,28 +30,29 @@ std::string_view refusal(Op op, const Context& ctx) {
   return "";
 }
 
-double seconds(Op, double bytes, const Context& ctx) {
+double seconds(Op op, double bytes, const Context& ctx, Protocol p) {
   const double g = ctx.shape.gpus;
-  const double intra = g > 1 ? nvlink_rate(ctx) * g / (2 * (g - 1))
-                             : std::numeric_limits<double>::infinity();
+  const double intra =
+      g > 1 ? nvlink_rate(ctx) * g / (2 * (g - 1)) : std::numeric_limits<double>::infinity();
   const double inter = g * nic_rate(ctx);
-  const double latency = -kRingSimpleBase + 2 * (kNvlinkStep + (g - 1) * kArity) + kNetworkStep;
-  return ctx.calibration.overhead_s + latency + bytes / std::min(intra, inter);
+  return ctx.calibration.overhead_s + tuner_latency(TunerAlgo::CollNetDirect, p, op, ctx) +
+         bytes / std::min(intra, inter);
 }
 
 }  // namespace
 
 AlgorithmInfo collnet_algorithm() {
   return {.name = "collnet",
-          .description = "CollNet Direct: reduce-scatter over NVLink, InfiniBand SHARP reduces "
-                         "across nodes in the switches, all-gather over NVLink (all-reduce; "
-                         "only when named, as NCCL_COLLNET_ENABLE)",
-          .source = "NCCL CollNet Direct (src/device/all_reduce.h runCollNetDirect; tuner "
-                    "src/graph/tuning.cc); NVIDIA SHARP (Graham et al., COMHPC 2016)",
+          .description =
+              "CollNet Direct: reduce-scatter over NVLink, InfiniBand SHARP reduces "
+              "across nodes in the switches, all-gather over NVLink (all-reduce; "
+              "only when named, as NCCL_COLLNET_ENABLE)",
+          .source =
+              "NCCL CollNet Direct (src/device/all_reduce.h runCollNetDirect; tuner "
+              "src/tuning/collnet.cc); NVIDIA SHARP (Graham et al., COMHPC 2016)",
           .refusal = refusal,
           .seconds = seconds,
           .protocols = kSimpleOnly,
-          .steps = nullptr,
           .named_only = true};
 }
 

@@ -5,20 +5,17 @@
 // with one NIC per GPU the node's g NICs carry S/g each. Per GPU, pipelined: NVLink S each way
 // in the reduction (from its predecessor, to its successor) and S each way in the broadcast, 2 S
 // in all; NIC S/g each way. Rate min(B / 2, g b) (NCCL's tuner likewise halves CollNet Chain's
-// bandwidth to algorithm bandwidth). Latency from NCCL's tuner (src/graph/tuning.cc, NCCL
-// 2.19-2.2x, CollNet Chain, Simple: base 0, so alpha's ring base 8.4 us comes off;
-// 2 (g-1) x 2.8 us per NVLink step + 30 us per network step). Named only, as collnet.cpp.
+// bandwidth to algorithm bandwidth). Latency from NCCL's tuner (src/tuning/collnet.cc, NCCL
+// 2.29, CollNet Chain, Simple: base 0; 2 (g-1) x 2.8 us per NVLink step + 30 us per network
+// step). Named only, as collnet.cpp.
 #include <algorithm>
 
 #include "collective/nccl/model.hpp"
+#include "collective/nccl/tuner.hpp"
 
 namespace collsim::collective::nccl {
 
 namespace {
-
-constexpr double kRingSimpleBase = 8.4e-6;  // tuning.cc baseLat, ring, Simple (inside alpha)
-constexpr double kNvlinkStep = 2.8e-6;      // tuning.cc hwLat NVLink, CollNetChain, Simple
-constexpr double kNetworkStep = 30e-6;      // tuning.cc hwLat NET, CollNetChain, Simple
 
 std::string_view refusal(Op op, const Context& ctx) {
   if (ctx.shape.nodes < 2) return "CollNet reduces in the network switches, across nodes";
@@ -26,26 +23,27 @@ std::string_view refusal(Op op, const Context& ctx) {
   return "";
 }
 
-double seconds(Op, double bytes, const Context& ctx) {
+double seconds(Op op, double bytes, const Context& ctx, Protocol p) {
   const double g = ctx.shape.gpus;
   const double rate = std::min(g > 1 ? nvlink_rate(ctx) / 2 : nic_rate(ctx), g * nic_rate(ctx));
-  const double latency = -kRingSimpleBase + 2 * (g - 1) * kNvlinkStep + kNetworkStep;
-  return ctx.calibration.overhead_s + latency + bytes / rate;
+  return ctx.calibration.overhead_s + tuner_latency(TunerAlgo::CollNetChain, p, op, ctx) +
+         bytes / rate;
 }
 
 }  // namespace
 
 AlgorithmInfo collnet_chain_algorithm() {
   return {.name = "collnet-chain",
-          .description = "CollNet Chain: reduce along a chain of the node's GPUs, InfiniBand "
-                         "SHARP reduces across nodes, broadcast back down the chain (all-reduce; "
-                         "only when named, as NCCL_COLLNET_ENABLE)",
-          .source = "NCCL CollNet Chain (src/device/all_reduce.h runCollNetChain; tuner "
-                    "src/graph/tuning.cc); NVIDIA SHARP (Graham et al., COMHPC 2016)",
+          .description =
+              "CollNet Chain: reduce along a chain of the node's GPUs, InfiniBand "
+              "SHARP reduces across nodes, broadcast back down the chain (all-reduce; "
+              "only when named, as NCCL_COLLNET_ENABLE)",
+          .source =
+              "NCCL CollNet Chain (src/device/all_reduce.h runCollNetChain; tuner "
+              "src/tuning/collnet.cc); NVIDIA SHARP (Graham et al., COMHPC 2016)",
           .refusal = refusal,
           .seconds = seconds,
           .protocols = kSimpleOnly,
-          .steps = nullptr,
           .named_only = true};
 }
 

@@ -1,10 +1,12 @@
 #include "collective/nccl/model.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <limits>
 #include <string>
 
+#include "collective/nccl/tuner.hpp"
 #include "core/error.hpp"
 
 namespace collsim::collective::nccl {
@@ -55,13 +57,24 @@ void check_shape(const topology::GpuSystem& system, const Shape& shape) {
 }
 
 double nvlink_rate(const Context& ctx) {
-  return ctx.calibration.efficiency * ctx.system.nvlink_bandwidth.value;
+  return ctx.calibration.efficiency * ctx.system.nccl.nvlinks * nvlink_channel_rate(ctx);
 }
+double nvlink_channel_rate(const Context& ctx) { return ctx.system.nccl.nvlink_rate.value; }
 double nic_rate(const Context& ctx) {
-  return ctx.calibration.efficiency * ctx.system.nic_bandwidth.value;
+  return ctx.system.nccl.nic_efficiency.value * ctx.system.nic_bandwidth.value;
 }
-double nvls_rate(const Context& ctx) {
-  return ctx.system.nvls.efficiency.value * nvlink_rate(ctx);
+double nvls_rate(const Context& ctx) { return ctx.system.nvls.efficiency.value * nvlink_rate(ctx); }
+
+double ring_protocol_rate(double rate, Protocol p, const Context& ctx) {
+  switch (p) {
+    case Protocol::Simple:
+      return rate;
+    case Protocol::LL:  // 4 data bytes in each 8-byte line
+      return std::min(ll_max_bandwidth(ctx), 0.5 * rate);
+    case Protocol::LL128:  // 120 of 128 bytes: NCCL's 0.92
+      return std::min(0.92 * rate, ring_ll128_max_bandwidth(ctx));
+  }
+  return rate;
 }
 
 std::string_view to_string(Protocol p) {
@@ -86,49 +99,9 @@ Protocol parse_protocol(std::string_view name, std::string_view field) {
                          "' (valid: nccl, Simple, LL128, LL)");
 }
 
-const ProtocolCosts& protocol_costs(Protocol p) {
-  // NCCL's tuner (src/graph/tuning.cc), ring, Hopper: baseLat {LL 6.6, LL128 14.0, Simple 8.4}
-  // us; hwLat NVLink {0.6, 1.9, 3.4} us and network {2.7, 4.0, 14.0} us per step; LL moves half
-  // the link rate (4 data bytes per 8), LL128 0.92 of it (120 of 128 bytes, NCCL's factor).
-  static constexpr ProtocolCosts kCosts[] = {{1.0, 8.4e-6, 3.4e-6, 14.0e-6},
-                                             {0.92, 14.0e-6, 1.9e-6, 4.0e-6},
-                                             {0.5, 6.6e-6, 0.6e-6, 2.7e-6}};
-  return kCosts[static_cast<int>(p)];
-}
-
 namespace {
 
-// Seconds with protocol `p`: Simple's time with its latency and transfer replaced by p's.
-double with_protocol(const AlgorithmInfo& a, Op op, double bytes, const Context& ctx,
-                     Protocol p) {
-  const double simple = a.seconds(op, bytes, ctx);
-  if (p == Protocol::Simple) return simple;
-  double nvlink = 0, network = 0;
-  a.steps(op, ctx, nvlink, network);
-  const ProtocolCosts& s = protocol_costs(Protocol::Simple);
-  const ProtocolCosts& c = protocol_costs(p);
-  // Simple's time = overhead + network steps x the NIC latency + transfer; its base and
-  // NVLink-step latencies are inside the fitted overhead α. Another protocol's fixed part is α
-  // scaled by NCCL's tuner ratio of the two protocols' intra-node latencies on this shape (base +
-  // NVLink steps x per-step latency), so it stays positive however many steps the shape has (a
-  // difference of the two, added to α, went below zero on large rings).
-  const double transfer =
-      simple - ctx.calibration.overhead_s - network * ctx.system.nic_latency.value;
-  const double simple_latency = s.base_latency_s + nvlink * s.nvlink_step_s;
-  const double latency = c.base_latency_s + nvlink * c.nvlink_step_s;
-  // With one GPU per node NCCL's tuner charges a network step the tree's latency ("With ppn=1
-  // latencies are fully exposed, use the Tree network latency", tuning.cc, NCCL 2.2x): LL 5.0,
-  // LL128 8.5, Simple 14 us (Simple's equals the ring's).
-  static constexpr double kTreeNet[] = {14.0e-6, 8.5e-6, 5.0e-6};
-  const double net_step =
-      ctx.shape.gpus == 1 ? kTreeNet[static_cast<int>(p)] : c.network_step_s;
-  return ctx.calibration.overhead_s * latency / simple_latency + network * net_step +
-         transfer / c.bandwidth_factor;
-}
-
-bool runs(const AlgorithmInfo& a, Protocol p) {
-  return (a.protocols >> static_cast<int>(p)) & 1;
-}
+bool runs(const AlgorithmInfo& a, Protocol p) { return (a.protocols >> static_cast<int>(p)) & 1; }
 
 }  // namespace
 
@@ -150,9 +123,15 @@ Estimate estimate(std::string_view algorithm, Op op, double bytes, const Context
   const Protocol only = any_protocol ? Protocol::Simple : parse_protocol(protocol, "--protocol");
   Estimate best{nullptr, Protocol::Simple, std::numeric_limits<double>::infinity()};
   const auto consider = [&](const AlgorithmInfo& a) {
-    for (Protocol p : {Protocol::Simple, Protocol::LL128, Protocol::LL}) {
+    if (a.fixed_protocol && any_protocol) {  // NCCL takes the protocol by size itself (p2p)
+      const Protocol p = a.fixed_protocol(op, bytes, ctx);
+      const double t = a.seconds(op, bytes, ctx, p);
+      if (t < best.seconds) best = {&a, p, t};
+      return;
+    }
+    for (Protocol p : kProtocols) {
       if (!runs(a, p) || (!any_protocol && p != only)) continue;
-      const double t = with_protocol(a, op, bytes, ctx, p);
+      const double t = a.seconds(op, bytes, ctx, p);
       if (t < best.seconds) best = {&a, p, t};
     }
   };

@@ -1,12 +1,17 @@
 #pragma once
 // NCCL on a GPU system (topology/gpu_systems/gpu_system.hpp), in closed form: how long one
-// collective of the five nccl-tests measure takes with each of NCCL's algorithms, and the `nccl`
-// choice (the fastest that NCCL would enable). docs/nccl.md gives each formula and its source.
+// collective of the five nccl-tests measure takes with each of NCCL's algorithms and protocols,
+// and the `nccl` choice (the fastest that NCCL would enable, as NCCL's tuner picks the least
+// predicted time). docs/nccl.md gives each formula and its source.
+//
+// Every time has NCCL's tuner's form plus the call overhead NCCL does not model:
+//   α + NCCL's tuner latency for (algorithm, protocol, shape) (tuner.hpp) + bytes / rate,
+// the rate from the links as NCCL rates them (NCCL's per-NVLink bandwidth x the NVLinks, x η;
+// the NIC's line rate x its published efficiency) with NCCL's per-protocol factors and caps.
 //
 // Units: bytes, seconds, bytes/s. Sizes follow nccl-tests: `bytes` is the whole buffer (for
 // all-gather and reduce-scatter the per-rank count x ranks; for all-to-all every rank's send
-// buffer). The model is the Simple protocol at bandwidth-bound sizes (32 MiB and up); LL and
-// LL128, which NCCL takes below about 1 MiB, are not modelled.
+// buffer).
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -20,19 +25,10 @@ namespace collsim::collective::nccl {
 enum class Protocol { Simple, LL128, LL };
 inline constexpr std::uint8_t kAllProtocols = 0b111;
 inline constexpr std::uint8_t kSimpleOnly = 0b001;
+inline constexpr Protocol kProtocols[] = {Protocol::Simple, Protocol::LL128, Protocol::LL};
 std::string_view to_string(Protocol p);
 /// "simple", "ll128", "ll" (any case, as NCCL_PROTO); throws core::InputError naming `field`.
 Protocol parse_protocol(std::string_view name, std::string_view field);
-/// What a protocol changes against Simple, from NCCL's tuner (src/graph/tuning.cc, Hopper
-/// constants, ring): the fraction of the link rate it moves, its base latency and its latency
-/// per NVLink step and per network step (seconds).
-struct ProtocolCosts {
-  double bandwidth_factor;
-  double base_latency_s;
-  double nvlink_step_s;
-  double network_step_s;
-};
-const ProtocolCosts& protocol_costs(Protocol p);
 
 /// The collectives of nccl-tests' *_perf binaries.
 enum class Op { AllReduce, AllGather, ReduceScatter, AllToAll, SendRecv };
@@ -52,14 +48,15 @@ struct Shape {
   std::uint32_t ranks() const { return gpus * nodes; }
 };
 
-/// The two fitted endpoint parameters (docs/nccl.md "Calibration"): the fraction of a link's
-/// datasheet rate NCCL's Simple-protocol kernels move, and the fixed time of one collective call
-/// (launch, synchronisation). Fitted on one 8 x H100 nccl-tests log only, by minimising the
-/// largest |log(model / measured)| over its rows (tools/nccl_fit.py); every other preset and
-/// shape uses these same two numbers.
+/// The two fitted parameters (docs/nccl.md "Calibration"): the fraction of NCCL's rated NVLink
+/// bandwidth (NVLinks x NCCL's per-link rate, topo.h SMxx_NVLINK_BW) NCCL's kernels move, and
+/// the fixed time of one collective call that NCCL's tuner does not count (kernel launch and
+/// the call's own overhead). Fitted on one 8 x H100 nccl-tests log only, by minimising the
+/// mean |log(model / measured)| over its rows (`collsim validate nccl LOG --fit`); every
+/// other preset and shape uses these same two numbers.
 struct Calibration {
-  double efficiency = 0.759;  ///< achieved / datasheet link rate, NVLink and NIC alike
-  double overhead_s = 34.5e-6;
+  double efficiency = 0.949;  ///< achieved / NCCL-rated NVLink bandwidth
+  double overhead_s = 9.0e-6;
 };
 
 /// Everything an algorithm's cost needs.
@@ -75,17 +72,18 @@ struct AlgorithmInfo {
   std::string_view source;
   /// "" when the algorithm runs `op` in `ctx` (as NCCL would enable it), else why not.
   std::string_view (*refusal)(Op op, const Context& ctx) = nullptr;
-  /// Seconds for one collective of `bytes` with the Simple protocol (checked by refusal()
-  /// first).
-  double (*seconds)(Op op, double bytes, const Context& ctx) = nullptr;
-  /// The protocols NCCL runs it with (bit 1 << Protocol); NVLS and NVLS-tree: Simple only.
+  /// Seconds for one collective of `bytes` with protocol `p` (one of `protocols`; checked by
+  /// refusal() first): α + NCCL's tuner latency + transfer.
+  double (*seconds)(Op op, double bytes, const Context& ctx, Protocol p) = nullptr;
+  /// The protocols NCCL runs it with (bit 1 << Protocol); NVLS, NVLS-tree, CollNet, PAT: Simple.
   std::uint8_t protocols = kSimpleOnly;
-  /// Its NVLink steps and network steps for `op` (for the protocols' latency), when it runs LL or
-  /// LL128; null for Simple-only algorithms.
-  void (*steps)(Op op, const Context& ctx, double& nvlink, double& network) = nullptr;
   /// Left out of the `nccl` choice, run only when named: NCCL enables it only on request
   /// (CollNet: the SHARP plugin and NCCL_COLLNET_ENABLE=1).
   bool named_only = false;
+  /// The protocol NCCL itself takes by size when none is named, instead of the fastest (p2p: LL
+  /// up to 16 KiB per peer, Simple above, NCCL_P2P_LL_THRESHOLD); null: every protocol in
+  /// `protocols` competes.
+  Protocol (*fixed_protocol)(Op op, double bytes, const Context& ctx) = nullptr;
 };
 
 /// NCCL's algorithms in collsim, in a fixed order (registry.cpp).
@@ -109,13 +107,20 @@ Estimate estimate(std::string_view algorithm, Op op, double bytes, const Context
 /// Checks a shape against a system; throws core::InputError naming the option ("-g", "--nodes").
 void check_shape(const topology::GpuSystem& system, const Shape& shape);
 
-// Building blocks of the algorithm files.
-/// Per-GPU rate of plain copies over NVLink (bytes/s, calibrated).
+// Building blocks of the algorithm files (bytes/s).
+/// Per-GPU rate of NCCL's copies over NVLink: η x NVLinks x NCCL's per-link rate.
 double nvlink_rate(const Context& ctx);
-/// Per-GPU rate of the NIC (bytes/s, calibrated).
+/// What one NCCL channel (one CUDA block) moves over NVLink at most: NCCL's rate of one link
+/// (topo.h SMxx_NVLINK_BW), as NCCL gives it (docs/nccl.md "p2p": the reading and why).
+double nvlink_channel_rate(const Context& ctx);
+/// Per-GPU rate of its NIC: the line rate x the NIC's published efficiency (no η: InfiniBand's
+/// efficiency is measured, not fitted).
 double nic_rate(const Context& ctx);
-/// Per-GPU rate of NVLS traffic through the switch (bytes/s): the NVLink rate x the switch's
-/// in-network reduction efficiency.
+/// Per-GPU rate of NVLS traffic through the switch: the NVLink rate x the switch's NVLS
+/// efficiency (NCCL 2.29 src/tuning/nvls.cc nvlsEfficiency).
 double nvls_rate(const Context& ctx);
+/// The ring's bus rate `rate` under protocol p, as NCCL's tuner scales it (ring.cc): Simple as
+/// is; LL half of it, capped at llMaxBws; LL128 x 0.92, capped at perChMaxRingLL128Bws x channels.
+double ring_protocol_rate(double rate, Protocol p, const Context& ctx);
 
 }  // namespace collsim::collective::nccl

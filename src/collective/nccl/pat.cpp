@@ -1,29 +1,25 @@
 // NCCL's PAT ("Parallel Aggregated Trees", NCCL 2.23+; all-gather and reduce-scatter): each
 // rank's shard travels a binomial tree over ranks at power-of-two distances (collsim's algorithm
 // `pat`, algorithms/pat.cpp, runs it on the simulated backends). NCCL enables it as its tuner
-// says (src/graph/tuning.cc, ncclPatEnable and ncclTopoTuneModel, NCCL 2.23-2.2x):
+// says (src/tuning/pat.cc ncclPatEnable, NCCL 2.29):
 //   * only all-gather and reduce-scatter, Simple protocol only;
 //   * only with one GPU per node (nNodes == nRanks; NCCL_PAT_ENABLE unset);
 //   * bandwidth: the channels' rate x 0.75, with no algorithm-bandwidth conversion, so the
 //     whole buffer S moves at 0.75 R (R: the NIC rate with one GPU per node);
-//   * latency: 8 us + log2(nodes) x (network latency / 3.5) + 2.8 us per rank, the network
-//     latency being the tree's (NCCL uses the tree's when ppn = 1; 14 us, as h).
-// The fitted call overhead alpha holds the ring's Simple base latency (8.4 us, docs/nccl.md
-// "Protocols"), so PAT adds its own base minus that. The `nccl` choice then takes PAT where it is
-// faster than the ring, as NCCL's tuner does (least predicted time).
-#include <cmath>
+//   * latency: NCCL's tuner's (src/tuning/pat.cc): 8 us + log2i(nodes) x (network step /
+//     3.5) + 2.8 us per rank, the network step PAT's own 14 us.
+// The `nccl` choice then takes PAT where it is faster than the ring, as NCCL's tuner does (least
+// predicted time).
+#include <algorithm>
 
 #include "collective/nccl/model.hpp"
+#include "collective/nccl/tuner.hpp"
 
 namespace collsim::collective::nccl {
 
 namespace {
 
-constexpr double kPatBase = 8e-6;            // tuning.cc: "8 // Base time"
-constexpr double kRingSimpleBase = 8.4e-6;   // tuning.cc baseLat, ring, Simple (inside alpha)
-constexpr double kPerRank = 2.8e-6;          // tuning.cc: "nRanks * 2.8"
-constexpr double kLogDivisor = 3.5;          // tuning.cc: "log2i(nNodes) * (interLat/3.5)"
-constexpr double kBandwidthFactor = 0.75;    // tuning.cc: "if (a == NCCL_ALGO_PAT) busBw *= .75"
+constexpr double kBandwidthFactor = 0.75;  // pat.cc: generalBandwidths = busBw * 0.75
 
 std::string_view refusal(Op op, const Context& ctx) {
   if (op != Op::AllGather && op != Op::ReduceScatter) {
@@ -33,23 +29,23 @@ std::string_view refusal(Op op, const Context& ctx) {
   return "";
 }
 
-double seconds(Op, double bytes, const Context& ctx) {
-  const Shape& s = ctx.shape;
-  const double log_nodes = std::floor(std::log2(static_cast<double>(s.nodes)));
-  const double latency = kPatBase - kRingSimpleBase +
-                         log_nodes * ctx.system.nic_latency.value / kLogDivisor +
-                         s.ranks() * kPerRank;
-  return ctx.calibration.overhead_s + latency + bytes / (kBandwidthFactor * nic_rate(ctx));
+double seconds(Op op, double bytes, const Context& ctx, Protocol p) {
+  // pat.cc: min(bwInter, bwIntra) x channels; with one GPU per node its NIC.
+  const double rate = std::min(nvlink_rate(ctx), nic_rate(ctx));
+  return ctx.calibration.overhead_s + tuner_latency(TunerAlgo::Pat, p, op, ctx) +
+         bytes / (kBandwidthFactor * rate);
 }
 
 }  // namespace
 
 AlgorithmInfo pat_algorithm() {
   return {.name = "pat",
-          .description = "NCCL's Parallel Aggregated Trees: all-gather and reduce-scatter with "
-                         "one GPU per node, log2(nodes) latency, 0.75 of the NIC rate",
-          .source = "NCCL 2.23+ src/include/collectives.h PatAGAlgorithm/PatRSAlgorithm; "
-                    "src/graph/tuning.cc (ncclPatEnable, PAT bandwidth and latency)",
+          .description =
+              "NCCL's Parallel Aggregated Trees: all-gather and reduce-scatter with "
+              "one GPU per node, log2(nodes) latency, 0.75 of the NIC rate",
+          .source =
+              "NCCL 2.23+ src/include/collectives.h PatAGAlgorithm/PatRSAlgorithm; "
+              "src/tuning/pat.cc (ncclPatEnable, PAT bandwidth and latency)",
           .refusal = refusal,
           .seconds = seconds};
 }

@@ -8,8 +8,9 @@ namespace collsim::topology {
 GpuSystem a100_system() {
   return {
       .name = "a100",
-      .description = "HGX A100: 8 x A100 SXM4, NVLink3 + NVSwitch gen2 (no NVLS), 200 Gb/s HDR "
-                     "NIC per GPU",
+      .description =
+          "HGX A100: 8 x A100 SXM4, NVLink3 + NVSwitch gen2 (no NVLS), 200 Gb/s HDR "
+          "NIC per GPU",
       .gpu = "A100 SXM4 80GB",
       .gpus_per_node = 8,
       .gpus_per_node_source = "NVIDIA DGX A100 datasheet: 8 x A100 per system",
@@ -24,6 +25,19 @@ GpuSystem a100_system() {
                         "NVIDIA DGX A100 datasheet: 8 x ConnectX-6, 200 Gb/s HDR InfiniBand "
                         "each"},
       .nic_latency = {14e-6, gpu_sources::kNcclNetLatency},
+      .nccl = {.nvlinks = 12,
+               .nvlink_rate = {20.0e9,
+                               "NCCL 2.29 src/graph/topo.h SM80_NVLINK_BW: 20.0 GB/s per "
+                               "Ampere NVLink (12 x 20 = 240 GB/s per GPU)"},
+               .arch = NcclView::Arch::Ampere,
+               .cpu = NcclView::Cpu::Amd,
+               .cpu_source = "NVIDIA DGX A100 datasheet: 2 x AMD EPYC 7742",
+               .nic_efficiency = {0.94, gpu_sources::kIbNicEfficiency},
+               .net_device_latency = {0.0, gpu_sources::kIbDeviceLatency},
+               .channels = {24,
+                            "NVIDIA/nccl-tests issue 100: NCCL INFO 'Channel 23/24' on HGX "
+                            "A100 (8 GPUs, NVSwitch gen2)"},
+               .nvls_channels = {0, "no NVLS on Ampere"}},
   };
 }
 

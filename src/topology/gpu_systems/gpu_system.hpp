@@ -30,6 +30,26 @@ struct InNetworkReduction {
   bool available() const { return efficiency.value > 0; }
 };
 
+/// How NCCL itself sees the machine: the numbers of NCCL 2.29's own topology and cost model
+/// (src/graph/topo.h, src/tuning/*.cc, src/transport/nvls.cc, the net plugin) that the closed-form
+/// model of collective/nccl/ uses in place of fitted constants. docs/nccl.md cites each.
+struct NcclView {
+  /// NCCL's GPU generation index for its tuner tables (ncclTuningGetCompCapIndex).
+  enum class Arch : std::uint8_t { Volta, Ampere, Hopper, Blackwell };
+  /// The host CPU, which NCCL's tuner reads for LL's multi-node bandwidth cap and the network
+  /// post overhead (getNetOverhead: x86 Intel 1 us, x86 AMD 2 us, others 1 us).
+  enum class Cpu : std::uint8_t { Intel, Amd, Arm };
+  std::uint32_t nvlinks = 0;  ///< NVLinks per GPU (datasheet)
+  Sourced nvlink_rate;        ///< NCCL's rate of one NVLink, bytes/s (topo.h SMxx_NVLINK_BW)
+  Arch arch = Arch::Hopper;
+  Cpu cpu = Cpu::Intel;
+  std::string_view cpu_source;
+  Sourced nic_efficiency;      ///< achieved / line rate of one NIC (a published measurement)
+  Sourced net_device_latency;  ///< the net plugin's latency property, seconds (IB: 0)
+  Sourced channels;            ///< NCCL's collective (ring) channels on one node
+  Sourced nvls_channels;       ///< NCCL's NVLS channels (nvls.cc NVLS_NCHANNELS_*)
+};
+
 struct GpuSystem {
   std::string_view name;         ///< "h100"
   std::string_view description;  ///< one line
@@ -41,6 +61,7 @@ struct GpuSystem {
   InNetworkReduction nvls;   ///< the NVSwitch's reduction and multicast
   Sourced nic_bandwidth;     ///< bytes/s per GPU per direction (one NIC per GPU)
   Sourced nic_latency;       ///< seconds per inter-node step (NIC, leaf switch, NIC, proxy)
+  NcclView nccl;             ///< NCCL's own view (the closed-form NCCL model's inputs)
 };
 
 /// Every preset, in a fixed order (registry.cpp).

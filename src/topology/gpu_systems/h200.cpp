@@ -15,12 +15,22 @@ GpuSystem h200_system() {
       .nvlink_bandwidth = {450e9,
                            "NVIDIA H200 datasheet: NVLink 900 GB/s (both directions), "
                            "18 NVLink4 links"},
-      .nvls = {.efficiency = {0.85,
-                              "NCCL 2.2x tuner (src/graph/tuning.cc nvlsEfficiency, Hopper)"},
+      .nvls = {.efficiency = {0.85, "NCCL 2.29 tuner (src/tuning/nvls.cc nvlsEfficiency, Hopper)"},
                .latency = {25e-6, gpu_sources::kNcclNvlsLatency}},
       .nic_bandwidth = {50e9,
                         "NVIDIA DGX H200 datasheet: 8 x ConnectX-7, 400 Gb/s InfiniBand each"},
       .nic_latency = {14e-6, gpu_sources::kNcclNetLatency},
+      .nccl = {.nvlinks = 18,
+               .nvlink_rate = {20.6e9,
+                               "NCCL 2.29 src/graph/topo.h SM90_NVLINK_BW: 20.6 GB/s per "
+                               "Hopper NVLink"},
+               .arch = NcclView::Arch::Hopper,
+               .cpu = NcclView::Cpu::Intel,
+               .cpu_source = "NVIDIA DGX H200 datasheet: 2 x Intel Xeon Platinum 8480C",
+               .nic_efficiency = {0.94, gpu_sources::kIbNicEfficiency},
+               .net_device_latency = {0.0, gpu_sources::kIbDeviceLatency},
+               .channels = {24, gpu_sources::kH100Channels},
+               .nvls_channels = {16, gpu_sources::kHopperNvlsChannels}},
   };
 }
 

@@ -108,6 +108,23 @@ Node convert(const pb::Node& n) {
         throw core::InputError("attribute pg_name must be a string");
       }
       out.pg_name = a.string_val();
+    } else if (k == "collsim.duration_ps") {
+      const std::int64_t ps = integer(a);
+      if (ps < 0 || ps >= core::kHorizonPs) {
+        throw core::InputError(fmt::format("collsim.duration_ps {} is out of range", ps));
+      }
+      out.duration_ps = static_cast<std::uint64_t>(ps);
+    } else if (k == "collsim.chunks") {
+      const std::int64_t c = integer(a);
+      if (c < 1 || c > 0x7fffffff) throw core::InputError(fmt::format("collsim.chunks {}", c));
+      out.chunks = static_cast<std::uint32_t>(c);
+    } else if (k == "collsim.delay") {
+      out.delay = integer(a) != 0;
+    } else if (k == "collsim.stream" || k == "collsim.category") {
+      if (a.value_case() != pb::AttributeProto::kStringVal) {
+        throw core::InputError(fmt::format("attribute {} must be a string", k));
+      }
+      (k == "collsim.stream" ? out.stream : out.category) = a.string_val();
     } else if (k == "involved_dim") {
       if (a.value_case() != pb::AttributeProto::kBoolList) {
         throw core::InputError("attribute involved_dim must be a bool list");
@@ -165,6 +182,29 @@ RankTrace read_et(const std::string& path) {
         throw core::InputError(fmt::format("{}: not a Chakra GlobalMetadata message", where()));
       }
       r.version = m.version();
+      // collsim's own: the streams (in order) and the communicators of a trace it wrote.
+      for (const pb::AttributeProto& a : m.attr()) {
+        const std::string& k = a.name();
+        if (k.rfind("collsim.stream.", 0) == 0) {
+          const std::string& v = a.string_val();
+          if (v != "serial" && v != "serial-lifo" && v != "concurrent") {
+            throw core::InputError(fmt::format(
+                "{}: {} is \"{}\"; valid: serial, serial-lifo, concurrent", where(), k, v));
+          }
+          r.streams.push_back({k.substr(15), v != "concurrent", v == "serial-lifo"});
+        } else if (k.rfind("collsim.pg.", 0) == 0) {
+          if (a.value_case() != pb::AttributeProto::kInt64List) {
+            throw core::InputError(fmt::format("{}: {} must be a list of NPUs", where(), k));
+          }
+          auto& g = r.groups[k.substr(11)];
+          for (const std::int64_t v : a.int64_list().values()) {
+            if (v < 0 || v > 0x7fffffff) {
+              throw core::InputError(fmt::format("{}: {} names NPU {}", where(), k, v));
+            }
+            g.push_back(static_cast<topology::NodeId>(v));
+          }
+        }
+      }
     } else {
       n.Clear();
       if (!n.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
@@ -228,6 +268,8 @@ collective::Collective collective_of(const Node& n, const std::string& where) {
 }
 
 core::Time compute_time(const Node& n, const ToWorkloadOptions& o) {
+  // A trace collsim wrote keeps the exact time it simulated (chakra_write.hpp).
+  if (n.duration_ps && !o.roofline) return core::Time::from_ps(static_cast<std::int64_t>(*n.duration_ps));
   core::Time t = core::Time::from_ns(static_cast<double>(n.duration_us) * 1e3);
   if ((o.roofline || n.duration_us == 0) && n.num_ops && o.peak_flops > 0) {
     double s = static_cast<double>(*n.num_ops) / o.peak_flops;

@@ -25,10 +25,12 @@
 // BARRIER collectives, and involved_dim other than all dimensions, the innermost ones or the
 // outermost ones.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "workload/graph.hpp"
 #include "workload/workload.hpp"
 
 namespace collsim::workload::chakra {
@@ -50,12 +52,21 @@ struct Node {
   std::int32_t comm_src = -1, comm_dst = -1, comm_tag = 0, comm_priority = 0;
   std::string pg_name;
   std::vector<bool> involved_dim;  ///< empty: every dimension
+  // collsim's own attributes (chakra_write.hpp), in traces collsim wrote:
+  std::optional<std::uint64_t> duration_ps;  ///< the exact time, over duration_micros
+  bool delay = false;                        ///< a zero-work node (join, marker)
+  std::uint32_t chunks = 0;                  ///< a collective's pipelined chunks (0: the run's)
+  std::string stream, category;              ///< the workload graph's stream and category
 };
 
 struct RankTrace {
   std::string file;
   std::string version;  ///< GlobalMetadata.version, e.g. "0.0.4"
   std::vector<Node> nodes;
+  /// In traces collsim wrote (chakra_write.hpp): the graph's streams, the first the main one,
+  /// and the communicators its pg_names name.
+  std::vector<Stream> streams;
+  std::map<std::string, std::vector<topology::NodeId>> groups;
 };
 
 /// Read one .et file. Throws core::InputError naming the file, and the node (index and id) for
@@ -76,6 +87,12 @@ struct ToWorkloadOptions {
   double memory_bytes_per_s = 0;
   /// Use the roofline even where a duration is given (ASTRA-sim `roofline-enabled`).
   bool roofline = false;
+};
+
+/// A trace run rank by rank (Workload::trace): its ranks and how its compute nodes are timed.
+struct TraceWorkload {
+  std::vector<RankTrace> ranks;
+  ToWorkloadOptions compute;
 };
 
 /// A compute node's time: duration_micros, or the roofline (ToWorkloadOptions).

@@ -152,17 +152,17 @@ nccl::Estimate nccl_estimate(const char* algo, nccl::Op op, std::uint32_t gpus,
 }
 
 TEST(NcclCollNet, ClosedFormIsTheLinkBoundWithNcclsTunerLatency) {
-  // 4 nodes of 8 H100s: NVLink eta B g / (2 (g-1)) = 0.759 x 450 GB/s x 8/14 = 195.2 GB/s below
-  // the NICs' g eta b = 303.6 GB/s; latency alpha - 8.4 + 2 (3.7 + 7 x 0.4) + 31 us.
+  // 4 nodes of 8 H100s: NVLink B g / (2 (g-1)) = B x 8/14 (B = η x 18 x 20.6 GB/s, 201 GB/s)
+  // below the NICs' g b = 8 x 0.94 x 50 = 376 GB/s; latency (NCCL 2.29 collnet.cc)
+  // 2 (3.7 + 7 x 0.4) + 31 = 44 us, + α.
   const double bytes = 1 << 30;
+  const nccl::Calibration cal;
+  const double b = cal.efficiency * 18 * 20.6e9;
   const auto e = nccl_estimate("collnet", nccl::Op::AllReduce, 8, 4, bytes);
-  const double want =
-      34.5e-6 + (-8.4 + 2 * (3.7 + 7 * 0.4) + 31) * 1e-6 + bytes / (0.759 * 450e9 * 8 / 14);
-  EXPECT_NEAR(e.seconds / want, 1.0, 1e-9);
-  // One GPU per node: the NIC alone.
+  EXPECT_NEAR(e.seconds / (cal.overhead_s + 44e-6 + bytes / (b * 8 / 14)), 1.0, 1e-9);
+  // One GPU per node: the NIC alone; latency 31 us.
   const auto one = nccl_estimate("collnet", nccl::Op::AllReduce, 1, 4, bytes);
-  EXPECT_NEAR(one.seconds / (34.5e-6 + (-8.4 + 2 * 3.7 + 31) * 1e-6 + bytes / (0.759 * 50e9)),
-              1.0, 1e-9);
+  EXPECT_NEAR(one.seconds / (cal.overhead_s + 31e-6 + bytes / (0.94 * 50e9)), 1.0, 1e-9);
 }
 
 TEST(NcclCollNet, OnlyWhenNamedAcrossNodesForAllReduce) {
@@ -178,12 +178,13 @@ TEST(NcclCollNet, OnlyWhenNamedAcrossNodesForAllReduce) {
 }
 
 TEST(NcclCollNet, ChainIsHalfTheNvlinkRateAndSlowerThanDirectOnH100) {
-  // Chain: every GPU's NVLink carries 2 S each way: B/2 = 170.8 GB/s (calibrated), below Direct's
-  // B g / (2 (g-1)) = 195.2 GB/s; latency alpha - 8.4 + 2 x 7 x 2.8 + 30 us.
+  // Chain: every GPU's NVLink carries 2 S each way: B/2, below Direct's B g / (2 (g-1));
+  // latency 2 x 7 x 2.8 + 30 = 69.2 us, + α.
   const double bytes = 1 << 30;
+  const nccl::Calibration cal;
+  const double b = cal.efficiency * 18 * 20.6e9;
   const auto chain = nccl_estimate("collnet-chain", nccl::Op::AllReduce, 8, 4, bytes);
-  const double want = 34.5e-6 + (-8.4 + 2 * 7 * 2.8 + 30) * 1e-6 + bytes / (0.759 * 450e9 / 2);
-  EXPECT_NEAR(chain.seconds / want, 1.0, 1e-9);
+  EXPECT_NEAR(chain.seconds / (cal.overhead_s + 69.2e-6 + bytes / (b / 2)), 1.0, 1e-9);
   EXPECT_GT(chain.seconds, nccl_estimate("collnet", nccl::Op::AllReduce, 8, 4, bytes).seconds);
   EXPECT_NE(nccl_estimate("nccl", nccl::Op::AllReduce, 8, 4, bytes).algorithm->name,
             "collnet-chain");

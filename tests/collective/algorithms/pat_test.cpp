@@ -72,10 +72,11 @@ nccl::Estimate nccl_estimate(const char* algo, nccl::Op op, std::uint32_t gpus,
 }
 
 TEST(NcclPat, ClosedFormIsNcclsTuner) {
-  // 64 nodes of 1 H100: R = 0.759 x 50 GB/s; latency 8 - 8.4 + 6 x 14/3.5 + 64 x 2.8 us.
+  // 64 nodes of 1 H100: R = the NIC, 0.94 x 50 GB/s, x 0.75; latency (NCCL 2.29 pat.cc)
+  // 8 + log2(64) x 14 / 3.5 + 64 x 2.8 = 211.2 us, + α.
   const double bytes = 1 << 30;
   const auto e = nccl_estimate("pat", nccl::Op::AllGather, 1, 64, bytes);
-  const double want = 34.5e-6 + (8 - 8.4 + 6 * 4 + 64 * 2.8) * 1e-6 + bytes / (0.75 * 0.759 * 50e9);
+  const double want = nccl::Calibration{}.overhead_s + 211.2e-6 + bytes / (0.75 * 0.94 * 50e9);
   EXPECT_NEAR(e.seconds / want, 1.0, 1e-9);
 }
 
@@ -84,17 +85,18 @@ TEST(NcclPat, RefusedWithMoreThanOneGpuPerNodeAndForAllReduce) {
   EXPECT_THROW(nccl_estimate("pat", nccl::Op::AllReduce, 1, 4, 1 << 20), core::InputError);
 }
 
-TEST(NcclPat, NcclChoiceTakesPatForSmallGathersAtScaleAndTheRingForLargeOnes) {
-  // 64 nodes of one GPU: the ring's 63 network steps (one GPU per node: the tree's network
-  // latency, LL 5 / LL128 8.5 / Simple 14 us) against PAT's 0.2 ms of latency at 0.75 of the
-  // bandwidth. LL128's ring catches up where 63 x 8.5 us + 5.6 us - 202.8 us = S/(0.75 R) -
-  // 63/64 S/(0.92 R), about 49 MB; LL loses to PAT from 1 MiB on.
-  EXPECT_EQ(nccl_estimate("nccl", nccl::Op::AllGather, 1, 64, 1 << 20).algorithm->name, "pat");
-  EXPECT_EQ(nccl_estimate("nccl", nccl::Op::ReduceScatter, 1, 64, 32 << 20).algorithm->name,
+TEST(NcclPat, NcclChoiceTakesPatForMidGathersAtScaleAndTheRingElsewhere) {
+  // 64 nodes of one GPU: PAT's 211.2 us of latency at 0.75 x 47 GB/s against the ring's 63
+  // network steps (NCCL 2.29: LL 6.6 + 63 x 2.7 us at 20.4 GB/s, llMaxBws for more than 2 Intel
+  // nodes; LL128 14 + 63 x 4 us at 0.92 x 47 GB/s). PAT wins from about 1.7 MB (where LL's low
+  // rate costs more than its 34.5 us less latency) to about 9.8 MB (where LL128's rate pays for
+  // its 54.8 us more latency).
+  EXPECT_EQ(nccl_estimate("nccl", nccl::Op::AllGather, 1, 64, 1 << 20).algorithm->name, "ring");
+  EXPECT_EQ(nccl_estimate("nccl", nccl::Op::AllGather, 1, 64, 4 << 20).algorithm->name, "pat");
+  EXPECT_EQ(nccl_estimate("nccl", nccl::Op::ReduceScatter, 1, 64, 8 << 20).algorithm->name,
             "pat");
+  EXPECT_EQ(nccl_estimate("nccl", nccl::Op::AllGather, 1, 64, 32 << 20).algorithm->name, "ring");
   EXPECT_EQ(nccl_estimate("nccl", nccl::Op::AllGather, 1, 64, 1u << 30).algorithm->name, "ring");
-  // With 8 GPUs a node NCCL does not enable it.
-  EXPECT_NE(nccl_estimate("nccl", nccl::Op::AllGather, 8, 64, 1 << 20).algorithm->name, "pat");
 }
 
 }  // namespace

@@ -6,7 +6,8 @@
 //
 // The slices are contiguous blocks of points (a collective job's sizes, with every algorithm of
 // a size together: the size's speedup column and its ideal and skipped rows need them all), cut
-// where the estimated cost (cli/parallel_points.hpp) is shared about evenly.
+// where the estimated cost (jobs/sweep.hpp) is shared about evenly. jobs::Sweep::slice cuts them;
+// `collsim merge` (cli/merge_command.cpp) and rank 0 under mpirun (cli/rank_shard.hpp) read them.
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
@@ -14,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-namespace collsim::cli {
+namespace collsim::jobs {
 
 struct Shard {
   std::uint32_t index = 0;  ///< 0-based
@@ -48,7 +49,7 @@ struct ShardText {
   std::string name, text;
 };
 
-/// merge_shards on texts already read (`mpirun`: the ranks' shards, cli/rank_shard.hpp).
+/// merge_shards on texts already read (`mpirun`: the ranks' shards).
 std::string merge_shard_texts(const std::vector<ShardText>& texts);
 
 /// A shard's CSV header line (with its newline) and its rows, without the shard line. Throws
@@ -56,4 +57,4 @@ std::string merge_shard_texts(const std::vector<ShardText>& texts);
 std::pair<std::string, std::string> shard_header_and_rows(const std::string& name,
                                                           const std::string& text);
 
-}  // namespace collsim::cli
+}  // namespace collsim::jobs

@@ -1,4 +1,4 @@
-#include "cli/shard.hpp"
+#include "jobs/shard.hpp"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 #include "core/error.hpp"
 #include "io/input_file.hpp"
 
-namespace collsim::cli {
+namespace collsim::jobs {
 namespace {
 
 bool parse_u32(std::string_view s, std::uint32_t& v) {
@@ -191,4 +191,4 @@ std::string merge_shard_texts(const std::vector<ShardText>& texts) {
   return out;
 }
 
-}  // namespace collsim::cli
+}  // namespace collsim::jobs
