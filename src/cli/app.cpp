@@ -1,7 +1,7 @@
 // collsim command line (run_cli: the binary's main and the Python package call it). Exit status: 0
 // success; 1 a verification failed or an internal error; 2 bad input (unknown name, bad unit,
 // impossible combination, unreadable file); 3 the simulation could not finish (deadlock or time
-// bound).
+// bound); 130 / 143 stopped by Ctrl-C / SIGTERM (128 + the signal, cli/interrupt.hpp).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <iostream>
@@ -14,6 +14,7 @@
 #include "cli/parse_errors.hpp"
 #include "cli/rank_shard.hpp"
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 
 namespace {
 
@@ -507,7 +508,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     return 3;
   } catch (const core::Interrupted& e) {
     err << "collsim: " << e.what() << '\n';
-    return 3;
+    return core::interrupted_status(e.signal());
   } catch (const std::exception& e) {
     err << "collsim: internal error: " << e.what() << '\n';
     return 1;

@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 
 namespace collsim::collective {
 namespace {
@@ -127,7 +128,9 @@ std::vector<Communicator> parse_groups(std::string_view text, const topology::To
     }
     return out;
   }
-  throw core::InputError(fmt::format("{}: unknown group \"{}\"; forms: {}", field, text, kForms));
+  const std::string_view kind = text.substr(0, text.find(':'));
+  throw core::InputError(fmt::format("{}: unknown group \"{}\"{}; forms: {}", field, text,
+                                     core::did_you_mean(kind, {"all", "dim", "npus"}), kForms));
 }
 
 std::vector<Rank> ring_order(const topology::Topology& topo, const Communicator& comm) {

@@ -70,7 +70,7 @@ class RunMonitor {
  public:
   /// A run is about to start (no collective started yet): attach observers here.
   virtual void begin_run(const RunContext&) {}
-  /// Every ~10^6 events during a run.
+  /// Every ~10^6 events during a run, and at least every 100 ms of it.
   virtual void tick(const RunContext&) {}
   /// The run finished (its collectives all ended); detach observers here.
   virtual void end_run(const RunContext&) {}

@@ -348,6 +348,12 @@ struct BackendInfo {
                         std::uint64_t bytes) = nullptr;
   /// What `work` counts ("packets", "flits"); null: messages.
   const char* (*work_unit)(const BackendOptions& options) = nullptr;
+  /// Bytes of the backend's own state on `topo` for a run of `work` units (as `work` counts):
+  /// what grows with its options (the packet backend's VCs x ports, and the packets buffers that
+  /// deep hold at once), for --max-memory (scheduler/limits.hpp). Null: nothing beyond the job's
+  /// estimate (per link and per message in flight).
+  std::uint64_t (*state_bytes)(const BackendOptions& options, const topology::Topology& topo,
+                               std::uint64_t work) = nullptr;
   /// What Backend::link_contention_only will say for these options, known before a run so that
   /// its work estimate counts every group when one group cannot stand for all
   /// (scheduler/group_symmetry.hpp). Null: false. A test checks both agree for every backend.

@@ -15,8 +15,16 @@ std::string count(std::uint64_t v) {
   return fmt::format("{:.3g}", static_cast<double>(v));
 }
 
-std::string gib(std::uint64_t bytes) {
-  return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1ull << 30));
+// An estimate in the largest binary unit it reaches, to one decimal below 100 ("9.4 GiB",
+// "118 MiB", "128 PiB"): never a count of GiB in the millions.
+std::string estimate_size(std::uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (u < 6 && v >= 1024) v /= 1024, ++u;
+  std::string n = v >= 100 || u == 0 ? fmt::format("{:.0f}", v) : fmt::format("{:.1f}", v);
+  if (n.ends_with(".0")) n.resize(n.size() - 2);
+  return n + " " + kUnits[u];
 }
 
 // a * b, saturated at UINT64_MAX.
@@ -189,9 +197,9 @@ void check_limits(const WorkEstimate& e, const RunLimits& limits, const std::str
     throw core::ResourceError(fmt::format(
         "{}: about {} of simulator memory{}, over the limit of {} (--max-memory): use fewer "
         "NPUs, ranks or chunks, or raise --max-memory if the machine has it",
-        what, gib(e.memory()),
+        what, estimate_size(e.memory()),
         e.in_flight > 0 ? fmt::format(" ({} messages in flight at once)", count(e.in_flight)) : "",
-        gib(limits.max_memory)));
+        core::to_string(core::Bytes{limits.max_memory})));  // as the user wrote it
   }
 }
 
@@ -200,11 +208,23 @@ std::uint64_t moved_bytes(collective::Collective c, std::uint32_t ranks, core::B
 }
 
 void check_backend_work(const network::BackendInfo& backend, const network::BackendOptions& options,
-                        std::uint64_t messages, std::uint64_t bytes, const RunLimits& limits,
-                        const std::string& what) {
+                        const topology::Topology& topo, std::uint64_t messages,
+                        std::uint64_t bytes, const RunLimits& limits, const std::string& what) {
   if (backend.work == nullptr) return;
   const std::uint64_t units = backend.work(options, messages, bytes);
-  if (units <= limits.max_messages) return;
+  if (units <= limits.max_messages) {
+    if (backend.state_bytes == nullptr) return;
+    const std::uint64_t state = backend.state_bytes(options, topo, units);
+    const std::uint64_t memory = state > UINT64_MAX - kBaseBytes ? UINT64_MAX : state + kBaseBytes;
+    if (memory <= limits.max_memory) return;
+    throw core::ResourceError(fmt::format(
+        "{}: about {} of simulator memory for the {} backend's state (its VCs on every port and "
+        "the {} its buffers hold at once), over the limit of {} (--max-memory): use fewer VCs "
+        "or shallower buffers, fewer NPUs, or raise --max-memory if the machine has it",
+        what, estimate_size(memory), backend.name,
+        backend.work_unit ? backend.work_unit(options) : "messages",
+        core::to_string(core::Bytes{limits.max_memory})));
+  }
   throw core::ResourceError(fmt::format(
       "{}: about {} {} on the {} backend ({} messages of {} in all), over the limit of {} "
       "(--max-messages): use a smaller size, fewer NPUs, another backend, or raise "

@@ -102,11 +102,13 @@ void check_limits(const WorkEstimate& e, const RunLimits& limits, const std::str
 std::uint64_t moved_bytes(collective::Collective c, std::uint32_t ranks, core::Bytes size);
 
 /// Throws core::ResourceError if what `backend` simulates for `messages` messages moving `bytes`
-/// (BackendInfo::work, e.g. the packet backend's packets) exceeds --max-messages, naming `what`.
-/// Backends whose events are per message are covered by check_limits.
+/// (BackendInfo::work, e.g. the packet backend's packets) exceeds --max-messages, or its own state
+/// on `topo` (BackendInfo::state_bytes: VCs x ports, buffered packets) with kBaseBytes exceeds
+/// --max-memory, naming `what` and the options that set it. Backends whose events are per
+/// message are covered by check_limits.
 void check_backend_work(const network::BackendInfo& backend, const network::BackendOptions& options,
-                        std::uint64_t messages, std::uint64_t bytes, const RunLimits& limits,
-                        const std::string& what);
+                        const topology::Topology& topo, std::uint64_t messages,
+                        std::uint64_t bytes, const RunLimits& limits, const std::string& what);
 
 /// The work of a command that runs no collective (multitree's tree edges, nccl-tests' rows,
 /// plot's points, inventory's links) against the same limits: throws core::ResourceError naming

@@ -271,6 +271,9 @@ def value(rng, d, opt, cmd, files):
     if name == "--group" or name == "-g":
         return rng.choice(["all", "dim:0", "dim:1", "dim:9", "npus:0,1", "npus:0-3;4-7", "npus:0,0",
                            "npus:", "npus:0-99"])
+    if name in ("--vcs", "--vc-buffer-flits", "--injection-queue-flits", "--ejection-queue-flits"):
+        # Issue 52: VCs x buffer depth x ports up to 10^4 each, refused by the memory estimate.
+        return rng.choice(["1", "2", "4", "8", "64", "318", "1000", "10000"])
     if name == "--chunks":
         return rng.choice(["1", "1", "2", "4", "64", "0", "4294967295", "4294967296"])
     if name == "--iterations":
