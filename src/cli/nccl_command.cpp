@@ -16,7 +16,7 @@
 #include "collective/nccl/model.hpp"
 #include "config/scenario.hpp"
 #include "core/error.hpp"
-#include "io/input_file.hpp"
+#include "core/input_file.hpp"
 #include "jobs/nccl_tests.hpp"
 #include "scheduler/limits.hpp"
 #include "topology/gpu_systems/gpu_system.hpp"
@@ -165,7 +165,7 @@ struct LoggedRun {
 std::vector<LoggedRun> read_logs(const ValidateNcclOptions& o) {
   std::vector<LoggedRun> all;
   for (const std::string& path : o.logs) {
-    const auto runs = jobs::read_nccl_log(io::read_input(path, "nccl-tests log"), path);
+    const auto runs = jobs::read_nccl_log(core::read_input(path, "nccl-tests log"), path);
     if (runs.empty()) throw core::InputError("LOG: '" + path + "' has no nccl-tests result");
     for (const jobs::NcclLogRun& run : runs) {
       std::string sys = o.system;

@@ -16,7 +16,7 @@
 
 #include "core/error.hpp"
 #include "core/suggest.hpp"
-#include "io/input_file.hpp"
+#include "core/input_file.hpp"
 #include "io/yaml_load.hpp"
 #include "topology/builders.hpp"
 
@@ -24,7 +24,7 @@ namespace collsim::config {
 
 namespace {
 
-std::string slurp(const std::string& path) { return io::read_input(path, "ASTRA-sim file"); }
+std::string slurp(const std::string& path) { return core::read_input(path, "ASTRA-sim file"); }
 
 // A YAML list of one value per dimension (a scalar counts as a list of one).
 std::vector<YAML::Node> per_dim(const YAML::Node& root, const std::string& key,

@@ -11,14 +11,14 @@
 #include <set>
 
 #include "core/error.hpp"
-#include "io/input_file.hpp"
+#include "core/input_file.hpp"
 
 namespace collsim::config {
 
 namespace {
 
 nlohmann::json read_json(const std::string& path, const char* flag) {
-  const std::string text = io::read_input(path, std::string(flag) + " file");
+  const std::string text = core::read_input(path, std::string(flag) + " file");
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {  // parse_error, out_of_range 406 (1e999)

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "compute/compute.hpp"
-#include "io/input_file.hpp"
+#include "core/input_file.hpp"
 #include "io/yaml_load.hpp"
 #include "io/yaml_reader.hpp"
 #include "core/error.hpp"
@@ -558,7 +558,7 @@ Scenario parse_scenario(const std::string& text, const std::string& source) {
 }
 
 Scenario load_scenario(const std::string& path) {
-  return parse_scenario(io::read_input(path, "scenario file"), path);
+  return parse_scenario(core::read_input(path, "scenario file"), path);
 }
 
 }  // namespace collsim::config

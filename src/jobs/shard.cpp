@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
-#include "io/input_file.hpp"
+#include "core/input_file.hpp"
 
 namespace collsim::jobs {
 namespace {
@@ -129,7 +129,7 @@ std::string merge_shards(const std::vector<std::string>& files) {
   if (files.empty()) throw core::InputError("merge: give the shards' CSV files");
   std::vector<ShardText> texts;
   for (const std::string& file : files) {
-    texts.push_back(ShardText{file, io::read_input(file, "shard CSV")});
+    texts.push_back(ShardText{file, core::read_input(file, "shard CSV")});
   }
   return merge_shard_texts(texts);
 }

@@ -261,7 +261,8 @@ void check_command_work(std::uint64_t units, std::string_view unit, std::uint64_
     throw core::ResourceError(fmt::format(
         "{}: about {} of memory ({} {}), over the limit of {} (--max-memory): use fewer NPUs or "
         "points, or raise --max-memory if the machine has it",
-        what, gib(memory), count(units), unit, gib(limits.max_memory)));
+        what, estimate_size(memory), count(units), unit,
+        core::to_string(core::Bytes{limits.max_memory})));
   }
 }
 

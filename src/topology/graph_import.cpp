@@ -16,7 +16,7 @@
 #include <utility>
 
 #include "core/error.hpp"
-#include "io/input_file.hpp"
+#include "core/input_file.hpp"
 #include "topology/forms.hpp"
 
 namespace collsim::topology {
@@ -279,7 +279,7 @@ Topology load_topology_file(const std::string& path, std::string_view field) {
   if (!std::filesystem::exists(path, ec)) {
     throw core::InputError(fmt::format("{}: no topology file \"{}\"", field, path));
   }
-  const std::string text = io::read_input(path, "topology file");
+  const std::string text = core::read_input(path, "topology file");
   const ImportedGraph g = has_extension(path, {".json", ".yaml", ".yml"})
                               ? parse_json_topology(text, path)
                               : parse_simai_topology(text, path);

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
-#include "io/input_file.hpp"
+#include "core/input_file.hpp"
 #include "workload/foreign_json.hpp"
 
 namespace collsim::workload {
@@ -225,7 +225,7 @@ Workload parse_astra_text(std::string_view text, const std::string& path,
 
 Workload read_astra_text(const std::string& path, const std::vector<std::uint32_t>& dims,
                          const AstraTextOptions& options) {
-  const std::string text = io::read_input(path, "workload file");
+  const std::string text = core::read_input(path, "workload file");
   refuse_chakra_json(text, path, "workload");
   return parse_astra_text(text, path, dims, options);
 }

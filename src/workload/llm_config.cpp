@@ -11,7 +11,7 @@
 #include "core/error.hpp"
 #include "core/parse.hpp"
 #include "core/suggest.hpp"
-#include "io/input_file.hpp"
+#include "core/input_file.hpp"
 #include "io/yaml_load.hpp"
 #include "io/yaml_reader.hpp"
 
@@ -502,7 +502,7 @@ LlmConfig parse_llm_config(const std::string& text, const std::string& source) {
 }
 
 LlmConfig load_llm_config(const std::string& path) {
-  return parse_llm_config(io::read_input(path, "LLM config"), path);
+  return parse_llm_config(core::read_input(path, "LLM config"), path);
 }
 
 }  // namespace collsim::workload

@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
-#include "io/input_file.hpp"
+#include "core/input_file.hpp"
 #include "workload/astra_text.hpp"
 #include "workload/foreign_json.hpp"
 #include "workload/formats/chakra.hpp"
@@ -56,7 +56,7 @@ Workload load_workload(const std::string& spec, const topology::Topology& topo,
   }
   if (std::filesystem::is_regular_file(spec + ".0.json", ec)) {
     // PREFIX.0.json: a Chakra trace in JSON form, where PREFIX.0.et was meant.
-    refuse_chakra_json(io::read_input(spec + ".0.json", "workload file"), spec + ".0.json", field);
+    refuse_chakra_json(core::read_input(spec + ".0.json", "workload file"), spec + ".0.json", field);
   }
   if (spec.find('/') != std::string::npos || spec.find('.') != std::string::npos) {
     throw core::InputError(fmt::format("{}: \"{}\": no such workload file", field, spec));

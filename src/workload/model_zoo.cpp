@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "core/suggest.hpp"
-#include "io/input_file.hpp"
+#include "core/input_file.hpp"
 #include "io/yaml_load.hpp"
 #include "io/yaml_reader.hpp"
 
@@ -150,7 +150,7 @@ Model find_model(const std::string& name, const std::string& field) {
     const fs::path p = fs::path(d) / (name + ".yaml");
     std::error_code ec;
     if (!fs::is_regular_file(p, ec)) continue;
-    return parse_model(io::read_input(p.string(), "model file"), p.string());
+    return parse_model(core::read_input(p.string(), "model file"), p.string());
   }
   std::string names;
   for (const std::string& n : model_names()) names += (names.empty() ? "" : ", ") + n;

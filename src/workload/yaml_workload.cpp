@@ -3,7 +3,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "io/input_file.hpp"
+#include "core/input_file.hpp"
 #include "io/yaml_load.hpp"
 #include "io/yaml_reader.hpp"
 #include "core/parse.hpp"
@@ -81,7 +81,7 @@ Workload parse_yaml_workload(std::string_view text, const std::string& source) {
 }
 
 Workload read_yaml_workload(const std::string& path) {
-  return parse_yaml_workload(io::read_input(path, "workload file"), path);
+  return parse_yaml_workload(core::read_input(path, "workload file"), path);
 }
 
 }  // namespace collsim::workload

@@ -12,7 +12,7 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
-#include "io/input_file.hpp"
+#include "core/input_file.hpp"
 #include "workload/formats/chakra_et.pb.h"
 
 namespace collsim::workload::chakra {
@@ -152,7 +152,7 @@ std::string prefix_of(const std::string& spec) {
 }  // namespace
 
 RankTrace read_et(const std::string& path) {
-  const std::string data = io::read_input(path, "Chakra trace", io::kTraceInputLimit);
+  const std::string data = core::read_input(path, "Chakra trace", core::kTraceInputLimit);
   if (data.size() > static_cast<std::size_t>(INT_MAX)) {  // protobuf's streams count in int
     throw core::InputError(fmt::format("{}: a Chakra trace file of more than 2 GiB", path));
   }

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace collsim::io {
+namespace collsim::core {
 
 /// Text inputs: scenarios, workloads, configs, topology files, logs, CSVs.
 inline constexpr std::uint64_t kTextInputLimit = std::uint64_t{64} << 20;
@@ -31,4 +31,4 @@ std::uint64_t input_limit(std::uint64_t fallback);
 std::string read_input(const std::string& path, std::string_view what,
                        std::uint64_t default_limit = kTextInputLimit);
 
-}  // namespace collsim::io
+}  // namespace collsim::core

@@ -1,4 +1,4 @@
-#include "io/input_file.hpp"
+#include "core/input_file.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -15,7 +15,7 @@
 #include "core/parse.hpp"
 #include "core/units.hpp"
 
-namespace collsim::io {
+namespace collsim::core {
 namespace {
 
 // Closes the descriptor on every path out.
@@ -91,4 +91,4 @@ std::string read_input(const std::string& path, std::string_view what,
   return text;
 }
 
-}  // namespace collsim::io
+}  // namespace collsim::core
