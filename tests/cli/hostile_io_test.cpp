@@ -275,14 +275,14 @@ TEST(HostileOutput, TwoConcurrentRunsToOneCsvLeaveOneWholeFile) {
 
 TEST(HostileInput, EndlessHugeAndExpandingInputsAreRefusedWithinTheirLimits) {
   const fs::path dir = fresh_dir();
-  // A 1 GB scenario (sparse: no disk used), /dev/zero, and 500 bytes of nested YAML aliases that
+  // A 1 GB scenario (sparse: no disk used), /dev/zero, and 640 bytes of nested YAML aliases that
   // expand to 10^11 nodes: each refused naming its limit, in well under 2 s of CPU and 200 MB.
   {
     std::ofstream big(dir / "big.yaml");
   }
   fs::resize_file(dir / "big.yaml", std::uintmax_t{1} << 30);
   std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
-  for (int i = 1; i <= 11; ++i) {
+  for (int i = 1; i <= 10; ++i) {
     bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
     for (int k = 0; k < 10; ++k) bomb += (k ? ", *a" : "*a") + std::to_string(i - 1);
     bomb += "]\n";
@@ -303,9 +303,9 @@ TEST(HostileInput, EndlessHugeAndExpandingInputsAreRefusedWithinTheirLimits) {
   EXPECT_NE(run({"run", "/dev/zero"}, dir).err.find("set COLLSIM_MAX_INPUT=SIZE to raise it"),
             std::string::npos);
   // The override works both ways, and a bad one is named.
-  const Ended small = run({"run", "examples/default.yaml"}, dir, {"COLLSIM_MAX_INPUT=1KiB"});
+  const Ended small = run({"run", "examples/default.yaml"}, dir, {"COLLSIM_MAX_INPUT=512B"});
   EXPECT_EQ(small.status, 2);
-  EXPECT_NE(small.err.find("examples/default.yaml: the scenario file is larger than 1 KiB"),
+  EXPECT_NE(small.err.find("examples/default.yaml: the scenario file is larger than 512 B"),
             std::string::npos)
       << small.err;
   const Ended bad = run({"run", "examples/default.yaml"}, dir, {"COLLSIM_MAX_INPUT=lots"});
