@@ -18,9 +18,9 @@ wall-clock seconds, so that a busy machine gives the same verdict as an idle one
 design) is above what its CPU budget stands for (cpu-seconds x 1e6 messages) and that runs out of
 CPU time is run again with that lower limit: refused or finished within its budget, it is slow
 within its limit, not runaway. A sweep run with --quiet that runs out is run again with --progress
-instead, so that its finished runs show (a slow sweep). A case that neither ends nor uses CPU for
---hang-factor x its CPU budget of wall-clock time is blocked, not busy: a hang (a wall-clock bound
-that only a process waiting on nothing reaches).
+instead, so that its finished runs show (a slow sweep). A case that neither ends nor uses any CPU for
+--hang-factor x its CPU budget of wall-clock time is blocked, not busy: a hang (a case using CPU,
+however slowly a loaded machine runs it, is never ended by wall-clock time).
 
 `--hogs K` runs K busy processes (`yes >/dev/null`) beside the sample and `--outcomes FILE` writes
 every case's outcome: the same seed idle and under hogs must write the same file (docs/design.md
@@ -68,7 +68,9 @@ ALLOWED = {
 
 
 def run_text(binary, args):
-    p = subprocess.run([binary] + args, capture_output=True, text=True, timeout=60, cwd=SOURCE)
+    # `--help` and `list`: bounded by 60 s of CPU time, not wall-clock time (a loaded machine).
+    p = subprocess.run([binary] + args, capture_output=True, text=True, cwd=SOURCE,
+                       stdin=subprocess.DEVNULL, preexec_fn=limit(0, 60))
     return p.stdout + p.stderr
 
 
@@ -520,6 +522,16 @@ def _worker_init():
     signal.signal(signal.SIGTERM, stop)
 
 
+def _process_cpu(pid):
+    """CPU seconds (user + system, every thread) of a running process, from /proc; None if gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def _children_cpu():
     u = resource.getrusage(resource.RUSAGE_CHILDREN)
     return u.ru_utime + u.ru_stime
@@ -546,21 +558,32 @@ def run_case(job):
 
         def launch(argv):
             # In the case's own directory (a copy of examples/): relative output names land there.
-            # Bounded by CPU time (RLIMIT_CPU); the wall-clock backstop only catches a process
-            # that waits on nothing, hang_factor x the CPU budget (a busy one ends by its CPU
-            # budget long before, unless the machine gives it under 1 / hang_factor of a core).
+            # Bounded by CPU time (RLIMIT_CPU) only. Wall-clock time never ends a case that is
+            # using CPU, however slowly a loaded machine runs it: a case is a hang only when its
+            # CPU time has not advanced for a whole window (max(60 s, hang_factor x the budget))
+            # while it still runs, i.e. it waits on nothing.
             before = _children_cpu()
             p = subprocess.Popen([binary] + argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE, cwd=os.path.join(tmp, "src"),
                                  preexec_fn=limit(memory, cpu_seconds))
             _CHILD["pid"] = p.pid
             hung = False
+            window = max(60.0, hang_factor * cpu_seconds)
             try:
-                out, err = p.communicate(timeout=max(60.0, hang_factor * cpu_seconds))
-            except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
-                out, err = p.communicate()
-                hung = True
+                last_cpu = _process_cpu(p.pid)
+                while True:
+                    try:
+                        out, err = p.communicate(timeout=window)
+                        break
+                    except subprocess.TimeoutExpired:
+                        now_cpu = _process_cpu(p.pid)
+                        if now_cpu is not None and last_cpu is not None and now_cpu > last_cpu:
+                            last_cpu = now_cpu  # busy, only slow: RLIMIT_CPU will end it
+                            continue
+                        os.killpg(p.pid, signal.SIGKILL)
+                        out, err = p.communicate()
+                        hung = True
+                        break
             finally:
                 _CHILD["pid"] = None
             cpu = _children_cpu() - before  # this worker runs one child at a time
@@ -655,8 +678,8 @@ def main():
                     help="CPU time per case (RLIMIT_CPU, every thread), never wall-clock time")
     ap.add_argument("--timeout", type=float, dest="cpu_seconds", help=argparse.SUPPRESS)
     ap.add_argument("--hang-factor", type=float, default=20,
-                    help="wall-clock backstop, this many times --cpu-seconds (at least 60 s): a "
-                         "case still running then waits on nothing (a hang)")
+                    help="a case whose CPU time does not advance for this many times --cpu-seconds "
+                         "(at least 60 s) of wall-clock time waits on nothing (a hang)")
     ap.add_argument("--memory-mib", type=int, default=4096,
                     help="ulimit -v per case (0: none; sanitizer builds need none)")
     ap.add_argument("--log", help="write every finding as JSON lines to this file")
