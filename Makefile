@@ -16,7 +16,7 @@ DEB_PACKAGES := cmake make g++ libcli11-dev nlohmann-json3-dev libyaml-cpp-dev l
                 python3-pip python3-setuptools python3-wheel \
                 libopenmpi-dev openmpi-bin
 
-.PHONY: deps configure build run test golden sanitize clang bench format clean reproduce figures fuzz \
+.PHONY: deps configure build run test golden sanitize clang bench format clean reproduce figures fuzz fuzz-load-check \
         reproduce-themis reproduce-wrht reproduce-multitree reproduce-switch-fc reproduce-ace \
         reproduce-nccl reproduce-llm reproduce-multipath reproduce-reduced
 
@@ -72,6 +72,15 @@ SEED ?= 2
 fuzz: build
 	$(PYTHON) tests/fuzz/fuzz.py --binary $(BUILD)/collsim --cases $(N) --seed $(SEED) --jobs $(JOBS) \
 	  --log $(BUILD)/fuzz-findings.jsonl
+
+# CI's fuzz sample (seed 1, 2000 cases) twice, alone and beside two `yes >/dev/null` CPU hogs:
+# the outcome of every case must be the same (each case is bounded by CPU time, not seconds).
+fuzz-load-check: build
+	$(PYTHON) tests/fuzz/fuzz.py --binary $(BUILD)/collsim --cases 2000 --seed 1 --jobs 2 \
+	  --outcomes $(BUILD)/fuzz-outcomes-idle.txt
+	$(PYTHON) tests/fuzz/fuzz.py --binary $(BUILD)/collsim --cases 2000 --seed 1 --jobs 2 --hogs 2 \
+	  --outcomes $(BUILD)/fuzz-outcomes-hogs.txt
+	cmp $(BUILD)/fuzz-outcomes-idle.txt $(BUILD)/fuzz-outcomes-hogs.txt && echo "same outcomes idle and under load"
 
 # Build and test with clang; clang++-14 is the oldest supported (it cannot, for one, capture a
 # structured binding in a lambda).

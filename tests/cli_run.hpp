@@ -2,6 +2,7 @@
 // Running the collsim binary from tests as a user would: exit status, standard output and
 // standard error.
 #include "test_paths.hpp"
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,6 +41,16 @@ inline Result collsim(const std::string& args) {
   r.err = ss.str();
   std::filesystem::remove(err_file);
   return r;
+}
+
+// CPU seconds of every child waited for so far (the collsim() runs above, through their shell):
+// tests bound a command's cost by its CPU time, which a busy machine does not change, never by
+// wall-clock time.
+inline double children_cpu_seconds() {
+  rusage u{};
+  ::getrusage(RUSAGE_CHILDREN, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
 }
 
 // `text` with its first `from` replaced by `to` (no std::regex: GCC 12 warns inside it at -O1).

@@ -1,7 +1,7 @@
 // collsim command line (run_cli: the binary's main and the Python package call it). Exit status: 0
 // success; 1 a verification failed or an internal error; 2 bad input (unknown name, bad unit,
 // impossible combination, unreadable file); 3 the simulation could not finish (deadlock or time
-// bound).
+// bound); 130 / 143 stopped by Ctrl-C / SIGTERM (128 + the signal, cli/interrupt.hpp).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <iostream>
@@ -14,6 +14,7 @@
 #include "cli/parse_errors.hpp"
 #include "cli/rank_shard.hpp"
 #include "core/error.hpp"
+#include "core/interrupt.hpp"
 
 namespace {
 
@@ -154,6 +155,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                     fmt::format("table: show only this NPU's tree and schedule table (default: "
                                 "every NPU up to {}, NPU 0 beyond; --format json has all)",
                                 cli::kMultiTreeTableNpus));
+  cli::add_limit_options(*mtree, mo.max_messages, mo.max_memory,
+                         "tree edges (2 N (N-1), the messages of one all-reduce)");
 
   cli::VerifyOptions vo;
   auto* verify = app.add_subcommand(
@@ -175,6 +178,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       "the hardware of a topology per dimension: groups, switches, switch ports, links, "
       "bandwidth per NPU and in total (what a power or cost model starts from)");
   cli::add_topology_options(*inventory, inv);
+  std::string inv_max_messages, inv_max_memory;
+  cli::add_limit_options(*inventory, inv_max_messages, inv_max_memory, "directed links");
 
   cli::TrainOptions tr;
   auto* train = app.add_subcommand(
@@ -256,6 +261,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       ->capture_default_str();
   plot->add_option("--output,-o", po.output, "the PNG to write")->required();
   plot->add_option("--title", po.title, "the figure's title");
+  cli::add_limit_options(*plot, po.max_messages, po.max_memory, "lines of input (points)");
 
   std::string help_name;
   auto* help = app.add_subcommand(
@@ -400,6 +406,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       ->add_option("--protocol", nt.protocol,
                    "nccl (the fastest the algorithm runs), Simple, LL128 or LL (as NCCL_PROTO)")
       ->capture_default_str();
+  cli::add_limit_options(*nccl_tests, nt.max_messages, nt.max_memory, "rows (sizes)");
 
   cli::ValidateNcclOptions vn;
   auto* validate = app.add_subcommand(
@@ -476,7 +483,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (*coll) return cli::run_collective(co, out_opt, out, err);
     if (*list) return cli::list_everything(out);
     if (*verify) return cli::verify_algorithm(vo, out);
-    if (*inventory) return cli::show_inventory(inv, out);
+    if (*inventory) return cli::show_inventory(inv, inv_max_messages, inv_max_memory, out);
     if (*mtree) return cli::show_multitree(mo, out);
     if (*train) return cli::run_train(tr, out_opt, out, err);
     if (*astra) return cli::run_astra(ao, out_opt, out, err);
@@ -501,7 +508,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     return 3;
   } catch (const core::Interrupted& e) {
     err << "collsim: " << e.what() << '\n';
-    return 3;
+    return core::interrupted_status(e.signal());
   } catch (const std::exception& e) {
     err << "collsim: internal error: " << e.what() << '\n';
     return 1;

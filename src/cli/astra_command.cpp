@@ -206,7 +206,8 @@ int run_replay(const AstraOptions& opt, const OutputOptions& out_opt, std::ostre
     std::uint64_t bytes = 0;
     const scheduler::WorkEstimate e = jobs::estimate_replay(net.topology, traces, ro, &bytes);
     scheduler::check_limits(e, limits, what);
-    scheduler::check_backend_work(backend, ro.backend_options, e.messages, bytes, limits, what);
+    scheduler::check_backend_work(backend, ro.backend_options, net.topology, e.messages, bytes,
+                                  limits, what);
   }
   report::ReplayReport rep;
   rep.trace = opt.workload;

@@ -103,12 +103,17 @@ std::vector<const network::BackendInfo*> parse_backends(const std::string& list)
   return out;
 }
 
-void add_limit_options(CLI::App& cmd, std::string& max_messages, std::string& max_memory) {
+void add_limit_options(CLI::App& cmd, std::string& max_messages, std::string& max_memory,
+                       std::string_view unit) {
   const scheduler::RunLimits def;
   cmd.add_option("--max-messages", max_messages,
-                 fmt::format("refuse a run estimated to send more messages than this (default "
-                             "{:.0e}: a few minutes of simulation)",
-                             static_cast<double>(def.max_messages)));
+                 unit.empty()
+                     ? fmt::format("refuse a run estimated to send more messages than this "
+                                   "(default {:.0e}: a few minutes of simulation)",
+                                   static_cast<double>(def.max_messages))
+                     : fmt::format("refuse a command estimated to make more {} than this "
+                                   "(default {:.0e})",
+                                   unit, static_cast<double>(def.max_messages)));
   cmd.add_option("--max-memory", max_memory,
                  fmt::format("refuse a run estimated to need more simulator memory than this "
                              "(default {})",

@@ -5,6 +5,7 @@
 #include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/commands.hpp"
@@ -30,7 +31,9 @@ void add_backend_options(CLI::App& cmd, BackendParamTexts& given);
 std::vector<const network::BackendInfo*> parse_backends(const std::string& list);
 
 /// --max-messages and --max-memory on `cmd`, stored as given.
-void add_limit_options(CLI::App& cmd, std::string& max_messages, std::string& max_memory);
+/// `unit`: what --max-messages counts for a command that sends no messages (e.g. "tree edges").
+void add_limit_options(CLI::App& cmd, std::string& max_messages, std::string& max_memory,
+                       std::string_view unit = {});
 /// The limits from those texts (empty: the default). Throws core::InputError naming the flag.
 scheduler::RunLimits parse_limits(const std::string& max_messages, const std::string& max_memory);
 

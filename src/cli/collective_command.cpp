@@ -10,6 +10,7 @@
 #include "core/parse.hpp"
 #include "network/backend.hpp"
 #include "report/writers.hpp"
+#include "scheduler/limits.hpp"
 #include "jobs/collective_sweep.hpp"
 #include "topology/builders.hpp"
 
@@ -50,11 +51,14 @@ int run_collective(const CollectiveOptions& opt, const OutputOptions& out_opt, s
   }
   const auto endpoints = parse_endpoints(opt.endpoint);
   job.endpoint_params = parse_endpoint_params(opt.endpoint_params);
+  // The flow backend's solver is bounded as it runs (network::BackendOptions::max_solver_work).
+  const scheduler::RunLimits limits = parse_limits(out_opt.max_messages, out_opt.max_memory);
   std::vector<Work> work;
   for (const endpoint::EndpointInfo* e : endpoints) {
     job.endpoint = e;
     for (std::size_t i = 0; i < backends.size(); ++i) {
       job.backend_options = options[i];
+      job.backend_options.max_solver_work = scheduler::solver_budget(limits);
       work.push_back(Work{topo.name(), &topo, backends[i], job});
     }
   }

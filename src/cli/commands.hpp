@@ -135,6 +135,8 @@ struct PlotOptions {
   int run = 1;         ///< with trace: the run drawn (1-based)
   std::string output;  ///< the PNG to write
   std::string title;
+  std::string max_messages;  ///< lines of input at most; empty: scheduler::RunLimits{}
+  std::string max_memory;    ///< the plotting process's estimated memory at most
 };
 /// `collsim plot RESULTS.csv -o FIG.png`: the standard figure of the CSV (python/collsim/plot.py
 /// `auto`); with `trace`, run `run`'s timeline (python/collsim/timeline.py). Throws
@@ -173,6 +175,8 @@ struct MultiTreeOptions {
   /// Table format: the NPU whose tree and schedule table to show; unset: every NPU up to
   /// kMultiTreeTableNpus, NPU 0 beyond (the tables are N^2 lines: 120 MB at 1024 NPUs).
   std::optional<std::uint32_t> npu;
+  std::string max_messages;  ///< tree edges; empty: scheduler::RunLimits{}
+  std::string max_memory;
 };
 inline constexpr std::uint32_t kMultiTreeTableNpus = 64;
 /// `collsim multitree`: T, the trees and the per-NPU schedule tables; 1 if the check fails.
@@ -193,7 +197,10 @@ int run_llm(const LlmOptions& opt, const OutputOptions& out_opt, std::ostream& o
 /// `collsim verify`: 0 when the verifier accepts the program, 1 with the reason when not.
 int verify_algorithm(const VerifyOptions& opt, std::ostream& out);
 /// `collsim inventory`: the switches, ports, links and bandwidth of each dimension.
-int show_inventory(const TopologyFlags& flags, std::ostream& out);
+/// `collsim inventory`: `max_messages` / `max_memory` as --max-messages (directed links) and
+/// --max-memory (the topology: 40 B per directed link) give them; empty: the defaults.
+int show_inventory(const TopologyFlags& flags, const std::string& max_messages,
+                   const std::string& max_memory, std::ostream& out);
 
 
 /// `collsim nccl-tests X_perf`: nccl-tests' options (docs/nccl.md).
@@ -210,6 +217,8 @@ struct NcclTestsCliOptions {
   std::string redop = "sum";       ///< -o
   std::string algorithm = "nccl";  ///< --algorithm
   std::string protocol = "nccl";   ///< --protocol
+  std::string max_messages;        ///< rows (sizes) at most; empty: scheduler::RunLimits{}
+  std::string max_memory;
 };
 int run_nccl_tests_command(const NcclTestsCliOptions& opt, std::ostream& out);
 

@@ -3,12 +3,11 @@
 
 #include <fmt/format.h>
 
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include "core/error.hpp"
 #include "report/output_file.hpp"
+#include "report/writers.hpp"
 #include "workload/formats/chakra.hpp"
 #include "workload/formats/chakra_graph.hpp"
 #include "workload/formats/chakra_write.hpp"
@@ -26,16 +25,7 @@ std::filesystem::path folder_of(const std::string& prefix) {
 }
 
 void write(const std::string& path, const std::string& bytes) {
-  const std::string temp = report::make_temp_beside(path, kOption);
-  {
-    std::ofstream f(temp, std::ios::binary);
-    f << bytes;
-    if (!f) {
-      std::remove(temp.c_str());
-      throw core::InputError(fmt::format("{}: cannot write \"{}\"", kOption, path));
-    }
-  }
-  report::commit_temp(temp, path, kOption);
+  report::write_file_atomically(path, bytes, kOption);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "core/param.hpp"
 #include "collective/nccl/model.hpp"
 #include "core/registry.hpp"
+#include "core/suggest.hpp"
 #include "endpoint/endpoint.hpp"
 #include "network/backend.hpp"
 #include "network/params.hpp"
@@ -175,10 +176,13 @@ int help_for(const std::string& name, std::ostream& out) {
     for (const auto& a : collective::algorithms()) add(a.name);
     for (const auto& b : network::backends()) add(b.name);
     for (const auto& e : endpoint::endpoints()) add(e.name);
+    const std::vector<std::string> models = workload::model_names();
+    std::vector<std::string_view> candidates(seen.begin(), seen.end());
+    candidates.insert(candidates.end(), models.begin(), models.end());
     throw core::InputError(fmt::format(
         "help: \"{}\" is no topology, dimension kind, algorithm, backend, endpoint, endpoint "
-        "parameter or model; try one of: {} (or a model: `collsim list`)",
-        name, names));
+        "parameter or model{}; try one of: {} (or a model: `collsim list`)",
+        name, core::did_you_mean(name, candidates), names));
   }
   return 0;
 }

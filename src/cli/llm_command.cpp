@@ -22,7 +22,7 @@
 #include "jobs/sweep.hpp"
 #include "report/llm_breakdown.hpp"
 #include "report/llm_report.hpp"
-#include "report/output_file.hpp"
+#include "report/writers.hpp"
 #include "workload/llm_config.hpp"
 
 namespace collsim::cli {
@@ -32,19 +32,6 @@ namespace {
 // A search's row label: the split, prefixed by the config when several are searched.
 std::string opts_label(const std::string& path, std::size_t configs, const std::string& split) {
   return configs > 1 ? path + ": " + split : split;
-}
-
-void write_file(const std::string& path, const std::string& text, std::string_view option) {
-  const std::string temp = report::make_temp_beside(path, option);
-  {
-    std::ofstream f(temp, std::ios::binary);
-    f << text;
-    if (!f) {
-      std::remove(temp.c_str());
-      throw core::InputError(fmt::format("{}: cannot write \"{}\"", option, path));
-    }
-  }
-  report::commit_temp(temp, path, option);
 }
 
 }  // namespace
@@ -180,11 +167,13 @@ int run_llm_runs(const std::vector<LlmScenarioRun>& runs, const LlmOptions& opt,
   } else {
     text = report::render_llm(rows, format);
   }
-  if (!out_opt.trace.empty()) write_file(out_opt.trace, report::render_llm_trace(rows[0]), "--trace");
+  if (!out_opt.trace.empty()) {
+    report::write_file_atomically(out_opt.trace, report::render_llm_trace(rows[0]), "--trace");
+  }
   if (out_opt.output.empty()) {
     out << text;
   } else {
-    write_file(out_opt.output, text, "--output");
+    report::write_file_atomically(out_opt.output, text, "--output");
   }
   return 0;
 }
@@ -266,7 +255,7 @@ int run_llm_search(const LlmOptions& opt, const OutputOptions& out_opt, std::ost
   if (out_opt.output.empty()) {
     out << text;
   } else {
-    write_file(out_opt.output, text, "--output");
+    report::write_file_atomically(out_opt.output, text, "--output");
   }
   return 0;
 }

@@ -1,16 +1,50 @@
 // `collsim multitree`: MultiTree's trees and schedule tables (MultiTree (ISCA'21) Fig. 3 and 5).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <vector>
 
+#include "cli/backend_flags.hpp"
 #include "cli/commands.hpp"
 #include "collective/algorithms/multitree_build.hpp"
 #include "core/error.hpp"
+#include "scheduler/limits.hpp"
 #include "topology/builders.hpp"
 
 namespace collsim::cli {
+
+namespace {
+
+// The command's work before any tree is built: 2 N (N-1) tree edges (an all-gather tree per NPU,
+// each edge also a reduce-scatter message) against --max-messages, and what building and printing
+// them holds against --max-memory (build_multitree also refuses a construction past 2e10 link
+// checks, whatever the limits).
+void check_multitree_work(const topology::Topology& topo, collective::MultiTreeMode mode,
+                          const MultiTreeOptions& opt) {
+  const scheduler::RunLimits limits = parse_limits(opt.max_messages, opt.max_memory);
+  const std::uint64_t n = topo.num_npus();
+  const std::uint64_t edges = n * (n - 1);
+  // Memory: the topology, each tree's membership (N^2 bytes) and its edges (40 B each), and
+  // per edge about 300 B of JSON document with --format json. A switched network outside the
+  // authors' search also keeps every NPU pair's route (24 B + 4 B per link).
+  std::uint64_t bytes = scheduler::kBaseBytes + scheduler::kBytesPerLink * topo.links().size() +
+                        n * n + 40 * edges + (opt.format == "json" ? 300 * edges : 0);
+  bool one_link_each = true;
+  for (topology::NodeId p = 0; p < n && one_link_each; ++p) {
+    const auto out = topo.out_links(p);
+    one_link_each = out.size() == 1 && !topo.is_npu(topo.links()[out[0]].dst);
+  }
+  if (topo.num_switches() != 0 &&
+      !(mode == collective::MultiTreeMode::Reference && one_link_each) && n > 1) {
+    bytes += n * n * (24 + 4 * std::uint64_t{std::max(2u, topo.hops(0, n - 1))});
+  }
+  scheduler::check_command_work(2 * edges, "tree edges", bytes, limits,
+                                fmt::format("multitree on {} ({} NPUs)", topo.name(), n));
+}
+
+}  // namespace
 
 int show_multitree(const MultiTreeOptions& opt, std::ostream& out) {
   const topology::Topology topo = topology::from_compact(opt.topology, core::Bandwidth{1e9},
@@ -27,6 +61,7 @@ int show_multitree(const MultiTreeOptions& opt, std::ostream& out) {
   if (opt.format != "table" && opt.format != "json") {
     throw core::InputError(fmt::format("--format: must be table or json, got \"{}\"", opt.format));
   }
+  check_multitree_work(topo, mode, opt);
   const auto plan = collective::build_multitree(topo, mode, opt.kary);
   const std::string problem = collective::check_multitree(topo, plan);
   const std::uint32_t n = topo.num_npus(), T = plan.steps;

@@ -1,5 +1,7 @@
 // `collsim nccl-tests X_perf ...` and `collsim validate nccl LOG...` (commands.hpp, docs/nccl.md).
 #include <algorithm>
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -9,11 +11,14 @@
 #include <sstream>
 #include <vector>
 
+#include "cli/backend_flags.hpp"
 #include "cli/commands.hpp"
 #include "collective/nccl/model.hpp"
 #include "config/scenario.hpp"
 #include "core/error.hpp"
+#include "core/input_file.hpp"
 #include "jobs/nccl_tests.hpp"
+#include "scheduler/limits.hpp"
 #include "topology/gpu_systems/gpu_system.hpp"
 
 namespace collsim::cli {
@@ -95,6 +100,30 @@ const topology::GpuSystem& system_named(const std::string& name, FileSystem& fil
   return file.system;
 }
 
+// The rows nccl-tests would print, counted before any is computed (`-i 1 -e 16G` is 1.7e10 of
+// them), against --max-messages, and what holding them takes (about 256 B each) against
+// --max-memory.
+void check_rows(const jobs::NcclTestsOptions& opt, const NcclTestsCliOptions& o) {
+  std::uint64_t rows = 0;
+  if (opt.min_bytes > 0 && opt.max_bytes >= opt.min_bytes) {
+    if (opt.factor > 1) {
+      for (std::uint64_t size = opt.min_bytes; size <= opt.max_bytes; ++rows) {
+        if (size > UINT64_MAX / opt.factor) {
+          ++rows;
+          break;
+        }
+        size *= opt.factor;
+      }
+    } else if (opt.increment > 0) {
+      rows = (opt.max_bytes - opt.min_bytes) / opt.increment + 1;
+    }
+  }
+  scheduler::check_command_work(
+      rows, "rows", scheduler::kBaseBytes + 256 * rows,
+      parse_limits(o.max_messages, o.max_memory),
+      fmt::format("nccl-tests {} from {} B to {} B", o.binary, opt.min_bytes, opt.max_bytes));
+}
+
 }  // namespace
 
 int run_nccl_tests_command(const NcclTestsCliOptions& o, std::ostream& out) {
@@ -116,6 +145,7 @@ int run_nccl_tests_command(const NcclTestsCliOptions& o, std::ostream& out) {
     throw core::InputError("--nodes: " + o.system + " has no dim1 (nodes); use --nodes 1");
   }
   const nccl::Context ctx{system, {o.gpus, o.nodes}, {}};
+  check_rows(opt, o);
   const auto rows = jobs::run_nccl_tests(opt, ctx);
   jobs::print_nccl_tests(out, opt, ctx, rows);
   return 0;
@@ -135,11 +165,7 @@ struct LoggedRun {
 std::vector<LoggedRun> read_logs(const ValidateNcclOptions& o) {
   std::vector<LoggedRun> all;
   for (const std::string& path : o.logs) {
-    std::ifstream in(path);
-    if (!in) throw core::InputError("LOG: cannot read '" + path + "'");
-    std::stringstream text;
-    text << in.rdbuf();
-    const auto runs = jobs::read_nccl_log(text.str(), path);
+    const auto runs = jobs::read_nccl_log(core::read_input(path, "nccl-tests log"), path);
     if (runs.empty()) throw core::InputError("LOG: '" + path + "' has no nccl-tests result");
     for (const jobs::NcclLogRun& run : runs) {
       std::string sys = o.system;

@@ -50,10 +50,18 @@ std::string rewrite_parse_error(const std::string& what) {
 std::string unknown_option(const CLI::App& app, int argc, const char* const* argv) {
   if (argc < 2 || argv[1][0] == '-') return {};
   const CLI::App* sub = nullptr;
+  std::vector<std::string_view> commands;
   for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; })) {
     if (s->get_name() == argv[1]) sub = s;
+    commands.push_back(s->get_name());
   }
-  if (sub == nullptr) return {};  // CLI11 names an unknown subcommand
+  if (sub == nullptr) {
+    // CLI11 would say only "A subcommand is required".
+    const std::string hint = core::closest(argv[1], commands);
+    return hint.empty()
+               ? fmt::format("unknown command \"{}\" (the commands: `collsim --help`)", argv[1])
+               : fmt::format("unknown command \"{}\"; did you mean `collsim {}`?", argv[1], hint);
+  }
   // The subcommand's options and its own subcommands' (`validate nccl --system`).
   std::vector<std::string> names;
   std::vector<const CLI::App*> todo{sub};

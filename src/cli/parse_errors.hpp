@@ -10,8 +10,10 @@ class App;
 
 namespace collsim::cli {
 
-/// An option of the subcommand that it does not have ("--topolgy"), with the closest it has
-/// ("unknown option --topolgy of `collsim collective`; did you mean --topology?"), or "" when
+/// A subcommand collsim does not have ("unknown command \"colective\"; did you mean `collsim
+/// collective`?"), or an option of the subcommand that it does not have ("--topolgy"), with the
+/// closest it has ("unknown option --topolgy of `collsim collective`; did you mean --topology?"),
+/// or "" when
 /// every `--name` in `argv` is one of the subcommand's (CLI11 then parses as usual). Only long
 /// options are checked; values after `--` are left alone.
 std::string unknown_option(const CLI::App& app, int argc, const char* const* argv);

@@ -6,19 +6,55 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "cli/backend_flags.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "report/output_file.hpp"
+#include "scheduler/limits.hpp"
 
 extern char** environ;
 
 namespace collsim::cli {
+
+namespace {
+
+// The plotting process's work, estimated before it starts: Python's pandas / json hold about 16
+// bytes per byte of input beside matplotlib's 256 MiB, and draw every line of it (a point, or an
+// event of a timeline). The size is checked first, so that a huge file is refused unread.
+void check_plot_work(const std::vector<std::string>& files, const PlotOptions& opt) {
+  const scheduler::RunLimits limits = parse_limits(opt.max_messages, opt.max_memory);
+  constexpr std::uint64_t kPythonBytes = 256ull << 20, kBytesPerInputByte = 16;
+  std::uint64_t bytes = 0;
+  std::error_code ec;
+  for (const std::string& f : files) bytes += std::filesystem::file_size(f, ec);
+  const std::string what = fmt::format("plot of {}", opt.trace.empty() ? opt.csv : opt.trace);
+  const std::uint64_t memory = kPythonBytes + kBytesPerInputByte * bytes;
+  if (memory > limits.max_memory) {
+    scheduler::check_command_work(0, "lines of input", memory, limits,
+                                  what + fmt::format(" ({} bytes of input)", bytes));
+  }
+  std::uint64_t lines = 0;
+  std::vector<char> buf(1 << 20);
+  for (const std::string& f : files) {
+    std::ifstream in(f, std::ios::binary);
+    while (in) {
+      in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+      lines += static_cast<std::uint64_t>(
+          std::count(buf.data(), buf.data() + in.gcount(), '\n'));
+    }
+  }
+  scheduler::check_command_work(lines, "lines of input", memory, limits, what);
+}
+
+}  // namespace
 
 int plot_results(const PlotOptions& opt, std::ostream& err) {
   if (opt.output.empty()) throw core::InputError("-o: the PNG to write is missing");
@@ -31,6 +67,7 @@ int plot_results(const PlotOptions& opt, std::ostream& err) {
   if (opt.run < 1) throw core::InputError("--run: runs are numbered from 1");
   const std::string& input = opt.trace.empty() ? opt.csv : opt.trace;
   std::error_code ec;
+  std::vector<std::string> files;
   for (std::size_t start = 0; start <= input.size();) {
     const auto comma = opt.trace.empty() ? std::min(input.find(',', start), input.size())
                                          : input.size();
@@ -38,8 +75,10 @@ int plot_results(const PlotOptions& opt, std::ostream& err) {
     if (!std::filesystem::is_regular_file(f, ec)) {
       throw core::InputError(fmt::format("plot: {}: no such file", f));
     }
+    files.push_back(f);
     start = comma + 1;
   }
+  check_plot_work(files, opt);
   // Debian's python3 has matplotlib and pandas; the package comes from the source tree (or
   // from where `cmake --install` put it, which Debian's python3 searches anyway).
   const std::string python =

@@ -18,9 +18,29 @@ std::string time_left(double seconds) {
 
 ProgressLine::ProgressLine(std::ostream& err, std::uint64_t total,
                            std::chrono::milliseconds min_interval)
-    : err_(err), total_(total), min_interval_(min_interval) {}
+    : err_(err), total_(total), min_interval_(min_interval), ticker_([this] { keep_setting_up(); }) {}
 
-ProgressLine::~ProgressLine() { clear(); }
+ProgressLine::~ProgressLine() {
+  {
+    const std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  stop_cv_.notify_all();
+  ticker_.join();
+  clear();
+}
+
+void ProgressLine::keep_setting_up() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stop_cv_.wait_for(lock, std::chrono::milliseconds(250), [this] { return stop_; })) {
+    // Only a line on screen that still says "setting up" and is a second old: the run's own
+    // ticks redraw it once it simulates.
+    if (drawn_ && setting_up_ &&
+        std::chrono::steady_clock::now() - last_draw_ >= std::chrono::seconds(1)) {
+      draw(what_, core::Time{}, run_events_start_, true);
+    }
+  }
+}
 
 void ProgressLine::count_messages(const jobs::RunContext& c) {
   sent_ = c.session.executor().messages_sent();
@@ -28,16 +48,17 @@ void ProgressLine::count_messages(const jobs::RunContext& c) {
 }
 
 void ProgressLine::begin_run(const jobs::RunContext& c) {
-  sent_ = expected_ = 0;  // nothing launched yet
   begin_run(c.what, c.sim.now(), c.sim.events_processed());
 }
 
 void ProgressLine::tick(const jobs::RunContext& c) {
+  const std::lock_guard<std::mutex> lock(mu_);
   count_messages(c);
   draw(c.what, c.sim.now(), c.sim.events_processed(), false);
 }
 
 void ProgressLine::begin_run(const std::string& what, core::Time simulated, std::uint64_t events) {
+  const std::lock_guard<std::mutex> lock(mu_);
   ++started_;
   sent_ = expected_ = 0;
   run_start_ = std::chrono::steady_clock::now();
@@ -46,6 +67,7 @@ void ProgressLine::begin_run(const std::string& what, core::Time simulated, std:
 }
 
 void ProgressLine::tick(const std::string& what, core::Time simulated, std::uint64_t events) {
+  const std::lock_guard<std::mutex> lock(mu_);
   draw(what, simulated, events, false);
 }
 
@@ -55,6 +77,7 @@ void ProgressLine::draw(const std::string& what, core::Time simulated, std::uint
   // The first tick after set-up is drawn at once: the line shows that simulating has begun.
   if (!force && drawn_ && !setting_up_ && now - last_draw_ < min_interval_) return;
   last_draw_ = now;
+  if (&what != &what_) what_ = what;
   const double wall = std::chrono::duration<double>(now - run_start_).count();
   const double events = static_cast<double>(events_now - run_events_start_);
   std::string rate;
@@ -78,6 +101,11 @@ void ProgressLine::draw(const std::string& what, core::Time simulated, std::uint
 }
 
 void ProgressLine::clear() {
+  const std::lock_guard<std::mutex> lock(mu_);
+  clear_locked();
+}
+
+void ProgressLine::clear_locked() {
   if (!drawn_) return;
   err_ << "\r\033[K" << std::flush;
   drawn_ = false;

@@ -4,12 +4,16 @@
 // standard error (only when it is a terminal and --quiet is not given: the CLI decides), at most
 // five times a second. The share of messages and the time left are shown where the run's message
 // total is known (flat collectives and sends; not hierarchical ones, whose chunk-stages are
-// decided as they run): the time left assumes the rest goes at the rate so far.
+// decided as they run): the time left assumes the rest goes at the rate so far. While a run sets
+// up (before its first event: programs, routes) a thread of the line's own redraws "setting up
+// (N s)" every second, so the line never stands still on a long set-up.
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
-#include <mutex>
 #include <iosfwd>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "jobs/collective_sweep.hpp"
 #include "jobs/sweep.hpp"
@@ -32,7 +36,14 @@ class ProgressLine final : public jobs::RunMonitor {
   void clear();
 
  private:
+  // `mu_` held by every caller of these.
   void draw(const std::string& what, core::Time simulated, std::uint64_t events, bool force);
+  void clear_locked();
+  void keep_setting_up();  // the ticker thread
+  std::mutex mu_;
+  std::condition_variable stop_cv_;
+  bool stop_ = false;
+  std::string what_;  ///< the run the line shows
   // The run's messages sent and expected (Session::messages_expected; 0: unknown).
   void count_messages(const jobs::RunContext& c);
   std::ostream& err_;
@@ -44,6 +55,7 @@ class ProgressLine final : public jobs::RunMonitor {
   std::uint64_t run_events_start_ = 0;
   bool drawn_ = false;
   bool setting_up_ = false;  ///< the line says the run is still setting up
+  std::thread ticker_;       ///< last: started when everything it reads is made
 };
 
 /// The progress line of a sweep run on several threads (--jobs): the runs that finished, the

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "core/error.hpp"
+#include "report/output_file.hpp"
 #include "jobs/shard.hpp"
 #include "jobs/sweep.hpp"
 #include "report/writers.hpp"
@@ -171,8 +172,9 @@ int write_composed(const ComposedOutput& c, const std::string& output, std::ostr
     report::write_file_atomically(output, c.out);
   } else if (!c.out.empty()) {
     // As a serial CSV run that stopped: the finished rows in FILE.partial, FILE as it was.
-    std::ofstream f(output + ".partial", std::ios::binary | std::ios::trunc);
-    f << c.out;
+    report::OutputFile f(output, "--output");
+    f.write(c.out);
+    f.keep_partial();
   }
   err << c.err << std::flush;
   return c.status;

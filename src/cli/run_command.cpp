@@ -11,6 +11,8 @@
 #include "core/error.hpp"
 #include "report/writers.hpp"
 #include "jobs/collective_sweep.hpp"
+#include "cli/backend_flags.hpp"
+#include "scheduler/limits.hpp"
 
 namespace collsim::cli {
 
@@ -46,6 +48,9 @@ int run_scenario(const std::string& path, const OutputOptions& out_opt, std::ost
     }
     return run_training_work(work, out_opt, out, err);
   }
+  // The flow backend's solver is bounded as it runs (network::BackendOptions::max_solver_work).
+  const std::uint64_t solver_work =
+      scheduler::solver_budget(parse_limits(out_opt.max_messages, out_opt.max_memory));
   if (!out_opt.export_chakra.empty()) {
     throw core::InputError(fmt::format(
         "--export-chakra: {} has collective jobs, which are not workload graphs; export a "
@@ -61,6 +66,7 @@ int run_scenario(const std::string& path, const OutputOptions& out_opt, std::ost
           const auto on_run = [&](auto& job) {
             job.max_time = j.max_time;
             job.backend_options = b.options;
+            job.backend_options.max_solver_work = solver_work;
             job.endpoint = e;
             job.endpoint_params = p.endpoint_params;
           };

@@ -20,6 +20,7 @@
 #include "jobs/sweep.hpp"
 #include "report/link_csv.hpp"
 #include "report/lightpath_log.hpp"
+#include "report/output_file.hpp"
 #include "report/packet_trace_log.hpp"
 #include "report/trace.hpp"
 #include "report/writers.hpp"
@@ -74,8 +75,9 @@ std::uint64_t check_run_work(const Work& w, const scheduler::RunLimits& limits, 
       bytes = std::max(bytes, bytes + scheduler::moved_bytes(c, comm.size(), size));
     }
     scheduler::check_backend_work(
-        *w.backend, o, scheduler::bound_work(a, *w.topology, comms, c, chunks, every).messages,
-        bytes, limits, what);
+        *w.backend, o, *w.topology,
+        scheduler::bound_work(a, *w.topology, comms, c, chunks, every).messages, bytes, limits,
+        what);
   };
   if (const auto* j = std::get_if<jobs::CollectiveJob>(&w.job)) {
     for (const auto& a : j->algorithms) {
@@ -96,47 +98,47 @@ std::uint64_t check_run_work(const Work& w, const scheduler::RunLimits& limits, 
   return all;
 }
 
-// Writes CSV rows as they come: to `out`, or to PATH.partial, renamed to PATH at the end.
+// Writes CSV rows as they come: to `out`, or to the --output file (report::OutputFile: a unique
+// temporary file renamed PATH at the end, or PATH.partial on an error or a signal; a FIFO or
+// device in place).
 class CsvStream final : public jobs::RunMonitor {
  public:
   /// `prefix`: a line before the header (a shard's, jobs/shard.hpp), or empty.
   CsvStream(const std::string& path, std::ostream& out, std::string prefix = {})
-      : path_(path), out_(&out), prefix_(std::move(prefix)) {}
+      : out_(out), prefix_(std::move(prefix)) {
+    if (!path.empty()) file_.emplace(path, "--output", report::OutputFile::OnSignal::KeepPartial);
+  }
   void on_row(const jobs::ResultRow& row) override {
-    // The header once, then each row whole, flushed. The file is made with the first row, so a
-    // run that fails before any row leaves nothing behind.
-    if (!header_) open(), *out_ << prefix_ << report::csv_header();
-    *out_ << report::csv_row(row) << std::flush;
+    // The header once, then each row whole, flushed.
+    if (!header_) put(prefix_ + report::csv_header());
+    put(report::csv_row(row));
     header_ = true;
   }
   // Everything ran: the file takes its final name (with no rows at all, the header alone).
   void finish() {
-    if (!header_) open(), *out_ << prefix_ << report::csv_header() << std::flush;
-    if (path_.empty()) return;
-    file_.close();
-    if (std::rename(partial().c_str(), path_.c_str()) != 0) {
-      throw core::InputError(fmt::format("--output: cannot write \"{}\"", path_));
-    }
+    if (!header_) put(prefix_ + report::csv_header());
+    if (file_) file_->commit();
   }
-  std::string partial() const { return path_ + ".partial"; }
-
- private:
-  void open() {
-    if (path_.empty()) return;
-    file_.open(partial(), std::ios::binary | std::ios::trunc);
-    if (!file_) throw core::InputError(fmt::format("--output: cannot write \"{}\"", partial()));
-    out_ = &file_;
+  // Stopped by an error: the rows so far go to partial().
+  void keep_partial() {
+    if (file_) file_->keep_partial();
   }
-
- private:
-  std::string path_;
-  std::ofstream file_;
-  std::ostream* out_;
-  std::string prefix_;
-  bool header_ = false;
-
- public:
+  std::string partial() const { return file_ ? file_->partial_path() : std::string(); }
   bool wrote_rows() const { return header_; }
+
+ private:
+  void put(const std::string& text) {
+    if (!file_) {
+      out_ << text << std::flush;
+      return;
+    }
+    file_->write(text);
+    file_->flush();
+  }
+  std::ostream& out_;
+  std::string prefix_;
+  std::optional<report::OutputFile> file_;
+  bool header_ = false;
 };
 
 // What a point costs, about (for costliest-first): the messages of its closed form, or what the
@@ -282,7 +284,7 @@ int run_work(const std::vector<Work>& given, const OutputOptions& opt, std::ostr
     if (const auto* j = std::get_if<jobs::CollectiveJob>(&w.job)) {
       // Without a trace, a flat ring may run as its three-rank stand-in: estimated as such.
       jobs::check_job(*w.topology, *j, limits, w.platform,
-                      opt.trace.empty() ? w.backend : nullptr);
+                      opt.trace.empty() ? w.backend : nullptr, w.backend);
     } else {
       jobs::check_job(*w.topology, std::get<jobs::ConcurrentJob>(w.job), limits, w.platform);
     }
@@ -294,6 +296,9 @@ int run_work(const std::vector<Work>& given, const OutputOptions& opt, std::ostr
     // bounds their sum, not each run.
     scheduler::WorkEstimate e;
     e.messages = messages;
+    for (const Work& w : work) {
+      e.extra_bytes = std::max(e.extra_bytes, report::TraceWriter::run_bytes(*w.topology));
+    }
     scheduler::check_limits(
         e, limits,
         fmt::format("--trace of {} run{}: it keeps every message of every run", total,
@@ -370,6 +375,7 @@ int run_work(const std::vector<Work>& given, const OutputOptions& opt, std::ostr
     line.clear();
     if (table) table->finish();  // the rows shown so far stay, their block closed
     if (csv && !opt.output.empty() && csv->wrote_rows()) {
+      csv->keep_partial();
       err << fmt::format("collsim: the rows finished before the error are in {}\n", csv->partial());
     }
   };
@@ -384,15 +390,16 @@ int run_work(const std::vector<Work>& given, const OutputOptions& opt, std::ostr
       to_stdout.output.clear();
       emit(finished.rows, to_stdout, out);
     }
-    if (trace) trace->discard();
   };
   try {
     sweep.run();
   } catch (const core::Interrupted&) {
     keep_finished();
+    if (trace) trace->close();  // as far as it got
     throw;
   } catch (const core::ResourceError&) {
     keep_finished();
+    if (trace) trace->discard();  // exit 3: an existing file stays as it was
     throw;
   } catch (const core::SimulationError&) {
     stopped();

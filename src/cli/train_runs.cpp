@@ -107,6 +107,12 @@ int run_training_work(const std::vector<TrainingWork>& work, const OutputOptions
     // Nothing lost: the rows that finished, on standard output.
     line.clear();
     if (!sweep.rows.empty()) out << report::render_training(sweep.rows, format, !opt.no_layers);
+    if (!opt.trace.empty()) {  // as far as it got: the runs that finished
+      std::vector<const workload::Workload*> done;
+      for (std::size_t i : sweep.row_workload) done.push_back(&sweep.workloads[i]);
+      report::write_file_atomically(opt.trace, report::render_training_trace(sweep.rows, done),
+                                    "--trace");
+    }
     throw;
   }
   const auto& rows = sweep.rows;

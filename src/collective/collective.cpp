@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 
 namespace collsim::collective {
 
@@ -30,9 +31,9 @@ Collective parse_collective(std::string_view text, std::string_view field) {
   for (Collective c : all_collectives()) {
     if (text == to_string(c)) return c;
   }
-  throw core::InputError(fmt::format(
-      "{}: unknown collective \"{}\"; valid: all-reduce, reduce-scatter, all-gather, all-to-all",
-      field, text));
+  constexpr std::string_view kValid = "all-reduce, reduce-scatter, all-gather, all-to-all";
+  throw core::InputError(fmt::format("{}: unknown collective \"{}\"{}; valid: {}", field, text,
+                                     core::did_you_mean_in(text, kValid), kValid));
 }
 
 double busbw_factor(Collective c, std::uint32_t n) {

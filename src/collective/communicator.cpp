@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 
 namespace collsim::collective {
 namespace {
@@ -30,6 +31,7 @@ Communicator parse_list(std::string_view list, const topology::Topology& topo,
                         std::string_view field, std::string_view whole) {
   Communicator c;
   c.label = "npus:" + std::string(list);
+  c.explicit_order = true;
   std::vector<std::uint8_t> seen(topo.num_npus(), 0);
   while (!list.empty()) {
     const std::size_t comma = list.find(',');
@@ -126,12 +128,14 @@ std::vector<Communicator> parse_groups(std::string_view text, const topology::To
     }
     return out;
   }
-  throw core::InputError(fmt::format("{}: unknown group \"{}\"; forms: {}", field, text, kForms));
+  const std::string_view kind = text.substr(0, text.find(':'));
+  throw core::InputError(fmt::format("{}: unknown group \"{}\"{}; forms: {}", field, text,
+                                     core::did_you_mean(kind, {"all", "dim", "npus"}), kForms));
 }
 
 std::vector<Rank> ring_order(const topology::Topology& topo, const Communicator& comm) {
   std::vector<Rank> order(comm.size());
-  if (comm.size() == topo.num_npus()) {
+  if (comm.size() == topo.num_npus() && !comm.explicit_order) {
     std::vector<Rank> rank_of(topo.num_npus());
     for (Rank r = 0; r < comm.size(); ++r) rank_of[comm.npus[r]] = r;
     for (std::size_t k = 0; k < order.size(); ++k) order[k] = rank_of[topo.ring_order()[k]];

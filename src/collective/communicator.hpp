@@ -16,10 +16,18 @@ namespace collsim::collective {
 struct Communicator {
   std::vector<topology::NodeId> npus;  ///< rank r runs on npus[r]; distinct NPU ids
   std::string label;                   ///< for reports: "all", "dim0[3]", "npus:0,4,8,12"
+  /// The ranks' order was given (npus:LIST): ring algorithms follow it even when it names every
+  /// NPU, instead of the topology's Hamiltonian ring order (ring_order below).
+  bool explicit_order = false;
 
   std::uint32_t size() const { return static_cast<std::uint32_t>(npus.size()); }
   /// True when rank r is NPU r for every NPU of a topology of `num_npus`.
   bool is_identity(std::uint32_t num_npus) const;
+  /// The default communicator (`all`): the identity with no order given, so the topology picks
+  /// the ring order. An npus:LIST naming 0..N-1 in order is the identity but not the default.
+  bool is_default(std::uint32_t num_npus) const {
+    return !explicit_order && is_identity(num_npus);
+  }
 };
 
 /// Every NPU of the topology, rank r = NPU r.
@@ -37,8 +45,10 @@ std::vector<Communicator> parse_groups(std::string_view text, const topology::To
                                        std::string_view field);
 
 /// The order in which ring algorithms visit the ranks: the topology's Hamiltonian ring order
-/// (Topology::ring_order) when the communicator is every NPU, otherwise rank order (a dimension
-/// group is ordered along its dimension, so a ring dimension's group is one hop per step).
+/// (Topology::ring_order) when the communicator is every NPU and its order was not given
+/// (`all`), otherwise rank order: an npus:LIST's order as written, also when it names every NPU
+/// (users align rings with rails that way), and a dimension group along its dimension, so a ring
+/// dimension's group is one hop per step.
 std::vector<Rank> ring_order(const topology::Topology& topo, const Communicator& comm);
 
 }  // namespace collsim::collective

@@ -16,19 +16,15 @@
 
 #include "core/error.hpp"
 #include "core/suggest.hpp"
+#include "core/input_file.hpp"
+#include "io/yaml_load.hpp"
 #include "topology/builders.hpp"
 
 namespace collsim::config {
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw core::InputError(fmt::format("{}: cannot open", path));
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string slurp(const std::string& path) { return core::read_input(path, "ASTRA-sim file"); }
 
 // A YAML list of one value per dimension (a scalar counts as a list of one).
 std::vector<YAML::Node> per_dim(const YAML::Node& root, const std::string& key,
@@ -202,12 +198,7 @@ AstraNetwork json_network(const std::string& path, double giga) {
 namespace {
 
 AstraNetwork yaml_network(const std::string& path, bool si_gigabytes) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(slurp(path));
-  } catch (const YAML::Exception& e) {
-    throw core::InputError(fmt::format("{}:{}: not valid YAML: {}", path, e.mark.line + 1, e.msg));
-  }
+  const YAML::Node root = io::load_yaml(slurp(path), path);
   if (!root.IsMap()) throw core::InputError(fmt::format("{}: must be a map of keys", path));
   std::vector<std::string> unknown;
   for (const auto& kv : root) {

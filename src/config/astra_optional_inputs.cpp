@@ -11,16 +11,16 @@
 #include <set>
 
 #include "core/error.hpp"
+#include "core/input_file.hpp"
 
 namespace collsim::config {
 
 namespace {
 
 nlohmann::json read_json(const std::string& path, const char* flag) {
-  std::ifstream in(path);
-  if (!in) throw core::InputError(fmt::format("{}: {}: cannot open", flag, path));
+  const std::string text = core::read_input(path, std::string(flag) + " file");
   try {
-    return nlohmann::json::parse(in);
+    return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {  // parse_error, out_of_range 406 (1e999)
     throw core::InputError(fmt::format("{}: not valid JSON: {}", path, e.what()));
   }

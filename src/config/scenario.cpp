@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "compute/compute.hpp"
+#include "core/input_file.hpp"
+#include "io/yaml_load.hpp"
 #include "io/yaml_reader.hpp"
 #include "core/error.hpp"
 #include "core/parse.hpp"
@@ -550,22 +552,13 @@ class Reader : public io::YamlReader {
 }  // namespace
 
 Scenario parse_scenario(const std::string& text, const std::string& source) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw InputError(fmt::format("{}:{}: not valid YAML: {}", source, e.mark.line + 1, e.msg));
-  }
+  const YAML::Node root = io::load_yaml(text, source);
   if (!root.IsMap()) throw InputError(fmt::format("{}: must be a YAML map of keys", source));
   return Reader(source).scenario(root);
 }
 
 Scenario load_scenario(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw InputError(fmt::format("{}: cannot read scenario file", path));
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return parse_scenario(ss.str(), path);
+  return parse_scenario(core::read_input(path, "scenario file"), path);
 }
 
 }  // namespace collsim::config

@@ -27,11 +27,17 @@ class SimulationError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// The user stopped the run (Ctrl-C or SIGTERM): the rows that finished are still reported, and
-/// the exit status is 3 (the simulation did not finish).
+/// The user stopped the run (Ctrl-C or SIGTERM): the rows that finished are still reported, the
+/// trace is closed as far as it got, and the exit status is 128 + the signal (130, 143), as a
+/// shell reports a process the signal ended.
 class Interrupted : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit Interrupted(const std::string& what, int signal = 2 /* SIGINT */)
+      : std::runtime_error(what), signal_(signal) {}
+  int signal() const { return signal_; }
+
+ private:
+  int signal_;
 };
 
 }  // namespace collsim::core

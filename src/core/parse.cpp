@@ -11,6 +11,7 @@
 #include <system_error>
 
 #include "core/error.hpp"
+#include "core/units.hpp"
 
 namespace collsim::core {
 
@@ -228,6 +229,14 @@ Quantity split(const Context& c) {
   while (i < s.size() && is_space(s[i])) ++i;
   const std::string_view unit = s.substr(i);
   if (unit.empty()) {
+    // A size of 1024 or more with no unit is a count of bytes: shown as users write it ("1 MiB"),
+    // not as that many MiB (a terabyte).
+    std::uint64_t n = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+    if (c.kind == Kind::Size && ec == std::errc() && end == s.data() + s.size() && n >= 1024) {
+      fail(c, fmt::format("has no unit; write e.g. \"{}\" for {} bytes ({})", to_string(Bytes{n}),
+                          s, accepted(c.kind)));
+    }
     fail(c, fmt::format("has no unit; write e.g. \"{} {}\" ({})", s, example_unit(c.kind),
                         accepted(c.kind)));
   }

@@ -15,7 +15,8 @@
 
 namespace collsim::core {
 
-/// Throws core::InputError `FIELD: unknown WHAT "NAME"; valid: NAMES`.
+/// Throws core::InputError `FIELD: unknown WHAT "NAME"; did you mean X?; valid: NAMES` (the hint
+/// when one of NAMES is close: core/suggest.hpp).
 [[noreturn]] void throw_unknown(std::string_view field, std::string_view what,
                                 std::string_view name, std::string_view names);
 

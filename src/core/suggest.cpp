@@ -9,18 +9,23 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   const auto same = [](char x, char y) {
     return x == y || ((x == '_' || x == '-') && (y == '_' || y == '-'));
   };
-  std::vector<std::size_t> row(b.size() + 1);
-  std::iota(row.begin(), row.end(), std::size_t{0});
+  // Rows i-2, i-1 and i of the table: two swapped neighbours ("rign") cost one edit, the
+  // commonest typo (optimal string alignment distance).
+  std::vector<std::size_t> before(b.size() + 1), prev(b.size() + 1), row(b.size() + 1);
+  std::iota(prev.begin(), prev.end(), std::size_t{0});
   for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
     row[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (same(a[i - 1], b[j - 1]) ? 0 : 1)});
-      diag = up;
+      row[j] = std::min({prev[j] + 1, row[j - 1] + 1,
+                         prev[j - 1] + (same(a[i - 1], b[j - 1]) ? 0 : 1)});
+      if (i > 1 && j > 1 && same(a[i - 1], b[j - 2]) && same(a[i - 2], b[j - 1])) {
+        row[j] = std::min(row[j], before[j - 2] + 1);
+      }
     }
+    std::swap(before, prev);
+    std::swap(prev, row);
   }
-  return row[b.size()];
+  return prev[b.size()];
 }
 
 std::string closest(std::string_view word, const std::vector<std::string_view>& candidates) {
@@ -45,6 +50,17 @@ std::string closest(std::string_view word, const std::vector<std::string_view>& 
 std::string did_you_mean(std::string_view word, const std::vector<std::string_view>& candidates) {
   const std::string c = closest(word, candidates);
   return c.empty() ? std::string() : "; did you mean " + c + "?";
+}
+
+std::string did_you_mean_in(std::string_view word, std::string_view list) {
+  std::vector<std::string_view> names;
+  while (!list.empty()) {
+    const std::size_t comma = list.find(", ");
+    names.push_back(list.substr(0, comma));
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 2);
+  }
+  return did_you_mean(word, names);
 }
 
 }  // namespace collsim::core

@@ -300,7 +300,7 @@ bool runs_as_stand_in(const topology::Topology& topo, const CollectiveJob& job,
                       const network::BackendInfo* backend) {
   const bool ideal = (job.endpoint == nullptr || job.endpoint->name == endpoint::kDefaultEndpoint) &&
                      !job.endpoint_params.ideal_dma;
-  if (backend == nullptr || comms.size() != 1 || !comms.front().is_identity(topo.num_npus()) ||
+  if (backend == nullptr || comms.size() != 1 || !comms.front().is_default(topo.num_npus()) ||
       !scheduler::rotation_planned(choice, comms.front().size(), topo, *backend,
                                    job.backend_options, ideal) ||
       (job.endpoint != nullptr && job.endpoint->messages_independent != nullptr &&
@@ -317,7 +317,8 @@ bool runs_as_stand_in(const topology::Topology& topo, const CollectiveJob& job,
 }  // namespace
 
 void check_job(const topology::Topology& topo, const CollectiveJob& job, const RunLimits& limits,
-               const std::string& platform, const network::BackendInfo* backend) {
+               const std::string& platform, const network::BackendInfo* backend,
+               const network::BackendInfo* runs_on) {
   const std::vector<Communicator> comms = collective::parse_groups(job.group, topo, "group");
   for (core::Bytes size : job.sizes) check_chunks(size, comms.front().size(), job.chunks, "chunks");
   for (const collective::AlgorithmChoice& choice : job.algorithms) {
@@ -327,6 +328,7 @@ void check_job(const topology::Topology& topo, const CollectiveJob& job, const R
       const std::uint64_t n = comms.front().size(), m = scheduler::kRotationProxyRanks;
       e.messages = (e.messages / n + 1) * m;
       e.in_flight = std::min(e.in_flight, (e.in_flight / n + 1) * m);
+      e.route_links = (e.route_links / n + 1) * m;
     }
     // An engine with SRAM runs a flat collective as one run per chunk (scheduler/staging.hpp):
     // as many times the messages, at the largest size.
@@ -337,12 +339,16 @@ void check_job(const topology::Topology& topo, const CollectiveJob& job, const R
       if (chunk > 0 && largest > chunk) {
         const std::uint64_t times = (largest + chunk - 1) / chunk;
         e.messages = e.messages > UINT64_MAX / times ? UINT64_MAX : e.messages * times;
+        e.route_links =
+            e.route_links > UINT64_MAX / times ? UINT64_MAX : e.route_links * times;
       }
     }
-    check_limits(e, limits,
-                 fmt::format("{} {} {} in {} chunk{}", platform.empty() ? topo.name() : platform,
-                             collective::to_string(job.collective), choice.label, job.chunks,
-                             job.chunks == 1 ? "" : "s"));
+    const std::string what =
+        fmt::format("{} {} {} in {} chunk{}", platform.empty() ? topo.name() : platform,
+                    collective::to_string(job.collective), choice.label, job.chunks,
+                    job.chunks == 1 ? "" : "s");
+    check_limits(e, limits, what);
+    if (runs_on != nullptr) scheduler::check_route_work(e, *runs_on, limits, what);
     runtime::check_request(topo, request(choice, comms, job.collective, core::Bytes{1},
                                          job.chunks, ""));
   }

@@ -70,7 +70,7 @@ class RunMonitor {
  public:
   /// A run is about to start (no collective started yet): attach observers here.
   virtual void begin_run(const RunContext&) {}
-  /// Every ~10^6 events during a run.
+  /// Every ~10^6 events during a run, and at least every 100 ms of it.
   virtual void tick(const RunContext&) {}
   /// The run finished (its collectives all ended); detach observers here.
   virtual void end_run(const RunContext&) {}
@@ -158,10 +158,12 @@ std::vector<jobs::ResultRow> run_concurrent_job(const std::string& platform,
 /// chunks against sizes, algorithms against groups, the work and memory estimate against
 /// `limits`. Throws core::InputError or core::ResourceError naming `platform`.
 /// With `backend`, a flat ring that will run as its three-rank stand-in
-/// (scheduler/rotation_symmetry.hpp) is estimated as the stand-in.
+/// (scheduler/rotation_symmetry.hpp) is estimated as the stand-in. With `runs_on`, the backend
+/// the job runs on, its work per route link is checked too (scheduler::check_route_work).
 void check_job(const topology::Topology& topo, const CollectiveJob& job,
                const scheduler::RunLimits& limits = {}, const std::string& platform = "",
-               const network::BackendInfo* backend = nullptr);
+               const network::BackendInfo* backend = nullptr,
+               const network::BackendInfo* runs_on = nullptr);
 void check_job(const topology::Topology& topo, const ConcurrentJob& job,
                const scheduler::RunLimits& limits = {}, const std::string& platform = "");
 

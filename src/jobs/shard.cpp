@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/input_file.hpp"
 
 namespace collsim::jobs {
 namespace {
@@ -128,11 +129,7 @@ std::string merge_shards(const std::vector<std::string>& files) {
   if (files.empty()) throw core::InputError("merge: give the shards' CSV files");
   std::vector<ShardText> texts;
   for (const std::string& file : files) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw core::InputError(fmt::format("merge: cannot read \"{}\"", file));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    texts.push_back(ShardText{file, ss.str()});
+    texts.push_back(ShardText{file, core::read_input(file, "shard CSV")});
   }
   return merge_shard_texts(texts);
 }

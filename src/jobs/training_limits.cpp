@@ -98,7 +98,7 @@ void check_training(const topology::Topology& topo, const network::BackendInfo& 
   }
   scheduler::check_limits(e, limits,
                           why.empty() ? what : fmt::format("{} (every group simulated: {})", what, why));
-  scheduler::check_backend_work(backend, o.backend_options, e.messages, bytes, limits, what);
+  scheduler::check_backend_work(backend, o.backend_options, topo, e.messages, bytes, limits, what);
 }
 
 }  // namespace collsim::jobs

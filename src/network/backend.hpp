@@ -327,6 +327,12 @@ struct BackendOptions {
   std::uint32_t ecmp_seed = 0;
   PacketOptions packet;    ///< used by the packet backend only
   OpticalOptions optical;  ///< used by the optical backend only
+  /// Work bound of the flow backend's max-min solver: flow-link visits over a run (each
+  /// recomputation visits every link of every flow it reaches). Past it the run stops with
+  /// core::ResourceError (exit 2): how often rates are recomputed depends on the run's timing,
+  /// which no estimate before the run knows. 0: none. Set from --max-messages
+  /// (scheduler::solver_budget); not a backend parameter.
+  std::uint64_t max_solver_work = 0;
 };
 
 struct BackendInfo {
@@ -342,10 +348,20 @@ struct BackendInfo {
                         std::uint64_t bytes) = nullptr;
   /// What `work` counts ("packets", "flits"); null: messages.
   const char* (*work_unit)(const BackendOptions& options) = nullptr;
+  /// Bytes of the backend's own state on `topo` for a run of `work` units (as `work` counts):
+  /// what grows with its options (the packet backend's VCs x ports, and the packets buffers that
+  /// deep hold at once), for --max-memory (scheduler/limits.hpp). Null: nothing beyond the job's
+  /// estimate (per link and per message in flight).
+  std::uint64_t (*state_bytes)(const BackendOptions& options, const topology::Topology& topo,
+                               std::uint64_t work) = nullptr;
   /// What Backend::link_contention_only will say for these options, known before a run so that
   /// its work estimate counts every group when one group cannot stand for all
   /// (scheduler/group_symmetry.hpp). Null: false. A test checks both agree for every backend.
   bool (*links_only)(const BackendOptions& options) = nullptr;
+  /// Its cost per message is per link of the message's route (flow: every link is a max-min
+  /// resource the message's flow enters, leaves and is recomputed on), so its limits count
+  /// messages x route links (scheduler::check_route_work).
+  bool route_work = false;
 };
 
 /// The backend's name with its parameters that are not at their default, in the order of its

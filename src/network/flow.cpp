@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "core/error.hpp"
 #include "network/backend.hpp"
 
@@ -90,7 +92,9 @@ FlowBackend::FlowBackend(core::Simulation& sim, const topology::Topology& topo,
   rem_cap_.resize(n, 0);
   unfrozen_.resize(n, 0);
   stamp_.resize(n, 0);
+  key_.resize(n, 0);
   route_.reserve(64);
+  max_solver_work_ = opt.max_solver_work;
 }
 
 std::vector<Resource> FlowBackend::resources() const {
@@ -220,10 +224,16 @@ void FlowBackend::start(topology::NodeId src, topology::NodeId dst, core::Bytes 
   fl.res.clear();
   fl.pos.clear();
   fl.latency = topo_.ni_latency();  // the NIs' links to their routers (topology.hpp)
-  for (topology::LinkId l : route_) {
-    fl.res.push_back(l);
-    fl.latency += topo_.links()[l].latency;
+  for (topology::LinkId l : route_) fl.latency += topo_.links()[l].latency;
+  if (bytes.count == 0) {
+    // Nothing to share: free at once, arrive after the latency. It holds no links (a direct
+    // all-reduce of 1 B on ring:1024 keeps a million empty messages of 256 hops in flight).
+    fl.active = false;
+    ++fl.version;
+    sim_.schedule_in(core::Time{0}, *this, event_tag(f, fl.version, kFinish));
+    return;
   }
+  fl.res.assign(route_.begin(), route_.end());
   std::uint32_t extra = num_links_;
   if (inject_cap_) {
     fl.res.push_back(extra + src);
@@ -231,13 +241,6 @@ void FlowBackend::start(topology::NodeId src, topology::NodeId dst, core::Bytes 
   }
   if (eject_cap_) fl.res.push_back(extra + dst);
 
-  if (bytes.count == 0) {
-    // Nothing to share: free at once, arrive after the latency.
-    fl.active = false;
-    ++fl.version;
-    sim_.schedule_in(core::Time{0}, *this, event_tag(f, fl.version, kFinish));
-    return;
-  }
   if (fifo_) {
     // The NI sends one message at a time: this one waits for those before it.
     fl.queued = true;
@@ -369,6 +372,22 @@ void FlowBackend::recompute() {
       }
     }
   }
+  // The solver's work: every link of every flow reached, here and in the filling below.
+  std::uint64_t visits = 0;
+  for (std::uint32_t f : comp_flows_) visits += flows_[f].res.size();
+  solver_visits_ += visits;
+  ++recomputations_;
+  peak_component_ = std::max<std::uint64_t>(peak_component_, comp_flows_.size());
+  if (max_solver_work_ != 0 && solver_visits_ > max_solver_work_) {
+    throw core::ResourceError(fmt::format(
+        "the flow backend's max-min solver passed its work bound: {:.3g} flow-link visits in {} "
+        "rate recomputations (up to {} flows sharing links in one), over the bound of {:.3g} "
+        "(set by --max-messages): flows that share long routes make every rate change global; "
+        "use fewer NPUs, a topology-aware algorithm, the analytical backend, or raise "
+        "--max-messages",
+        static_cast<double>(solver_visits_), recomputations_, peak_component_,
+        static_cast<double>(max_solver_work_)));
+  }
   // Bring the component's flows up to date at their old rates.
   old_rate_.clear();
   for (std::uint32_t f : comp_flows_) {
@@ -387,7 +406,13 @@ void FlowBackend::recompute() {
     fl.frozen = alone;
     if (alone) fl.rate = rate;
   }
-  // Progressive filling with a lazy min-heap of (fair share, link).
+  // Progressive filling with a lazy min-heap of (fair share, link). A link's share only rises
+  // as flows freeze (a flow freezes at the smallest share, at most the link's own, so the rest
+  // of the link's capacity over the rest of its flows is no less), so a link's entry stays in the
+  // heap at the share it had: a lower bound, popped no later than its current share would be, and
+  // pushed again at its current share then. The links are taken in the same (share, link id)
+  // order as by pushing every change, with the same arithmetic, for a fraction of the pushes (a
+  // flow crossing h links froze with h pushes). Where rounding lowers a share, it is pushed at once.
   heap_.clear();
   auto later = [](const HeapItem& a, const HeapItem& b) {
     return a.share != b.share ? a.share > b.share : a.res > b.res;
@@ -399,7 +424,10 @@ void FlowBackend::recompute() {
                        ? 0
                        : static_cast<std::uint32_t>(on_res_[r].size());
     ++stamp_[r];
-    if (unfrozen_[r] > 0) heap_.push_back(HeapItem{rem_cap_[r] / unfrozen_[r], r, stamp_[r]});
+    if (unfrozen_[r] > 0) {
+      key_[r] = rem_cap_[r] / unfrozen_[r];
+      heap_.push_back(HeapItem{key_[r], r, stamp_[r]});
+    }
   }
   std::make_heap(heap_.begin(), heap_.end(), later);
   while (!heap_.empty()) {
@@ -407,7 +435,13 @@ void FlowBackend::recompute() {
     const HeapItem top = heap_.back();
     heap_.pop_back();
     if (top.stamp != stamp_[top.res] || unfrozen_[top.res] == 0) continue;
-    const double share = top.share;
+    const double share = rem_cap_[top.res] / unfrozen_[top.res];
+    if (share != top.share) {  // risen since it was pushed: back in at its current share
+      key_[top.res] = share;
+      heap_.push_back(HeapItem{share, top.res, ++stamp_[top.res]});
+      std::push_heap(heap_.begin(), heap_.end(), later);
+      continue;
+    }
     for (const Entry& e : on_res_[top.res]) {
       Flow& fl = flows_[e.flow];
       if (fl.frozen) continue;
@@ -417,9 +451,12 @@ void FlowBackend::recompute() {
         rem_cap_[q] = std::max(0.0, rem_cap_[q] - share);
         --unfrozen_[q];
         if (q != top.res && unfrozen_[q] > 0) {
-          ++stamp_[q];
-          heap_.push_back(HeapItem{rem_cap_[q] / unfrozen_[q], q, stamp_[q]});
-          std::push_heap(heap_.begin(), heap_.end(), later);
+          const double now_share = rem_cap_[q] / unfrozen_[q];
+          if (now_share < key_[q]) {
+            key_[q] = now_share;
+            heap_.push_back(HeapItem{now_share, q, ++stamp_[q]});
+            std::push_heap(heap_.begin(), heap_.end(), later);
+          }
         }
       }
     }
@@ -498,7 +535,8 @@ BackendInfo flow_info() {
                 return !o.npu_injection_bandwidth && !o.npu_ejection_bandwidth &&
                        o.multipath == Multipath::None &&
                        o.ni_policy.value_or(NiPolicy::AllAtOnce) == NiPolicy::AllAtOnce;
-              }};
+              },
+          .route_work = true};
 }
 
 }  // namespace collsim::network

@@ -156,6 +156,12 @@ class FlowBackend final : public Backend, private core::EventHandler {
   std::vector<double> rem_cap_;
   std::vector<std::uint32_t> unfrozen_;
   std::vector<std::uint32_t> stamp_;
+  std::vector<double> key_;  // the share of each link's live heap entry (a lower bound)
+  // Flow-link visits of the recomputations so far, against BackendOptions::max_solver_work.
+  std::uint64_t solver_visits_ = 0;
+  std::uint64_t max_solver_work_ = 0;
+  std::uint64_t recomputations_ = 0;
+  std::uint64_t peak_component_ = 0;  // most flows one recomputation reached
   struct HeapItem {
     double share;
     std::uint32_t res;

@@ -1,4 +1,6 @@
 // The packet backend's parameters (params.hpp) and its registry entry (packet_info).
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -291,6 +293,27 @@ std::uint64_t packet_work(const BackendOptions& options, std::uint64_t messages,
   return packets > UINT64_MAX - flits ? UINT64_MAX : packets + flits;
 }
 
+// The backend's own memory (BackendInfo::state_bytes): every channel (links, and the NIs'
+// injection, ejection and queue stages) has `vcs` input VCs downstream, each an InputVc with its
+// queues and per-VC credit counters; and the packets the buffers can hold at once (depth /
+// packet size per VC), at most the run's packets. Measured before issue 49's split: ~1.3 KB per
+// VC (the per-VC constant below, an upper bound since), ~100 B per buffered packet.
+std::uint64_t packet_state_bytes(const BackendOptions& options, const topology::Topology& topo,
+                                 std::uint64_t work) {
+  constexpr double kBytesPerVc = 1400, kBytesPerPacket = 100, kBytesPerChannel = 400;
+  const PacketOptions& o = options.packet;
+  const double npus = topo.num_npus(), nis = o.nis_per_npu;
+  const double stages = 2.0 + (o.injection_queue_flits ? 1 : 0) + (o.ejection_queue_flits ? 1 : 0);
+  const double channels = static_cast<double>(topo.links().size()) + npus * nis * stages;
+  const double vcs = channels * o.vcs + npus * nis;
+  const double packet_flits =
+      1.0 + std::ceil(static_cast<double>(o.packet_payload_bytes) / o.flit_bytes);
+  const double per_vc = std::max(1.0, std::floor(o.vc_buffer_flits / packet_flits));
+  const double held = std::min(static_cast<double>(work), vcs * per_vc + npus * nis);
+  const double bytes = channels * kBytesPerChannel + vcs * kBytesPerVc + held * kBytesPerPacket;
+  return bytes >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(bytes);
+}
+
 }  // namespace
 
 BackendInfo packet_info() {
@@ -310,7 +333,8 @@ BackendInfo packet_info() {
           .work_unit =
               [](const BackendOptions& o) {
                 return o.packet.switching == Switching::Wormhole ? "flits" : "packets";
-              }};
+              },
+          .state_bytes = &packet_state_bytes};
 }
 
 }  // namespace collsim::network

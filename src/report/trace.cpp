@@ -54,14 +54,15 @@ void BusyWindows::add(std::size_t s, core::Time begin, core::Time end) {
   used_ = std::max(used_, last + 1);
 }
 
+std::uint64_t TraceWriter::run_bytes(const topology::Topology& topo) {
+  const std::uint64_t dims = std::max<std::size_t>(1, topo.dimensions().size());
+  return topo.links().size() * (kLinkWindows * sizeof(double) + 2 * sizeof(std::uint32_t)) +
+         dims * kDimWindows * sizeof(double);
+}
+
 TraceWriter::TraceWriter(std::string path)
-    : path_(std::move(path)), temp_(make_temp_beside(path_, "--trace")) {
-  file_.open(temp_, std::ios::binary | std::ios::trunc);
-  if (!file_) {
-    std::remove(temp_.c_str());
-    throw core::InputError(fmt::format("--trace: cannot write \"{}\"", path_));
-  }
-  file_ << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+    : file_(path, "--trace", OutputFile::OnSignal::Commit, "\n]}\n") {
+  file_.write("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
 }
 
 TraceWriter::~TraceWriter() {
@@ -71,29 +72,15 @@ TraceWriter::~TraceWriter() {
   }
 }
 
-void TraceWriter::close() {
-  if (closed_) return;
-  closed_ = true;
-  file_ << "\n]}\n";
-  file_.close();
-  if (!file_) {
-    std::remove(temp_.c_str());
-    throw core::InputError(fmt::format("--trace: writing \"{}\" failed", path_));
-  }
-  commit_temp(temp_, path_, "--trace");
-}
+void TraceWriter::close() { file_.commit(); }
 
-void TraceWriter::discard() {
-  if (closed_) return;
-  closed_ = true;
-  file_.close();
-  std::remove(temp_.c_str());
-}
+void TraceWriter::discard() { file_.discard(); }
 
 void TraceWriter::event(const std::string& json) {
-  if (!first_) file_ << ",\n";
+  // One write per event: closed at a signal (OutputFile::OnSignal::Commit), the file ends after
+  // a whole event and stays valid JSON.
+  file_.write(first_ ? json : ",\n" + json);
   first_ = false;
-  file_ << json;
 }
 
 void TraceWriter::slice(std::uint64_t pid, std::uint64_t tid, const std::string& name,

@@ -15,11 +15,11 @@
 #include <absl/container/flat_hash_map.h>
 
 #include <cstdint>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "jobs/collective_sweep.hpp"
+#include "report/output_file.hpp"
 #include "scheduler/executor.hpp"
 
 namespace collsim::report {
@@ -50,13 +50,18 @@ class TraceWriter final : public jobs::RunMonitor,
                           public scheduler::ExecutionObserver,
                           public network::LinkObserver {
  public:
-  /// Writes to a temporary file beside PATH until close(), which renames it PATH. Throws
-  /// core::InputError naming --trace if the file cannot be written.
+  /// Writes to a temporary file beside PATH until close(), which renames it PATH (a FIFO or
+  /// device: in place; report/output_file.hpp). At a signal the file is closed as far as it got,
+  /// valid JSON. Throws core::InputError naming --trace if the file cannot be written.
   explicit TraceWriter(std::string path);
   /// Closes (renames) if close() was not called; never throws.
   ~TraceWriter();
   TraceWriter(const TraceWriter&) = delete;
   TraceWriter& operator=(const TraceWriter&) = delete;
+
+  /// Bytes the writer keeps for one run on `topo` beyond the messages in flight: the busy windows
+  /// of every link and dimension (256 and 2048 windows of 8 bytes), for --max-memory.
+  static std::uint64_t run_bytes(const topology::Topology& topo);
 
   /// Finish the JSON and give the file its name. Throws core::InputError if writing failed.
   void close();
@@ -85,11 +90,8 @@ class TraceWriter final : public jobs::RunMonitor,
                double capacity);
   std::uint64_t npu_pid(topology::NodeId npu) const { return pid_base_ + npu; }
 
-  std::string path_;
-  std::string temp_;
-  std::ofstream file_;
+  OutputFile file_;
   bool first_ = true;
-  bool closed_ = false;
   // The current run.
   const jobs::RunContext* run_ = nullptr;
   std::uint64_t runs_ = 0;

@@ -67,7 +67,7 @@ std::string render_training_table(const std::vector<jobs::TrainingRow>& rows, bo
         r.order, r.iterations, r.iterations == 1 ? "" : "s");
     std::string ep;
     for (const auto& [key, value] : t.endpoint_metrics) {
-      ep += fmt::format("{}{} {:.4g}", ep.empty() ? "" : ", ", key, value);
+      ep += fmt::format("{}{} {}", ep.empty() ? "" : ", ", key, figure_text(value));
     }
     auto per = [&](core::Time x) { return core::to_string(core::Time{x.ps / r.iterations}); };
     out +=

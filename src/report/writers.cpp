@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 #include "report/output_file.hpp"
 
 namespace collsim::report {
@@ -19,7 +21,21 @@ Format parse_format(std::string_view text, std::string_view field) {
   if (text == "csv") return Format::Csv;
   if (text == "json") return Format::Json;
   throw core::InputError(
-      fmt::format("{}: unknown format \"{}\"; valid: table, csv, json", field, text));
+      fmt::format("{}: unknown format \"{}\"{}; valid: table, csv, json", field, text,
+                  core::did_you_mean_in(text, "table, csv, json")));
+}
+
+std::string figure_text(double v) {
+  const double a = std::fabs(v);
+  if (a < 1e15 && v == std::trunc(v)) return fmt::format("{:.0f}", v);
+  if (a < 1e-4 || a >= 1e15 || !std::isfinite(v)) return fmt::format("{:.4g}", v);
+  const int digits = std::max(0, 3 - static_cast<int>(std::floor(std::log10(a))));
+  std::string s = fmt::format("{:.{}f}", v, digits);
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s;
 }
 
 std::string render(const std::vector<jobs::ResultRow>& rows, Format f) {
@@ -111,14 +127,14 @@ std::string busiest_links_at_largest_size(const std::vector<jobs::ResultRow>& ro
                        links);
     std::string metrics;
     for (const auto& [key, value] : rows[i].backend_metrics) {
-      metrics += fmt::format("{}{} {:.4g}", metrics.empty() ? "" : ", ", key, value);
+      metrics += fmt::format("{}{} {}", metrics.empty() ? "" : ", ", key, figure_text(value));
     }
     if (!metrics.empty()) out += fmt::format("  {:<{}}  {}\n", "", name_w, metrics);
     std::string ep;  // figures of a modelled endpoint (`none`, the default, has only chunk queuing)
     for (const auto& [key, value] : rows[i].endpoint == "none"
                                         ? std::vector<std::pair<std::string, double>>{}
                                         : rows[i].endpoint_metrics) {
-      ep += fmt::format("{}{} {:.4g}", ep.empty() ? "endpoint: " : ", ", key, value);
+      ep += fmt::format("{}{} {}", ep.empty() ? "endpoint: " : ", ", key, figure_text(value));
     }
     if (!ep.empty()) out += fmt::format("  {:<{}}  {}\n", "", name_w, ep);
   }
@@ -425,17 +441,9 @@ std::string render_json(const std::vector<jobs::ResultRow>& rows) {
 
 void write_file_atomically(const std::string& path, const std::string& content,
                            std::string_view option) {
-  const std::string tmp = make_temp_beside(path, option);
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << content;
-    f.flush();
-    if (!f) {
-      std::remove(tmp.c_str());
-      throw core::InputError(fmt::format("{}: writing \"{}\" failed", option, path));
-    }
-  }
-  commit_temp(tmp, path, option);
+  OutputFile f(path, option);
+  f.write(content);
+  f.commit();
 }
 
 }  // namespace collsim::report

@@ -56,6 +56,10 @@ std::string link_summary(const std::vector<topology::DimSpec>& dims);
 std::string dims_text(const std::vector<double>& dim_utilization, double bw_utilization);
 /// "0->1 100%, NPU 3 injection 97%": the busiest links (and NIC caps) as tables list them.
 std::string links_text(const std::vector<jobs::LinkUse>& busiest);
+/// A backend or endpoint figure as tables show it, never in exponent form: whole numbers below
+/// 10^15 in full ("33040123"), others to 4 significant digits ("0.05882", "426.3"); beyond that
+/// range "%.4g".
+std::string figure_text(double v);
 std::string render_json(const std::vector<jobs::ResultRow>& rows);
 
 /// Themis Fig. 9 as CSV: for every row of a hierarchical collective, each dimension's activity
@@ -64,9 +68,10 @@ std::string render_json(const std::vector<jobs::ResultRow>& rows);
 /// (dim 0-based; the last window ends at the run's end). Rows without activity add nothing.
 std::string render_activity_csv(const std::vector<jobs::ResultRow>& rows, core::Time window);
 
-/// Write `content` to `path` via a temporary file beside it and a rename (report/output_file.hpp),
-/// so a failure leaves no half-written file and an existing one as it was. Throws
-/// core::InputError naming `option` and the path if it cannot be written.
+/// Write `content` to `path` as one report::OutputFile (output_file.hpp): a regular file via a
+/// temporary file beside it and a rename, so a failure leaves no half-written file and an
+/// existing one as it was; a FIFO or device in place. Throws core::InputError naming `option` and
+/// the path if it cannot be written.
 void write_file_atomically(const std::string& path, const std::string& content,
                            std::string_view option = "--output");
 

@@ -35,7 +35,7 @@ scheduler::HierarchicalSpec staged_spec(const topology::Topology& topo,
 
 Program build(const topology::Topology& topo, const CollectiveRequest& r, const Communicator& g,
               core::Bytes size) {
-  return g.is_identity(topo.num_npus())
+  return g.is_default(topo.num_npus())
              ? collective::build_program(r.algorithm, topo, r.collective, size, r.chunks)
              : collective::build_program(r.algorithm, topo, g, r.collective, size, r.chunks);
 }

@@ -103,7 +103,7 @@ struct SessionReport {
 struct RunOptions {
   /// Throw core::SimulationError if work remains at this simulated time.
   std::optional<core::Time> max_time;
-  /// Called about every `tick_events` events (progress lines).
+  /// Called about every `tick_events` events, and at least every 100 ms (progress lines, Ctrl-C).
   std::function<void()> tick;
   std::uint64_t tick_events = 1u << 20;
 };

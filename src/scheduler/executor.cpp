@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <span>
 #include <stdexcept>
 #include <vector>
@@ -363,10 +364,27 @@ void run_until_finished(core::Simulation& sim, Executor& executor, const network
                         core::Time start, const ExecuteOptions& options) {
   const auto bound = options.max_time ? std::optional(start + *options.max_time) : std::nullopt;
   core::Simulation::RunResult run;
-  for (;;) {
-    run = sim.run(bound, options.tick ? options.tick_events : UINT64_MAX);
-    if (!run.budget) break;
-    options.tick();
+  if (!options.tick) {
+    run = sim.run(bound);
+  } else {
+    // A tick every tick_events events, and at least every 100 ms of wall time: with slow events
+    // (a flow solve over long routes) 2^20 of them may take minutes, and the progress line and
+    // Ctrl-C wait for the tick. Checking the clock every 4096 events costs nothing measurable.
+    constexpr std::uint64_t kSlice = 4096;
+    constexpr auto kPeriod = std::chrono::milliseconds(100);
+    auto last = std::chrono::steady_clock::now();
+    std::uint64_t since = 0;
+    for (;;) {
+      run = sim.run(bound, std::min(kSlice, std::max<std::uint64_t>(1, options.tick_events - since)));
+      if (!run.budget) break;
+      since += run.events;
+      const auto now = std::chrono::steady_clock::now();
+      if (since >= options.tick_events || now - last >= kPeriod) {
+        options.tick();
+        since = 0;
+        last = now;
+      }
+    }
   }
   if (executor.all_finished()) return;
   const std::string what =

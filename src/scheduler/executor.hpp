@@ -138,7 +138,8 @@ class Executor {
 struct ExecuteOptions {
   /// Stop with core::SimulationError if the collectives have not finished by then.
   std::optional<core::Time> max_time;
-  /// Called every `tick_events` events while the simulation runs (progress reports).
+  /// Called every `tick_events` events, and at least every 100 ms of wall time, while the
+  /// simulation runs (progress reports, Ctrl-C).
   std::function<void()> tick;
   std::uint64_t tick_events = 1u << 20;
 };

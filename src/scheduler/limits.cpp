@@ -15,8 +15,16 @@ std::string count(std::uint64_t v) {
   return fmt::format("{:.3g}", static_cast<double>(v));
 }
 
-std::string gib(std::uint64_t bytes) {
-  return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1ull << 30));
+// An estimate in the largest binary unit it reaches, to one decimal below 100 ("9.4 GiB",
+// "118 MiB", "128 PiB"): never a count of GiB in the millions.
+std::string estimate_size(std::uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = static_cast<double>(bytes);
+  int u = 0;
+  while (u < 6 && v >= 1024) v /= 1024, ++u;
+  std::string n = v >= 100 || u == 0 ? fmt::format("{:.0f}", v) : fmt::format("{:.1f}", v);
+  if (n.ends_with(".0")) n.resize(n.size() - 2);
+  return n + " " + kUnits[u];
 }
 
 // a * b, saturated at UINT64_MAX.
@@ -25,6 +33,24 @@ std::uint64_t mul(std::uint64_t a, std::uint64_t b) {
 }
 std::uint64_t add(std::uint64_t a, std::uint64_t b) {
   return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+// Mean route length (links) of `p`'s sends, from at most ~4096 of them spread evenly over the
+// lanes: the topology's route, as the backends take it.
+double mean_route_links(const collective::Program& p, const topology::Topology& topo) {
+  const std::uint64_t ops = p.total_ops();
+  const std::uint64_t stride = std::max<std::uint64_t>(1, ops / 4096);
+  std::uint64_t sends = 0, links = 0;
+  const auto npu = [&](collective::Rank r) { return p.npus.empty() ? r : p.npus[r]; };
+  for (collective::Lane l = 0; l < p.num_lanes(); ++l) {
+    for (std::uint64_t i = l % stride; i < p.num_ops(l); i += stride) {
+      const collective::Op op = p.op(l, static_cast<std::uint32_t>(i));
+      if (!op.is_send()) continue;
+      ++sends;
+      links += topo.hops(npu(p.rank_of(l)), npu(op.peer));
+    }
+  }
+  return sends == 0 ? 1.0 : static_cast<double>(links) / static_cast<double>(sends);
 }
 
 // The stages one chunk runs in each dimension (as prepare() tries them): a bound, so ASTRA-sim's
@@ -141,6 +167,9 @@ WorkEstimate estimate_work(const collective::AlgorithmChoice& choice,
     const std::uint64_t ops = p.total_ops();
     const std::uint64_t messages = ops / 2 * chunks;
     e.messages += messages;
+    const double links = static_cast<double>(messages) * mean_route_links(p, topo);
+    e.route_links = add(e.route_links, links >= 1.8e19 ? UINT64_MAX
+                                                        : static_cast<std::uint64_t>(links));
     if (!p.generator) e.stored_ops += ops * chunks;
     // Channels are counted only for jobs that may run (a count visits every op).
     if (e.messages <= 4'000'000'000ull) {
@@ -168,9 +197,9 @@ void check_limits(const WorkEstimate& e, const RunLimits& limits, const std::str
     throw core::ResourceError(fmt::format(
         "{}: about {} of simulator memory{}, over the limit of {} (--max-memory): use fewer "
         "NPUs, ranks or chunks, or raise --max-memory if the machine has it",
-        what, gib(e.memory()),
+        what, estimate_size(e.memory()),
         e.in_flight > 0 ? fmt::format(" ({} messages in flight at once)", count(e.in_flight)) : "",
-        gib(limits.max_memory)));
+        core::to_string(core::Bytes{limits.max_memory})));  // as the user wrote it
   }
 }
 
@@ -179,17 +208,62 @@ std::uint64_t moved_bytes(collective::Collective c, std::uint32_t ranks, core::B
 }
 
 void check_backend_work(const network::BackendInfo& backend, const network::BackendOptions& options,
-                        std::uint64_t messages, std::uint64_t bytes, const RunLimits& limits,
-                        const std::string& what) {
+                        const topology::Topology& topo, std::uint64_t messages,
+                        std::uint64_t bytes, const RunLimits& limits, const std::string& what) {
   if (backend.work == nullptr) return;
   const std::uint64_t units = backend.work(options, messages, bytes);
-  if (units <= limits.max_messages) return;
+  if (units <= limits.max_messages) {
+    if (backend.state_bytes == nullptr) return;
+    const std::uint64_t state = backend.state_bytes(options, topo, units);
+    const std::uint64_t memory = state > UINT64_MAX - kBaseBytes ? UINT64_MAX : state + kBaseBytes;
+    if (memory <= limits.max_memory) return;
+    throw core::ResourceError(fmt::format(
+        "{}: about {} of simulator memory for the {} backend's state (its VCs on every port and "
+        "the {} its buffers hold at once), over the limit of {} (--max-memory): use fewer VCs "
+        "or shallower buffers, fewer NPUs, or raise --max-memory if the machine has it",
+        what, estimate_size(memory), backend.name,
+        backend.work_unit ? backend.work_unit(options) : "messages",
+        core::to_string(core::Bytes{limits.max_memory})));
+  }
   throw core::ResourceError(fmt::format(
       "{}: about {} {} on the {} backend ({} messages of {} in all), over the limit of {} "
       "(--max-messages): use a smaller size, fewer NPUs, another backend, or raise "
       "--max-messages",
       what, count(units), backend.work_unit ? backend.work_unit(options) : "messages", backend.name,
       count(messages), core::to_string(core::Bytes{bytes}), count(limits.max_messages)));
+}
+
+void check_route_work(const WorkEstimate& e, const network::BackendInfo& backend,
+                      const RunLimits& limits, const std::string& what) {
+  if (!backend.route_work || e.route_links <= limits.max_messages) return;
+  throw core::ResourceError(fmt::format(
+      "{}: about {} route links on the {} backend ({} messages of {:.3g} links on average: its "
+      "work is per link of each route), over the limit of {} (--max-messages): use fewer NPUs, "
+      "a topology-aware algorithm, another backend, or raise --max-messages",
+      what, count(e.route_links), backend.name, count(e.messages),
+      e.messages ? static_cast<double>(e.route_links) / static_cast<double>(e.messages) : 0.0,
+      count(limits.max_messages)));
+}
+
+std::uint64_t solver_budget(const RunLimits& limits) {
+  return mul(limits.max_messages, kSolverVisitsPerMessage);
+}
+
+void check_command_work(std::uint64_t units, std::string_view unit, std::uint64_t memory,
+                        const RunLimits& limits, const std::string& what) {
+  if (units > limits.max_messages) {
+    throw core::ResourceError(fmt::format(
+        "{}: about {} {}, over the limit of {} (--max-messages counts them for this command): "
+        "use fewer NPUs or points, or raise --max-messages",
+        what, count(units), unit, count(limits.max_messages)));
+  }
+  if (memory > limits.max_memory) {
+    throw core::ResourceError(fmt::format(
+        "{}: about {} of memory ({} {}), over the limit of {} (--max-memory): use fewer NPUs or "
+        "points, or raise --max-memory if the machine has it",
+        what, estimate_size(memory), count(units), unit,
+        core::to_string(core::Bytes{limits.max_memory})));
+  }
 }
 
 void check_chunks(core::Bytes size, std::uint32_t ranks, std::uint32_t chunks,

@@ -19,6 +19,7 @@
 // (a program of 10^10 ops would exhaust memory before any estimate).
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "collective/algorithm.hpp"
@@ -49,6 +50,10 @@ struct WorkEstimate {
   std::uint64_t stored_ops = 0;
   std::uint64_t links = 0;
   std::uint64_t extra_bytes = 0;  ///< other state, e.g. the verifier's
+  /// Messages x their mean route length in links, from a sample of the one-chunk program's sends
+  /// (0 when nothing was built): the work of a backend whose cost per message is per link of its
+  /// route (BackendInfo::route_work: the flow backend's max-min resources).
+  std::uint64_t route_links = 0;
   /// Bytes of simulator memory, by the formula above (saturated at UINT64_MAX).
   std::uint64_t memory() const;
 };
@@ -97,11 +102,33 @@ void check_limits(const WorkEstimate& e, const RunLimits& limits, const std::str
 std::uint64_t moved_bytes(collective::Collective c, std::uint32_t ranks, core::Bytes size);
 
 /// Throws core::ResourceError if what `backend` simulates for `messages` messages moving `bytes`
-/// (BackendInfo::work, e.g. the packet backend's packets) exceeds --max-messages, naming `what`.
-/// Backends whose events are per message are covered by check_limits.
+/// (BackendInfo::work, e.g. the packet backend's packets) exceeds --max-messages, or its own state
+/// on `topo` (BackendInfo::state_bytes: VCs x ports, buffered packets) with kBaseBytes exceeds
+/// --max-memory, naming `what` and the options that set it. Backends whose events are per
+/// message are covered by check_limits.
 void check_backend_work(const network::BackendInfo& backend, const network::BackendOptions& options,
-                        std::uint64_t messages, std::uint64_t bytes, const RunLimits& limits,
-                        const std::string& what);
+                        const topology::Topology& topo, std::uint64_t messages,
+                        std::uint64_t bytes, const RunLimits& limits, const std::string& what);
+
+/// The work of a command that runs no collective (multitree's tree edges, nccl-tests' rows,
+/// plot's points, inventory's links) against the same limits: throws core::ResourceError naming
+/// `what` when `units` (of `unit`, e.g. "tree edges") exceed --max-messages or `memory` bytes
+/// exceed --max-memory, with the estimate, the limit and the option that raises it.
+void check_command_work(std::uint64_t units, std::string_view unit, std::uint64_t memory,
+                        const RunLimits& limits, const std::string& what);
+
+/// Throws core::ResourceError if `backend` does work per link of each route
+/// (BackendInfo::route_work) and e.route_links exceeds --max-messages, naming `what`, the
+/// estimate, the limit and the option. A direct all-reduce on ring:1024 is 2.1e6 messages but
+/// 1.1e9 route links (2.1e6 x 512; it took 19 s of CPU on flow, issue 51).
+void check_route_work(const WorkEstimate& e, const network::BackendInfo& backend,
+                      const RunLimits& limits, const std::string& what);
+
+/// The flow backend's budget for its max-min solver (BackendOptions::max_solver_work), from
+/// --max-messages: kSolverVisitsPerMessage flow-link visits per message allowed, measured to cost
+/// about as much CPU as a message.
+inline constexpr std::uint64_t kSolverVisitsPerMessage = 20;
+std::uint64_t solver_budget(const RunLimits& limits);
 
 /// Throws core::InputError naming `field` when chunks > 1 split `size` into chunks of less than
 /// one byte per rank: at most max(1, size / ranks) chunks.

@@ -56,7 +56,18 @@ Topology bigraph(std::uint32_t switches, std::uint32_t per_switch, core::Bandwid
   const std::uint64_t npus = std::uint64_t{switches} * per_switch;
   if (npus > (1u << 20)) throw core::InputError("bigraph: at most 1048576 NPUs");
   const auto n = static_cast<NodeId>(npus);
+  // Counted before anything is built: S/2 x S/2 switch pairs grow as S^2 (bigraph:65536x4 has
+  // 2.1e9 links, 50 GB of them).
+  const std::uint64_t half_switches = switches / 2;
+  const std::uint64_t num_links = 2 * npus + 2 * half_switches * half_switches;
+  if (num_links > kMaxLinksPerTopology) {
+    throw core::InputError(fmt::format(
+        "bigraph:{}x{}: {} directed links ({} switch pairs between the layers), more than the {} "
+        "collsim supports; use fewer switches",
+        switches, per_switch, num_links, half_switches * half_switches, kMaxLinksPerTopology));
+  }
   std::vector<Link> links;
+  links.reserve(num_links);
   auto both = [&](NodeId a, NodeId b) {
     links.push_back(Link{a, b, bw, lat, 0});
     links.push_back(Link{b, a, bw, lat, 0});

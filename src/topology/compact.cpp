@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 #include "topology/builders.hpp"
 #include "topology/forms.hpp"
 
@@ -93,7 +94,11 @@ Topology from_compact(std::string_view spec, core::Bandwidth bw, core::Time lat,
   const std::size_t colon = spec.find(':');
   const std::string_view name = spec.substr(0, colon);
   const TopologyForm* form = find_topology_form(name);
-  if (form == nullptr) p.fail(fmt::format("unknown kind \"{}\"", name));
+  if (form == nullptr) {
+    std::vector<std::string_view> names;
+    for (const TopologyForm& f : topology_forms()) names.push_back(f.name);
+    p.fail(fmt::format("unknown kind \"{}\"{}", name, core::did_you_mean(name, names)));
+  }
   if (colon == std::string_view::npos || colon + 1 == spec.size()) {
     if (form->args == FormArgs::Path) {
       p.fail(fmt::format("missing the file in \"{}\" (write e.g. {})", spec, form->example));

@@ -27,6 +27,7 @@
 
 #include "core/error.hpp"
 #include "core/parse.hpp"
+#include "io/yaml_load.hpp"
 #include "io/yaml_reader.hpp"
 #include "topology/dim_kind.hpp"
 #include "topology/graph_import.hpp"
@@ -189,13 +190,7 @@ class Reader : public io::YamlReader {
 }  // namespace
 
 ImportedGraph parse_json_topology(const std::string& text, const std::string& source) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw core::InputError(fmt::format("{}:{}: not valid JSON or YAML: {}", source,
-                                       e.mark.line >= 0 ? e.mark.line + 1 : 0, e.msg));
-  }
+  const YAML::Node root = io::load_yaml(text, source, "JSON or YAML");
   const Reader r(source);
   if (!root.IsMap()) r.fail(root, "top level", "must be a map with npus, switches and links");
   return r.read(root);

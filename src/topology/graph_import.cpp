@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/input_file.hpp"
 #include "topology/forms.hpp"
 
 namespace collsim::topology {
@@ -275,16 +276,10 @@ Topology load_topology_file(const std::string& path, std::string_view field) {
   if (path.empty()) {
     throw core::InputError(fmt::format("{}: file: needs a path, e.g. file:fabric.json", field));
   }
-  if (!std::filesystem::is_regular_file(path, ec)) {
+  if (!std::filesystem::exists(path, ec)) {
     throw core::InputError(fmt::format("{}: no topology file \"{}\"", field, path));
   }
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (!in && !in.eof()) {
-    throw core::InputError(fmt::format("{}: cannot read topology file \"{}\"", field, path));
-  }
-  const std::string text = ss.str();
+  const std::string text = core::read_input(path, "topology file");
   const ImportedGraph g = has_extension(path, {".json", ".yaml", ".yml"})
                               ? parse_json_topology(text, path)
                               : parse_simai_topology(text, path);

@@ -23,7 +23,7 @@ constexpr std::uint32_t kUnreached = std::numeric_limits<std::uint32_t>::max();
 // well below that so that an over-large spec (fc:60000 has 3.6e9 links) fails with a message
 // instead of exhausting memory.
 constexpr std::uint64_t kMaxNodes = std::numeric_limits<std::uint32_t>::max() - 1;
-constexpr std::uint64_t kMaxLinks = std::uint64_t{1} << 27;
+constexpr std::uint64_t kMaxLinks = kMaxLinksPerTopology;
 
 bool bad_bandwidth(core::Bandwidth bw) {
   return !(bw.bytes_per_s > 0.0) || !std::isfinite(bw.bytes_per_s);
@@ -483,7 +483,7 @@ void Topology::route(NodeId src, NodeId dst, std::vector<LinkId>& out, std::uint
     }
     out.resize(start);  // the rule's route crosses a failed link: the remaining shortest path
   }
-  if (dims_.empty() || dims_label_graph_ || !is_npu(src) || !is_npu(dst)) {
+  if (graph_routed() || dims_label_graph_ || !is_npu(src) || !is_npu(dst)) {
     route_graph(src, dst, out);
     return;
   }
@@ -599,7 +599,7 @@ std::uint32_t Topology::hops(NodeId src, NodeId dst) const {
   if (src == dst) return 0;
   if (graph_routing_.route != nullptr && is_npu(src) && is_npu(dst)) {
     std::vector<LinkId> r;
-    graph_routing_.route(*this, graph_routing_.a, graph_routing_.b, src, dst, r);
+    route(src, dst, r);  // the rule's route, or with failed links the remaining shortest path
     return static_cast<std::uint32_t>(r.size());
   }
   if (dims_.empty() || !is_npu(src) || !is_npu(dst)) {
@@ -645,10 +645,11 @@ std::uint32_t Topology::diameter(std::uint32_t sources) const {
 }
 
 void Topology::fail_links(std::span<const LinkId> links, std::string_view field) {
-  if (!dims_.empty() && !dims_label_graph_) {
+  if (!graph_routed() && !dims_label_graph_) {
     throw InputError(fmt::format(
         "{}: {} routes dimension-order, which cannot go round a failed link; link failures "
-        "apply to graph topologies (fattree, bigraph, ...)",
+        "apply to graph-routed topologies (fattree, bigraph, dragonfly, railfat, imported "
+        "graphs, ...)",
         field, name_));
   }
   std::vector<std::uint8_t> failed(links_.size(), 0);

@@ -23,6 +23,10 @@
 
 namespace collsim::topology {
 
+/// The most directed links a topology may have (Topology::graph refuses more): builders whose
+/// link count grows faster than their NPUs check it before building (fc, bigraph, dragonfly).
+inline constexpr std::uint64_t kMaxLinksPerTopology = std::uint64_t{1} << 27;
+
 using NodeId = std::uint32_t;
 using LinkId = std::uint32_t;
 

@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/input_file.hpp"
+#include "workload/foreign_json.hpp"
 
 namespace collsim::workload {
 namespace {
@@ -223,11 +225,9 @@ Workload parse_astra_text(std::string_view text, const std::string& path,
 
 Workload read_astra_text(const std::string& path, const std::vector<std::uint32_t>& dims,
                          const AstraTextOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw core::InputError(fmt::format("{}: cannot read the workload file", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_astra_text(ss.str(), path, dims, options);
+  const std::string text = core::read_input(path, "workload file");
+  refuse_chakra_json(text, path, "workload");
+  return parse_astra_text(text, path, dims, options);
 }
 
 }  // namespace collsim::workload

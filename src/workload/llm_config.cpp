@@ -11,6 +11,8 @@
 #include "core/error.hpp"
 #include "core/parse.hpp"
 #include "core/suggest.hpp"
+#include "core/input_file.hpp"
+#include "io/yaml_load.hpp"
 #include "io/yaml_reader.hpp"
 
 namespace collsim::workload {
@@ -231,13 +233,7 @@ bool valid_split(const LlmConfig& c) {
 
 LlmConfig parse_llm_config(const std::string& text, const std::string& source) {
   const io::YamlReader r(source);
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw core::InputError(fmt::format("{}:{}: not valid YAML: {}", source, e.mark.line + 1,
-                                       e.msg));
-  }
+  const YAML::Node root = io::load_yaml(text, source);
   if (!root || !root.IsMap()) {
     throw core::InputError(source + ": must be a map with model, parallel and system");
   }
@@ -506,11 +502,7 @@ LlmConfig parse_llm_config(const std::string& text, const std::string& source) {
 }
 
 LlmConfig load_llm_config(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw core::InputError(fmt::format("{}: cannot read the LLM config", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_llm_config(ss.str(), path);
+  return parse_llm_config(core::read_input(path, "LLM config"), path);
 }
 
 }  // namespace collsim::workload

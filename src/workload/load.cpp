@@ -5,7 +5,9 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "core/input_file.hpp"
 #include "workload/astra_text.hpp"
+#include "workload/foreign_json.hpp"
 #include "workload/formats/chakra.hpp"
 #include "workload/formats/chakra_graph.hpp"
 #include "workload/model_zoo.hpp"
@@ -51,6 +53,10 @@ Workload load_workload(const std::string& spec, const topology::Topology& topo,
     if (ext == ".yaml" || ext == ".yml") return read_yaml_workload(spec);
     return read_astra_text(spec, dims,
                            AstraTextOptions{options.astra_clock_hz * options.compute_share});
+  }
+  if (std::filesystem::is_regular_file(spec + ".0.json", ec)) {
+    // PREFIX.0.json: a Chakra trace in JSON form, where PREFIX.0.et was meant.
+    refuse_chakra_json(core::read_input(spec + ".0.json", "workload file"), spec + ".0.json", field);
   }
   if (spec.find('/') != std::string::npos || spec.find('.') != std::string::npos) {
     throw core::InputError(fmt::format("{}: \"{}\": no such workload file", field, spec));

@@ -10,6 +10,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/suggest.hpp"
+#include "core/input_file.hpp"
+#include "io/yaml_load.hpp"
 #include "io/yaml_reader.hpp"
 
 namespace collsim::workload {
@@ -50,13 +53,7 @@ compute::Gemm gemm_per_sample(const ModelRow& r) {
 
 Model parse_model(const std::string& text, const std::string& source) {
   io::YamlReader r(source);
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw core::InputError(
-        fmt::format("{}:{}: not valid YAML: {}", source, e.mark.line + 1, e.msg));
-  }
+  const YAML::Node root = io::load_yaml(text, source);
   r.unique_keys(root, "");
   r.check_keys(root, "",
                {"name", "description", "source", "params", "columns", "layers", "model_parallel",
@@ -153,15 +150,13 @@ Model find_model(const std::string& name, const std::string& field) {
     const fs::path p = fs::path(d) / (name + ".yaml");
     std::error_code ec;
     if (!fs::is_regular_file(p, ec)) continue;
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parse_model(ss.str(), p.string());
+    return parse_model(core::read_input(p.string(), "model file"), p.string());
   }
   std::string names;
   for (const std::string& n : model_names()) names += (names.empty() ? "" : ", ") + n;
   throw core::InputError(fmt::format(
-      "{}: \"{}\" is neither a workload file nor a model of the zoo; models: {}", field, name,
+      "{}: \"{}\" is neither a workload file nor a model of the zoo{}; models: {}", field, name,
+      core::did_you_mean_in(name, names),
       names.empty() ? "(none found: set COLLSIM_MODELS to the models/ directory)" : names));
 }
 

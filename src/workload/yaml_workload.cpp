@@ -3,6 +3,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/input_file.hpp"
+#include "io/yaml_load.hpp"
 #include "io/yaml_reader.hpp"
 #include "core/parse.hpp"
 
@@ -22,13 +24,7 @@ Scope parse_scope(const io::YamlReader& r, const YAML::Node& n, const std::strin
 
 Workload parse_yaml_workload(std::string_view text, const std::string& source) {
   io::YamlReader r(source);
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    throw core::InputError(
-        fmt::format("{}:{}: not valid YAML: {}", source, e.mark.line + 1, e.msg));
-  }
+  const YAML::Node root = io::load_yaml(std::string(text), source);
   r.unique_keys(root, "");
   r.check_keys(root, "", {"name", "model_parallel_npus", "layers"});
   Workload w;
@@ -85,11 +81,7 @@ Workload parse_yaml_workload(std::string_view text, const std::string& source) {
 }
 
 Workload read_yaml_workload(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw core::InputError(fmt::format("{}: cannot read the workload file", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse_yaml_workload(ss.str(), path);
+  return parse_yaml_workload(core::read_input(path, "workload file"), path);
 }
 
 }  // namespace collsim::workload

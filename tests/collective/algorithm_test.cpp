@@ -119,7 +119,7 @@ TEST(Algorithms, UnsupportedCollectiveAndBadParametersAreRefused) {
   } catch (const core::InputError& e) {
     EXPECT_EQ(
         std::string(e.what()),
-        "--algorithms: unknown algorithm \"rign\"; valid: ring, direct, halving-doubling, "
+        "--algorithms: unknown algorithm \"rign\"; did you mean ring?; valid: ring, direct, halving-doubling, "
         "recursive-doubling, hierarchical, wrht, multitree, ring-2d, double-binary-tree, hdrm, "
         "package-doubling, nvls, pat, nvls-tree, collnet");
   }

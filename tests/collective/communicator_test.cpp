@@ -95,5 +95,36 @@ TEST(Communicator, PowerOfTwoCheckCountsTheGroupNotTheTopology) {
   EXPECT_EQ(p.npu(2), 10u);
 }
 
+TEST(Communicator, AnExplicitListKeepsItsRankOrderForRingsEvenNamingEveryNpu) {
+  // torus:4x4's ring order is a snake, one hop per step; `all` follows it. An npus: list is ranks
+  // in the order written: the ring visits rank 0, 1, 2, ... whether or not the list names every
+  // NPU (issue 51: `-g npus:...` naming every NPU used to take the snake).
+  const auto t = topology::from_compact("torus:4x4", kBw, kLat);
+  const std::vector<Rank> snake = ring_order(t, parse_groups("all", t, "g")[0]);
+  std::vector<Rank> in_order(16);
+  for (Rank r = 0; r < 16; ++r) in_order[r] = r;
+  EXPECT_NE(snake, in_order);
+  for (std::size_t k = 0; k < 16; ++k) EXPECT_EQ(t.hops(snake[k], snake[(k + 1) % 16]), 1u);
+  const Communicator listed = parse_groups("npus:0-15", t, "g")[0];
+  EXPECT_TRUE(listed.is_identity(16));
+  EXPECT_FALSE(listed.is_default(16));
+  EXPECT_EQ(ring_order(t, listed), in_order);
+  const Communicator columns =
+      parse_groups("npus:0,4,8,12,1,5,9,13,2,6,10,14,3,7,11,15", t, "g")[0];
+  EXPECT_EQ(ring_order(t, columns), in_order);
+  // The ring program sends rank r's pieces to rank r + 1: NPU 0 -> 4 -> 8 -> 12 -> 1 ...
+  const Program p = build_program(parse_algorithm("ring", "t"), t, columns,
+                                  Collective::AllGather, core::Bytes{1 << 10}, 1);
+  EXPECT_TRUE(verify(p).ok);
+  for (Lane l = 0; l < p.num_lanes(); ++l) {
+    for (std::uint32_t i = 0; i < p.num_ops(l); ++i) {
+      const Op op = p.op(l, i);
+      if (op.is_send()) {
+        EXPECT_EQ(op.peer, (p.rank_of(l) + 1) % 16) << l;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace collsim::collective

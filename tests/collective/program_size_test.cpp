@@ -83,7 +83,7 @@ TEST(ProgramSize, SchedulesPastTheLimitsAreNotBuilt) {
   // The verifier's state (a bitset per rank and piece) is checked first, in closed form.
   test::expect_refused("verify -t torus:1024x1024 -a halving-doubling",
                          "verify halving-doubling all-reduce on torus:1024x1024 in 1 chunk: about "
-                         "134217728.1 GiB of simulator memory, over the limit");
+                         "128 PiB of simulator memory, over the limit");
 }
 
 }  // namespace

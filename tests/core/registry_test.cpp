@@ -47,7 +47,7 @@ TEST(Registry, FindsInOrderAndListsTheValidNames) {
   EXPECT_EQ(&r.find("b", "f"), &r[1]);
   EXPECT_EQ(r.names(), "a, b, c");
   EXPECT_EQ(error_of([&] { r.find("d", "--widget"); }),
-            "--widget: unknown widget \"d\"; valid: a, b, c");
+            "--widget: unknown widget \"d\"; did you mean a?; valid: a, b, c");
   int sum = 0;
   for (const Plain& p : r) sum += p.value;
   EXPECT_EQ(sum, 6);
@@ -68,12 +68,12 @@ TEST(Registry, HelpEntryAlignsTheNameColumn) {
 
 // The five registries keep their words: tests and scripts match these messages.
 TEST(Registry, EveryRegistryNamesItsKindInErrors) {
-  EXPECT_EQ(error_of([] { collective::find_algorithm("rign", "-a"); }).substr(0, 35),
-            "-a: unknown algorithm \"rign\"; valid");
+  EXPECT_EQ(error_of([] { collective::find_algorithm("rign", "-a"); }).substr(0, 55),
+            "-a: unknown algorithm \"rign\"; did you mean ring?; valid");
   EXPECT_EQ(error_of([] { network::find_backend("booksim", "b"); }),
             "b: unknown backend \"booksim\"; valid: analytical, queue, flow, packet, optical");
   EXPECT_EQ(error_of([] { endpoint::find_endpoint("acee", "e"); }),
-            "e: unknown endpoint \"acee\"; valid: none, ideal, baseline, baseline++, ace");
+            "e: unknown endpoint \"acee\"; did you mean ace?; valid: none, ideal, baseline, baseline++, ace");
   EXPECT_EQ(error_of([] { topology::dim_kinds().find("tree", "k"); }),
             "k: unknown dimension kind \"tree\"; valid: ring, uring, line, fc, sw, lsw");
   EXPECT_EQ(topology::topology_forms().find("torus")->name, "torus");

@@ -11,6 +11,9 @@ TEST(Suggest, EditDistance) {
   EXPECT_EQ(edit_distance("", "abc"), 3u);
   EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
   EXPECT_EQ(edit_distance("scheduling_policy", "scheduling-policy"), 0u);  // '_' for '-'
+  EXPECT_EQ(edit_distance("rign", "ring"), 1u);  // two neighbours swapped (issue 52)
+  EXPECT_EQ(edit_distance("tabel", "table"), 1u);
+  EXPECT_EQ(edit_distance("ab", "ba"), 1u);
 }
 
 TEST(Suggest, TyposGetTheClosestNameAndOtherWordsNone) {

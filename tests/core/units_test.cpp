@@ -114,6 +114,11 @@ TEST(ParseBytes, ZeroOnlyWhenAllowed) {
 TEST(ParseBytes, NoUnit) {
   EXPECT_TRUE(InputErrorOf([] { parse_bytes("16", "chunk_size"); }, "chunk_size", "16",
                            {"no unit", "MiB", "KB"}));
+  // A count of bytes is shown as a size reads, not as that many MiB (issue 52).
+  EXPECT_TRUE(InputErrorOf([] { parse_bytes("1048576", "sizes"); }, "sizes", "1048576",
+                           {"has no unit; write e.g. \"1 MiB\" for 1048576 bytes"}));
+  EXPECT_TRUE(InputErrorOf([] { parse_bytes("100000000", "sizes"); }, "sizes", "100000000",
+                           {"\"100 MB\" for 100000000 bytes"}));
 }
 
 TEST(ParseBytes, UnknownUnit) {

@@ -379,7 +379,7 @@ TEST(ComputeCoupling, SystolicWithMemoryIsBoundByTheSharedBandwidth) {
 TEST(EndpointCli, UnknownEndpointsAndParametersExitTwoNamingTheFlag) {
   auto r = test::collsim("collective -t ring:4 -a ring -s 1MiB --endpoint acee -q");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("--endpoint: unknown endpoint \"acee\"; valid: none, ideal, "
+  EXPECT_NE(r.err.find("--endpoint: unknown endpoint \"acee\"; did you mean ace?; valid: none, ideal, "
                        "baseline, baseline++, ace"),
             std::string::npos)
       << r.err;

@@ -12,22 +12,32 @@ topologies, backends and models are fuzzed without edits here:
 
 The oracle: exit status 0, 2 or 3 only; no "internal error"; no signal; no Python traceback; no
 sanitizer report; an --output / --trace / --activity / --lightpaths file that held KEEP still holds
-it after exit 2; every case within --timeout CPU seconds and under `ulimit -v` (--memory-mib). A case
-whose --max-messages (default 5e8: minutes of simulation, by design) is above what its timeout
-stands for (timeout x 1e6 messages) and that times out is run again with that lower limit: refused
-or finished in time, it is slow within its limit, not runaway. A sweep run with --quiet that times
-out is run again with --progress instead, so that its finished runs show (a slow sweep).
+it after exit 2; every case within --cpu-seconds of CPU time (RLIMIT_CPU, all its threads; never
+wall-clock seconds, so that a busy machine gives the same verdict as an idle one) and under
+`ulimit -v` (--memory-mib). A case whose --max-messages (default 5e8: minutes of simulation, by
+design) is above what its CPU budget stands for (cpu-seconds x 1e6 messages) and that runs out of
+CPU time is run again with that lower limit: refused or finished within its budget, it is slow
+within its limit, not runaway. A sweep run with --quiet that runs out is run again with --progress
+instead, so that its finished runs show (a slow sweep). A case that neither ends nor uses any CPU for
+--hang-factor x its CPU budget of wall-clock time is blocked, not busy: a hang (a case using CPU,
+however slowly a loaded machine runs it, is never ended by wall-clock time).
+
+`--hogs K` runs K busy processes (`yes >/dev/null`) beside the sample and `--outcomes FILE` writes
+every case's outcome: the same seed idle and under hogs must write the same file (docs/design.md
+"The fuzz tier under load"). On SIGINT or SIGTERM the harness stops its cases, prints the summary
+of the cases that ended and their findings, and exits 130 (143 for SIGTERM).
 
 Findings in classes another change owns may be allowed by name (ALLOWED below, each naming its
 owner): they are counted and listed, not failed. The exit status is 1 if any other finding.
 
   tests/fuzz/fuzz.py --binary build/collsim --cases 2000 --seed 1 --jobs 2
-Deterministic for a seed: case i depends on (seed, i) only.
+Deterministic for a seed: case i depends on (seed, i) only, and its outcome on its CPU time and
+the project's work guards only.
 """
 import argparse
 import json
-import multiprocessing
 import math
+import multiprocessing
 import os
 import random
 import re
@@ -58,7 +68,9 @@ ALLOWED = {
 
 
 def run_text(binary, args):
-    p = subprocess.run([binary] + args, capture_output=True, text=True, timeout=60, cwd=SOURCE)
+    # `--help` and `list`: bounded by 60 s of CPU time, not wall-clock time (a loaded machine).
+    p = subprocess.run([binary] + args, capture_output=True, text=True, cwd=SOURCE,
+                       stdin=subprocess.DEVNULL, preexec_fn=limit(0, 60))
     return p.stdout + p.stderr
 
 
@@ -261,6 +273,9 @@ def value(rng, d, opt, cmd, files):
     if name == "--group" or name == "-g":
         return rng.choice(["all", "dim:0", "dim:1", "dim:9", "npus:0,1", "npus:0-3;4-7", "npus:0,0",
                            "npus:", "npus:0-99"])
+    if name in ("--vcs", "--vc-buffer-flits", "--injection-queue-flits", "--ejection-queue-flits"):
+        # Issue 52: VCs x buffer depth x ports up to 10^4 each, refused by the memory estimate.
+        return rng.choice(["1", "2", "4", "8", "64", "318", "1000", "10000"])
     if name == "--chunks":
         return rng.choice(["1", "1", "2", "4", "64", "0", "4294967295", "4294967296"])
     if name == "--iterations":
@@ -435,35 +450,35 @@ def make_case(seed, i, d, tmp):
 # ---------------------------------------------------------------------------------------------
 # The oracle.
 
-def limit(memory_mib, cpu_seconds=None):
+def limit(memory_mib, cpu_seconds):
     def f():
-        os.setsid()
+        os.setsid()  # its own process group: the terminal's Ctrl-C reaches the harness, not it
         if memory_mib:
             b = memory_mib << 20
             resource.setrlimit(resource.RLIMIT_AS, (b, b))
+        # CPU time of all its threads: SIGXCPU at the budget, SIGKILL a second later (a process
+        # that handles SIGXCPU still ends).
+        cpu = max(1, int(math.ceil(cpu_seconds)))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if cpu_seconds:
-            # The case's budget in CPU time, not wall-clock time: a loaded machine (CI) slows a
-            # case without making it a finding. SIGXCPU at the soft limit, SIGKILL a second later.
-            soft = max(1, math.ceil(cpu_seconds))
-            resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
     return f
 
 
-# A wall-clock backstop only for a case that hangs without using CPU (blocked), as a multiple of
-# its CPU budget; a busy case ends at its CPU limit first.
-HANG_FACTOR = 20
-
-
 # Outcomes that are not findings: a sweep of many runs, each within its limits, that together
-# outlast the case's timeout (the progress lines show runs finishing) is slow, not runaway.
+# outlast the case's CPU budget (the progress lines show runs finishing) is slow, not runaway.
 NOT_FINDINGS = ("ok", "slow-sweep", "slow-within-limit")
 
 
-def classify(case, rc, out, err, timed_out):
-    if timed_out:
-        done = [int(k) for k, _ in re.findall(r"\[(\d+)/(\d+)\]", err)]
-        return "slow-sweep" if done and max(done) >= 3 else "timeout"
+def classify(case, rc, out, err, over):
+    """`over`: None, "cpu" (the CPU budget ran out) or "hang" (blocked past the wall backstop)."""
+    if over == "hang":
+        return "hang"
+    if over == "cpu":
+        # A run's note "[k/n] ..." or, with --jobs, the progress line "[k/n done, j running]".
+        done = [int(k) for k, _ in re.findall(r"\[(\d+)/(\d+)(?:\]| done)", err)]
+        # Two runs ended within the budget: its runs end, it is slow, not runaway. (With --jobs
+        # the runs race, so how many end within the budget varies by one: 2 or 3 of one sweep.)
+        return "slow-sweep" if done and max(done) >= 2 else "timeout"
     if "ERROR: AddressSanitizer" in err or "runtime error:" in err or "ERROR: LeakSanitizer" in err:
         return "sanitizer"
     if rc < 0:
@@ -487,8 +502,43 @@ def classify(case, rc, out, err, timed_out):
     return "ok"
 
 
+# The collsim process the worker is running now (its process group), for the SIGTERM handler.
+_CHILD = {"pid": None}
+
+
+def _worker_init():
+    # Ctrl-C goes to the whole foreground process group: the harness (main) stops the workers;
+    # they must not raise KeyboardInterrupt tracebacks of their own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    def stop(*_):
+        pid = _CHILD["pid"]
+        if pid:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        os._exit(1)
+    signal.signal(signal.SIGTERM, stop)
+
+
+def _process_cpu(pid):
+    """CPU seconds (user + system, every thread) of a running process, from /proc; None if gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _children_cpu():
+    u = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return u.ru_utime + u.ru_stime
+
+
 def run_case(job):
-    binary, seed, i, d, timeout, memory = job
+    binary, seed, i, d, cpu_seconds, memory, hang_factor = job
     tmp = tempfile.mkdtemp(prefix="collsim_fuzz_")
     try:
         case = make_case(seed, i, d, tmp)
@@ -504,33 +554,62 @@ def run_case(job):
             with open(p, "w", errors="surrogateescape") as f:
                 f.write(text)
         start = time.monotonic()
+        cpu_used = [0.0]
 
         def launch(argv):
             # In the case's own directory (a copy of examples/): relative output names land there.
-            p = subprocess.Popen([binary] + argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 cwd=os.path.join(tmp, "src"), preexec_fn=limit(memory, timeout))
-            timed_out = False
+            # Bounded by CPU time (RLIMIT_CPU) only. Wall-clock time never ends a case that is
+            # using CPU, however slowly a loaded machine runs it: a case is a hang only when its
+            # CPU time has not advanced for a whole window (max(60 s, hang_factor x the budget))
+            # while it still runs, i.e. it waits on nothing.
+            before = _children_cpu()
+            p = subprocess.Popen([binary] + argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, cwd=os.path.join(tmp, "src"),
+                                 preexec_fn=limit(memory, cpu_seconds))
+            _CHILD["pid"] = p.pid
+            hung = False
+            window = max(60.0, hang_factor * cpu_seconds)
             try:
-                out, err = p.communicate(timeout=timeout * HANG_FACTOR)
-            except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
-                out, err = p.communicate()
-                timed_out = True
-            # Over its CPU budget: SIGXCPU (soft limit) or SIGKILL (hard limit).
-            if p.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
-                timed_out = True
-            return p.returncode, out.decode(errors="replace"), err.decode(errors="replace"), timed_out
+                last_cpu = _process_cpu(p.pid)
+                while True:
+                    try:
+                        out, err = p.communicate(timeout=window)
+                        break
+                    except subprocess.TimeoutExpired:
+                        now_cpu = _process_cpu(p.pid)
+                        if now_cpu is not None and last_cpu is not None and now_cpu > last_cpu:
+                            last_cpu = now_cpu  # busy, only slow: RLIMIT_CPU will end it
+                            continue
+                        os.killpg(p.pid, signal.SIGKILL)
+                        out, err = p.communicate()
+                        hung = True
+                        break
+            finally:
+                _CHILD["pid"] = None
+            cpu = _children_cpu() - before  # this worker runs one child at a time
+            cpu_used[0] += cpu
+            rc = p.returncode
+            over = None
+            # SIGXCPU comes only from RLIMIT_CPU. The children's rusage can read a few percent
+            # below the budget the kernel enforced (19.3 s of a 20 s budget), so a SIGKILL counts
+            # as the budget's hard limit from 90% of it.
+            if rc == -signal.SIGXCPU or (rc == -signal.SIGKILL and cpu >= 0.9 * cpu_seconds):
+                over = "cpu"
+            elif hung:
+                over = "hang"
+            return rc, out.decode(errors="replace"), err.decode(errors="replace"), over
 
-        rc, out, err, timed_out = launch(case["argv"])
-        r = {"class": classify(case, rc, out, err, timed_out), "rc": rc,
-             "seconds": round(time.monotonic() - start, 2), "stdout": out[-2000:], "stderr": err[-2000:]}
+        rc, out, err, over = launch(case["argv"])
+        r = {"class": classify(case, rc, out, err, over), "rc": rc,
+             "seconds": round(time.monotonic() - start, 2), "cpu": round(cpu_used[0], 2),
+             "stdout": out[-2000:], "stderr": err[-2000:]}
         # The default --max-messages (5e8) allows minutes of simulation: a case under it that
-        # outlasts the timeout is runaway only if the guard does not bound it. Run it again with
-        # the limit the timeout stands for (a million messages a second, the documented lower
-        # rate): refused or finished in time, the guard works and the case is slow, not runaway.
+        # outruns its CPU budget is runaway only if the guard does not bound it. Run it again with
+        # the limit the budget stands for (a million messages a CPU second, the documented lower
+        # rate): refused or finished in budget, the guard works and the case is slow, not runaway.
         takes_limit = any(o["name"] == "--max-messages" for o in d["options"].get(case["argv"][0], []))
         if r["class"] == "timeout" and takes_limit:
-            bound = int(timeout * 1e6)
+            bound = int(cpu_seconds * 1e6)
             argv = list(case["argv"])
             if "--max-messages" in argv[:-1]:  # a limit above the bound (e.g. 5e8) is lowered
                 at = argv.index("--max-messages") + 1
@@ -542,8 +621,8 @@ def run_case(job):
             else:
                 argv += ["--max-messages", str(bound)]
             if argv != case["argv"]:
-                rc2, _, err2, timed_out2 = launch(argv)
-                if not timed_out2 and classify(case, rc2, "", err2, False) == "ok":
+                rc2, _, err2, over2 = launch(argv)
+                if over2 is None and classify(case, rc2, "", err2, None) == "ok":
                     r["class"] = "slow-within-limit"
         # --quiet hides the progress lines that tell a slow sweep from a runaway run: run it
         # again without it (and with --progress) to see its runs finish.
@@ -554,10 +633,11 @@ def run_case(job):
             argv = [a for a in case["argv"] if a not in quiet]
             if "--progress" not in argv:
                 argv.append("--progress")
-            rc2, out2, err2, timed_out2 = launch(argv)
-            c2 = classify(case, rc2, out2, err2, timed_out2)
+            rc2, out2, err2, over2 = launch(argv)
+            c2 = classify(case, rc2, out2, err2, over2)
             if c2 in ("slow-sweep", "ok"):
                 r["class"] = "slow-sweep"
+        r["cpu"] = round(cpu_used[0], 2)
         r["allowed"] = None
         if r["class"] not in NOT_FINDINGS:
             for name, pred in ALLOWED.items():
@@ -569,6 +649,24 @@ def run_case(job):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+class Stop(Exception):
+    """SIGINT or SIGTERM reached the harness."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_stop(signum, _frame):
+    raise Stop(signum)
+
+
+def start_hogs(k):
+    """K busy processes (`yes >/dev/null`), for the under-load check."""
+    null = open(os.devnull, "w")
+    return [subprocess.Popen(["yes"], stdout=null, start_new_session=True) for _ in range(k)]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--binary", default=os.path.join(SOURCE, "build", "collsim"))
@@ -576,32 +674,46 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--first", type=int, default=0, help="index of the first case")
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--timeout", type=float, default=20,
-                    help="CPU seconds per case (a case blocked without using CPU ends after %d times that in wall-clock time)" % HANG_FACTOR)
+    ap.add_argument("--cpu-seconds", type=float, default=20,
+                    help="CPU time per case (RLIMIT_CPU, every thread), never wall-clock time")
+    ap.add_argument("--timeout", type=float, dest="cpu_seconds", help=argparse.SUPPRESS)
+    ap.add_argument("--hang-factor", type=float, default=20,
+                    help="a case whose CPU time does not advance for this many times --cpu-seconds "
+                         "(at least 60 s) of wall-clock time waits on nothing (a hang)")
     ap.add_argument("--memory-mib", type=int, default=4096,
                     help="ulimit -v per case (0: none; sanitizer builds need none)")
     ap.add_argument("--log", help="write every finding as JSON lines to this file")
+    ap.add_argument("--outcomes", help="write every case's outcome (index, class, exit) to this file")
+    ap.add_argument("--hogs", type=int, default=0,
+                    help="run this many busy processes (yes >/dev/null) beside the cases")
     ap.add_argument("--show", type=int, default=10, help="findings to print")
     ap.add_argument("--progress", type=int, default=0, help="print a line every this many cases")
     a = ap.parse_args()
     binary = os.path.abspath(a.binary)
     d = discover(binary)
-    jobs = [(binary, a.seed, i, d, a.timeout, a.memory_mib) for i in range(a.first, a.first + a.cases)]
+    jobs = [(binary, a.seed, i, d, a.cpu_seconds, a.memory_mib, a.hang_factor)
+            for i in range(a.first, a.first + a.cases)]
     start = time.monotonic()
-    counts, allowed, failures, slow, per_command = {}, {}, [], 0.0, {}
-    with multiprocessing.Pool(a.jobs) as pool:
-        log = open(a.log, "w") if a.log else None
+    counts, allowed, failures, slow, per_command = {}, {}, [], [0.0, 0.0], {}
+    outcomes = []
+    stopped = None
+    hogs = start_hogs(a.hogs)
+    old = {s: signal.signal(s, _raise_stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    log = open(a.log, "w") if a.log else None
+    pool = multiprocessing.Pool(a.jobs, initializer=_worker_init)
+    try:
         for r in pool.imap_unordered(run_case, jobs, chunksize=4):
             counts[r["class"]] = counts.get(r["class"], 0) + 1
+            outcomes.append((r["i"], r["class"], r["rc"]))
             done = sum(counts.values())
             if a.progress and done % a.progress == 0:
                 print("collsim fuzz: %d/%d cases, %.0f s, %d findings, %d allowed" %
                       (done, a.cases, time.monotonic() - start, len(failures), sum(allowed.values())),
                       flush=True)
-            slow = max(slow, r["seconds"])
+            slow = [max(slow[0], r["cpu"]), max(slow[1], r["seconds"])]
             t = per_command.setdefault(r["argv"][0], [0, 0.0])
             t[0] += 1
-            t[1] += r["seconds"]
+            t[1] += r["cpu"]
             if r["class"] in NOT_FINDINGS:
                 continue
             if log:
@@ -611,25 +723,56 @@ def main():
                 allowed[r["allowed"]] = allowed.get(r["allowed"], 0) + 1
             else:
                 failures.append(r)
+        pool.close()
+    except Stop as e:
+        stopped = e.signum
+        # Ignore further signals while the workers and their cases are stopped (the workers
+        # kill their case's process group on SIGTERM).
+        for s in old:
+            signal.signal(s, signal.SIG_IGN)
+        pool.terminate()
+    finally:
+        pool.join()
+        for h in hogs:
+            h.kill()
+            h.wait()
+        if log:
+            log.close()
+        for s, h in old.items():
+            signal.signal(s, h)
     wall = time.monotonic() - start
-    print("collsim fuzz: %d cases (seed %d, first %d) in %.0f s on %d jobs; slowest case %.1f s; "
-          "%d subcommands, %d algorithms, %d topology forms, %d scenario seeds" %
-          (a.cases, a.seed, a.first, wall, a.jobs, slow, len(d["commands"]), len(d["algorithms"]),
-           len(d["forms"]), len(d["scenarios"])))
+    ran = sum(counts.values())
+    if stopped is not None:
+        print("collsim fuzz: interrupted (%s) after %d of %d cases; the summary of those:" %
+              (signal.Signals(stopped).name, ran, a.cases))
+    if a.outcomes:
+        with open(a.outcomes, "w") as f:
+            for i, c, rc in sorted(outcomes):
+                f.write("%d %s %s\n" % (i, c, rc))
+    print("collsim fuzz: %d cases (seed %d, first %d) in %.0f s on %d jobs%s; slowest case %.1f s "
+          "CPU (%.1f s wall); %d subcommands, %d algorithms, %d topology forms, %d scenario seeds" %
+          (ran, a.seed, a.first, wall, a.jobs, ", %d hogs" % a.hogs if a.hogs else "", slow[0],
+           slow[1], len(d["commands"]), len(d["algorithms"]), len(d["forms"]), len(d["scenarios"])))
     print("  outcomes: " + ", ".join("%s %d" % kv for kv in sorted(counts.items())))
-    print("  per subcommand (cases, mean s): " + ", ".join(
+    print("  per subcommand (cases, mean CPU s): " + ", ".join(
         "%s %d %.2f" % (c, n, t / n) for c, (n, t) in sorted(per_command.items())))
     for name, n in sorted(allowed.items()):
         print("  allowed (known, owned elsewhere): %s: %d" % (name, n))
     for r in sorted(failures, key=lambda r: r["i"])[:a.show]:
-        print("  FINDING case %d: %s (exit %s, %.1f s)\n    collsim %s\n    %s" %
-              (r["i"], r["class"], r["rc"], r["seconds"], " ".join(map(repr, r["argv"])),
+        print("  FINDING case %d: %s (exit %s, %.1f s CPU)\n    collsim %s\n    %s" %
+              (r["i"], r["class"], r["rc"], r["cpu"], " ".join(map(repr, r["argv"])),
                r["stderr"].strip().replace("\n", "\n    ")[-600:]))
         if r["scenario"]:
             print("    scenario:\n      " + r["scenario"].strip().replace("\n", "\n      ")[:1500])
-    print("collsim fuzz: %d findings outside the allow-list" % len(failures))
+    print("collsim fuzz: %d findings outside the allow-list" % len(failures), flush=True)
+    if stopped is not None:
+        return 128 + stopped
     return 1 if failures else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:  # before the cases started (reading --help and the examples)
+        print("collsim fuzz: interrupted (SIGINT) before any case ran", flush=True)
+        sys.exit(130)

@@ -146,7 +146,7 @@ TEST(Trace, UnwritablePathIsAnInputErrorNamingTheOption) {
     TraceWriter w("/nonexistent-dir/x.json");
     FAIL();
   } catch (const core::InputError& e) {
-    EXPECT_EQ(std::string(e.what()), "--trace: cannot write \"/nonexistent-dir/x.json\"");
+    EXPECT_EQ(std::string(e.what()), "--trace: cannot write \"/nonexistent-dir/x.json\": no folder \"/nonexistent-dir\" (create it first)");
   }
 }
 

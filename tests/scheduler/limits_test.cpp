@@ -47,7 +47,7 @@ TEST(ResourceLimits, TooMuchMemoryIsRefused) {
   // + 16.8 M x 600 B = 9.4 GiB.
   expect_refused("collective -t switch:4096 -a direct -s 64MiB",
                  "switch:4096 all-reduce direct in 1 chunk: about 9.4 GiB of simulator memory "
-                 "(1.68e+07 messages in flight at once), over the limit of 8.0 GiB "
+                 "(1.68e+07 messages in flight at once), over the limit of 8 GiB "
                  "(--max-memory)");
   expect_refused("collective -t fc:4096 -a direct -s 1GiB",
                  "fc:4096 all-reduce direct in 1 chunk: about 11.5 GiB");  // + 16.8 M links
@@ -56,7 +56,7 @@ TEST(ResourceLimits, TooMuchMemoryIsRefused) {
                  "verify ring all-reduce on switch:4096 in 1 chunk: about 8.1 GiB");
   expect_refused("verify -t torus:64x64 -a direct", "verify direct all-reduce on torus:64x64");
   expect_refused("collective -t ring:8 -a direct -s 1MiB --max-memory 1MiB",
-                 "over the limit of 0.0 GiB (--max-memory)");
+                 "over the limit of 1 MiB (--max-memory)");
   const auto bad = collsim("collective -t ring:8 -a direct -s 1MiB --max-memory lots");
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("--max-memory"), std::string::npos) << bad.err;

@@ -653,7 +653,7 @@ TEST(TopologyCompact, Errors) {
       "hier:<kind><size>x... (kinds ring, uring, line, fc, sw, lsw), optical-ring:N, fattree:KxL, "
       "bigraph:SxP, swfc:P:n:k, htorus:P:n[:2], railfat:NxG, dragonfly:GxAxP, file:PATH";
   EXPECT_EQ(input_error([] { from_compact("tourus:8x8", kBw, kLat); }),
-            "topology: unknown kind \"tourus\"; " + valid);
+            "topology: unknown kind \"tourus\"; did you mean torus?; " + valid);
   auto expect_error = [&](const char* spec, const std::string& reason) {
     const std::string e = input_error([&] { from_compact(spec, kBw, kLat, "run.topology"); });
     EXPECT_EQ(e.rfind("run.topology: ", 0), 0u) << e;  // names the field first

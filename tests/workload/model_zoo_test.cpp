@@ -108,7 +108,7 @@ TEST(ModelZoo, Errors) {
     FAIL();
   } catch (const core::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("--workload: \"resnet51\" is neither a workload file nor "
-                                         "a model of the zoo; models: alexnet, bert-large"),
+                                         "a model of the zoo; did you mean resnet50?; models: alexnet, bert-large"),
               std::string::npos)
         << e.what();
   }

@@ -228,10 +228,24 @@ MultiTreePlan build_multitree(const topology::Topology& topo, MultiTreeMode mode
     }
     return UINT32_MAX;
   };
+  // Direct networks: members[r][0 .. first_open[r]) have every neighbour in tree r already, so
+  // they can never again be a parent in it (trees only grow); the scan for a parent skips them.
+  // A tree grows outward, so its earliest members are the first to be surrounded: on a ring the
+  // scan is two members long instead of the whole tree (the same parent is found, so the same
+  // trees are built).
+  std::vector<std::uint32_t> first_open(n, 0);
+  const auto surrounded = [&](NodeId r, NodeId p) {
+    return std::all_of(nbr[p].begin(), nbr[p].end(),
+                       [&](LinkId l) { return in_tree[r][links[l].dst] != 0; });
+  };
   // Adds one node to tree `r` in step `t`; false when it cannot grow.
   auto grow = [&](NodeId r, std::uint32_t t) {
     if (members[r].size() == n) return false;
-    for (std::uint32_t i = 0; i < before[r]; ++i) {
+    if (!switched) {
+      std::uint32_t& f = first_open[r];
+      while (f < before[r] && surrounded(r, members[r][f])) ++f;
+    }
+    for (std::uint32_t i = switched ? 0 : first_open[r]; i < before[r]; ++i) {
       const NodeId p = members[r][i];
       if (send[p] == 0) continue;
       // Child c joins tree r under p over `path` (its links' capacity already checked).

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <google/protobuf/io/coded_stream.h>
 
+#include <climits>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
+#include "core/input_file.hpp"
 #include "workload/formats/chakra_et.pb.h"
 
 namespace collsim::workload::chakra {
@@ -150,11 +152,10 @@ std::string prefix_of(const std::string& spec) {
 }  // namespace
 
 RankTrace read_et(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw core::InputError(fmt::format("{}: cannot open", path));
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  const std::string data = buf.str();
+  const std::string data = core::read_input(path, "Chakra trace", core::kTraceInputLimit);
+  if (data.size() > static_cast<std::size_t>(INT_MAX)) {  // protobuf's streams count in int
+    throw core::InputError(fmt::format("{}: a Chakra trace file of more than 2 GiB", path));
+  }
   google::protobuf::io::CodedInputStream coded(reinterpret_cast<const std::uint8_t*>(data.data()),
                                                static_cast<int>(data.size()));
   RankTrace r;
