@@ -6,7 +6,8 @@
 // per cycle, so they consume min(4 lanes, bus_width) x alus bytes per cycle, as one FIFO server.
 //
 // SRAM and state machines bound the chunks in flight (Sec. 4.3): the SRAM is split into P + 1
-// partitions for a P-phase collective, sized by (the phase's bandwidth x its chunk size, Sec. 6),
+// partitions for a P-phase collective, sized by (the phase's bandwidth x its chunk size, Sec. 6,
+// the chunk as it is in the phase or as it entered the collective: ace_sram_partition),
 // the last one holding results for the RX DMA; the state machines are spread evenly, so a phase
 // runs at most max(1, machines / P) chunk-stages at once. A chunk-stage enters its phase's
 // partition only when it has room for it and a state machine of the phase is free; the machine
@@ -50,8 +51,15 @@ class Ace final : public BusEndpoint, public ChunkAdmission {
   core::Bytes chunk_limit() const override { return p_.ace_chunk; }
   ChunkAdmission* admission() override { return this; }
 
-  void shape(const std::vector<double>& weights) override {
-    if (!capacity_.empty() || weights.size() < 2) return;
+  void shape(const std::vector<PartitionDemand>& demands) override {
+    if (!capacity_.empty() || demands.size() < 2) return;
+    // Sec. 6: (bandwidth x initial chunk size) for each phase, the chunk read per
+    // ace_sram_partition.
+    const bool initial = p_.ace_sram_partition.index == kAcePartitionInitialChunk;
+    std::vector<double> weights;
+    for (const PartitionDemand& d : demands) {
+      weights.push_back(d.bandwidth * (initial ? d.initial : d.held));
+    }
     const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
     const double sram = static_cast<double>(p_.ace_sram.count);
     for (double w : weights) capacity_.push_back(total > 0 ? sram * w / total : 0);

@@ -66,11 +66,23 @@ class StagingHandler {
 /// stage ends (finish), but the chunk's bytes stay in the partition until it enters the next
 /// one ("chunks reside within SRAM and move to next partitions as they go to later phases",
 /// Sec. 4.3.1) or, after its last phase, until they are in the results partition (leave).
+/// What one SRAM partition serves, for ACE Sec. 6's sizing heuristic ("(available network
+/// bandwidth x initial chunk size) for each phase"): its phase's bandwidth (bytes/s per NPU;
+/// the results partition repeats the last phase's), the bytes per NPU a chunk holds in it (the
+/// larger of the phase's input and output), and the chunk's size per NPU as it entered the
+/// collective (the same for every partition).
+struct PartitionDemand {
+  double bandwidth = 1;
+  double held = 0;
+  double initial = 0;
+};
+
 class ChunkAdmission {
  public:
-  /// Size the partitions: weight[k] for phase k, the last entry for the results. Only the first
+  /// Size the partitions: demands[k] for phase k, the last entry for the results; the engine's
+  /// rule (EndpointParams::ace_sram_partition) turns them into shares of its SRAM. Only the first
   /// call counts (later collectives share the partitions as they are).
-  virtual void shape(const std::vector<double>& weights) = 0;
+  virtual void shape(const std::vector<PartitionDemand>& demands) = 0;
   /// Phases the partitions were shaped for (0 before shape()).
   virtual std::uint32_t phases() const = 0;
   /// Room for `bytes` per NPU in partition `phase` and, but in the results partition

@@ -53,6 +53,22 @@ EndpointParam bus_message_param() {
   return e;
 }
 
+constexpr std::string_view kPartitionChoices[] = {"phase-chunk", "initial-chunk"};
+
+EndpointParam ace_sram_partition_param() {
+  EndpointParam e = param(
+      "ace_sram_partition", K::Choice,
+      "how the SRAM is split over a collective's phases and its results: in proportion to the "
+      "phase's bandwidth x the chunk as it is in the phase (phase-chunk: a phase after a "
+      "reduce-scatter gets less) or x the chunk as it entered the collective (initial-chunk: by "
+      "bandwidth alone)",
+      "ACE Sec. 6 and footnote 9: \"(available network bandwidth x initial chunk size) for each "
+      "phase\"; the paper does not say which size (docs/ace.md)",
+      kAce, &P::ace_sram_partition);
+  e.spec.choices = kPartitionChoices;
+  return e;
+}
+
 std::string_view trim(std::string_view t) {
   while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
   while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
@@ -174,6 +190,7 @@ const std::vector<EndpointParam>& endpoint_params() {
             "ACE Sec. 6: 64 B buses", kAce, &P::ace_bus_width),
       param("ace_clock", K::Frequency, "ACE's clock (ALUs and buses)",
             "not in the paper: ASTRA-sim's 1 GHz cycle", kAce, &P::ace_clock_hz),
+      ace_sram_partition_param(),
       param("ace_chunk", K::Bytes,
             "largest chunk ACE takes in (a payload is split into such chunks)",
             "ACE Table 4: 64 KB on average", kAce, &P::ace_chunk),

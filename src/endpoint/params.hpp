@@ -21,6 +21,10 @@
 
 namespace collsim::endpoint {
 
+/// The choices of EndpointParams::ace_sram_partition, in order.
+inline constexpr std::uint32_t kAcePartitionPhaseChunk = 0;
+inline constexpr std::uint32_t kAcePartitionInitialChunk = 1;
+
 struct EndpointParams {
   // Calibration knobs (every endpoint, ideal included).
   core::Time message_overhead{};  ///< added at the source before each message enters the network
@@ -73,6 +77,10 @@ struct EndpointParams {
   core::Bytes ace_bus_width{64};          ///< SRAM-ALU bus per ALU, bytes per cycle
   double ace_clock_hz = 1e9;              ///< not given by the paper: ASTRA-sim's 1 GHz tick
   core::Bytes ace_chunk{64u << 10};       ///< Table 4: chunk 64 KB on average
+  /// Sec. 6's partition heuristic, bandwidth x "initial chunk size" for each phase, read as
+  /// kAcePartitionPhaseChunk (the chunk as it is in the phase) or kAcePartitionInitialChunk
+  /// (the chunk as it entered the collective: by bandwidth alone). docs/ace.md says which and why.
+  core::ChoiceIndex ace_sram_partition{kAcePartitionInitialChunk};
 
   // Aggregation of a received reduction message on the receiving NPU (the ideal endpoint), the
   // MultiTree authors' simulator's cycle model: ceil(ceil(D / vaults) / pe) x vaults cycles for D
@@ -105,7 +113,8 @@ struct EndpointParam {
   using Member = std::variant<core::Time EndpointParams::*, core::Bandwidth EndpointParams::*,
                               core::Bytes EndpointParams::*, std::uint32_t EndpointParams::*,
                               double EndpointParams::*, bool EndpointParams::*,
-                              std::optional<core::Bytes> EndpointParams::*>;
+                              std::optional<core::Bytes> EndpointParams::*,
+                              core::ChoiceIndex EndpointParams::*>;
   core::ParamSpec spec;
   std::string_view used_by;  ///< which endpoints read it
   Member member;

@@ -382,24 +382,24 @@ HierarchicalCollective::HierarchicalCollective(const topology::Topology& topo, E
   if (admission_) shape_admission();
 }
 
-// ACE Sec. 6: a phase's partition in proportion to (its bandwidth x its chunk size), the chunk
-// size being what a chunk holds in the phase (the larger of the stage's input and output); the
-// results partition weighted like the last phase, by the chunk's final size. From the first
-// chunk's walk (every chunk of a baseline schedule walks the same way).
+// ACE Sec. 6's partition sizes need, per phase, its bandwidth and the chunk (what a chunk holds
+// in the phase: the larger of the stage's input and output; and the chunk's size as it entered);
+// the results partition takes the last phase's bandwidth and the chunk's final size. From the
+// first chunk's walk, in units of the chunk's size (every chunk of a schedule walks the same way).
 void HierarchicalCollective::shape_admission() {
   const auto models = dim_models(topo_, spec_.collective, spec_.dim_algorithms, spec_.dims);
   const ChunkPlan& cp = plan_.chunks.front();
-  std::vector<double> weights;
+  std::vector<endpoint::PartitionDemand> demands;
   double bytes = 1, bw = 0;
   for (std::size_t k = 0; k < cp.dims.size(); ++k) {
     const std::uint32_t p = topo_.dimensions()[cp.dims[k]].spec.size;
     const double after = after_stage(cp.ops[k], p, bytes);
     bw = models[cp.dims[k]].bandwidth.bytes_per_s;
-    weights.push_back(bw * std::max(bytes, after));
+    demands.push_back({bw, std::max(bytes, after), 1});
     bytes = after;
   }
-  weights.push_back(bw * bytes);
-  admission_->shape(weights);
+  demands.push_back({bw, bytes, 1});
+  admission_->shape(demands);
 }
 
 std::uint32_t HierarchicalCollective::phase(std::uint32_t stage) const {

@@ -118,11 +118,11 @@ void Stager::start_chunked(const collective::Program& p, Executor::DoneCallback 
   for (collective::Rank r = 0; r < p.num_ranks; ++r) run->npus[r] = p.npu(r);
   run->stats.start = ex_.sim().now();
   // One phase and the results partition (Sec. 4.3.1: a ring all-reduce "has 1 phase and hence
-  // needs 2 partitions"), weighted by what a chunk holds in each (Sec. 6; the bandwidth is the
-  // same for both).
+  // needs 2 partitions"), sized by Sec. 6's rule (the bandwidth is the same for both).
   const auto [in, out] = staged_bytes(p);
   const double need = static_cast<double>(std::max(in.count, out.count));
-  a.shape({need, static_cast<double>(out.count)});
+  const double initial = static_cast<double>(in.count);
+  a.shape({{1, need, initial}, {1, static_cast<double>(out.count), initial}});
   // An engine without limits takes the collective whole (every chunk at once is the same).
   const std::uint64_t limit = e.chunk_limit().count;
   if (a.phases() > 0 && limit > 0 && size.count > 0) {

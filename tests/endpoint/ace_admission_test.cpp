@@ -108,7 +108,8 @@ TEST(AceAdmission, AChunksBytesStayInItsPartitionUntilItEntersTheNext) {
   auto ace = endpoint::find_endpoint("ace", "t").make(sim, net, t, p);
   endpoint::ChunkAdmission* a = ace->admission();
   ASSERT_NE(a, nullptr);
-  a->shape({1, 1, 1});  // two phases and results, 1000 bytes each; one machine per phase
+  a->shape({{1, 1, 1}, {1, 1, 1}, {1, 1, 1}});  // two phases and results, 1000 bytes each; one
+                                               // machine per phase
   ASSERT_TRUE(a->try_enter(0, 600));
   EXPECT_FALSE(a->try_enter(0, 100));  // the phase's one state machine is busy
   a->finish(0);                        // the stage ended: the machine is free ...

@@ -287,10 +287,12 @@ TEST(Endpoints, AceAdmissionBoundsChunksBySramPartitionAndStateMachines) {
   endpoint::EndpointParams p;
   p.ace_sram = core::Bytes{4000};
   p.ace_state_machines = 4;
+  p.ace_sram_partition = core::ChoiceIndex{endpoint::kAcePartitionPhaseChunk};
   auto ace = endpoint::find_endpoint("ace", "t").make(sim, net, t, p);
   endpoint::ChunkAdmission* a = ace->admission();
   ASSERT_NE(a, nullptr);
-  a->shape({1, 2, 1});  // two phases and results: 1000, 2000 and 1000 bytes
+  // Two phases and results: 1000, 2000 and 1000 bytes (by the chunk as it is in each phase).
+  a->shape({{1, 1, 1}, {1, 2, 1}, {1, 1, 1}});
   EXPECT_EQ(a->phases(), 2u);
   EXPECT_TRUE(a->try_enter(0, 600));
   EXPECT_FALSE(a->try_enter(0, 600));  // 1200 > 1000
@@ -305,8 +307,34 @@ TEST(Endpoints, AceAdmissionBoundsChunksBySramPartitionAndStateMachines) {
   EXPECT_TRUE(a->try_enter(2, 5000));
   EXPECT_FALSE(a->try_enter(2, 1));
   EXPECT_EQ(ace->stats().oversize, 1u);
-  a->shape({5, 5});  // later shapes do not change the partitions
+  a->shape({{5, 5, 5}, {5, 5, 5}});  // later shapes do not change the partitions
   EXPECT_EQ(a->phases(), 2u);
+}
+
+// Sec. 6's heuristic read the other way: bandwidth x the chunk as it entered the collective, so
+// a phase after a reduce-scatter (smaller chunks) gets as much as its bandwidth says.
+TEST(Endpoints, AceSramPartitionByInitialChunkWeighsByBandwidthAlone) {
+  const auto t = topology::from_compact("fc:2", core::Bandwidth{100e9}, Time::from_ns(100));
+  core::Simulation sim;
+  network::AnalyticalBackend net(sim, t);
+  endpoint::EndpointParams p;
+  endpoint::set_endpoint_param(p, "ace_sram_partition=initial-chunk", "f");
+  p.ace_sram = core::Bytes{4000};
+  p.ace_state_machines = 100;
+  auto ace = endpoint::find_endpoint("ace", "t").make(sim, net, t, p);
+  endpoint::ChunkAdmission* a = ace->admission();
+  ASSERT_NE(a, nullptr);
+  // Phase 0 at 2 units of bandwidth, phase 1 at 1 with a quarter of the chunk, results at 1:
+  // 2000, 1000 and 1000 bytes (phase-chunk would give 3200, 400 and 400).
+  a->shape({{2, 1, 1}, {1, 0.25, 1}, {1, 0.25, 1}});
+  EXPECT_TRUE(a->try_enter(1, 600));
+  EXPECT_TRUE(a->try_enter(1, 400));
+  EXPECT_FALSE(a->try_enter(1, 1));  // 1000 bytes full
+  EXPECT_TRUE(a->try_enter(0, 1999));
+  EXPECT_FALSE(a->try_enter(0, 2));
+  EXPECT_EQ(ace->stats().oversize, 0u);
+  EXPECT_THROW(endpoint::set_endpoint_param(p, "ace_sram_partition=bandwidth", "f"),
+               core::InputError);
 }
 
 TEST(EndpointParams, ParseUnitsSharesAndRejectBadInput) {
@@ -402,7 +430,8 @@ TEST(EndpointCli, OneRowPerEndpointWithItsLabelAndBreakdown) {
   EXPECT_NE(r.out.find(",ideal:link_efficiency=94%,bus_queuing_ns="), std::string::npos);
   EXPECT_NE(r.out.find(",baseline:link_efficiency=94%,bus_queuing_ns="), std::string::npos);
   EXPECT_NE(r.out.find(",ace:link_efficiency=94%,"), std::string::npos);
-  EXPECT_NE(r.out.find("dma_transfers=8"), std::string::npos) << r.out;  // 4 NPUs in and out
+  // ACE's 64 KB chunks (Table 4): 1 MiB is 16 chunks, each copied in and out on 4 NPUs.
+  EXPECT_NE(r.out.find("dma_transfers=128"), std::string::npos) << r.out;
 }
 
 }  // namespace
