@@ -9,6 +9,7 @@
 #include "endpoint/endpoint.hpp"
 #include "jobs/collective_sweep.hpp"
 #include "network/analytical.hpp"
+#include "paper_settings.hpp"
 #include "topology/builders.hpp"
 
 namespace collsim {
@@ -20,13 +21,7 @@ namespace {
 // chunks wait.
 double ace_all_reduce_us(std::uint64_t sram, std::uint32_t machines,
                          const char* algorithm = "hierarchical:active_chunks=32:flat=run") {
-  topology::DimSpec d;
-  d.kind = topology::DimKind::Ring;
-  d.size = 4;
-  d.bandwidth = core::Bandwidth{1e15};
-  d.latency = core::Time::from_ns(1000);
-  d.links_per_npu = 2;
-  const auto t = topology::hierarchical({d});
+  const auto t = topology::hierarchical({test::ring_dim(4, 1e6, 1000)});  // 1e15 B/s, 1 us
   jobs::CollectiveJob job;
   job.collective = collective::Collective::AllReduce;
   job.sizes = {core::Bytes{16 * 4096}};  // 16 chunks of 4 KB per NPU
@@ -67,13 +62,7 @@ TEST(AceAdmission, ChunksRunInWavesOfTheFreeStateMachines) {
 // at one place: `none` runs its 4 chunks' 8 stages one at a time (8 x 3 us); ACE, free and
 // unbounded, runs 4 of its 16 chunks' 32 stages at a time, the same 8 waves.
 double latency_bound_us(const char* endpoint, std::uint32_t machines) {
-  topology::DimSpec d;
-  d.kind = topology::DimKind::Ring;
-  d.size = 4;
-  d.bandwidth = core::Bandwidth{1e15};
-  d.latency = core::Time::from_ns(1000);
-  d.links_per_npu = 2;
-  const auto t = topology::hierarchical({d});
+  const auto t = topology::hierarchical({test::ring_dim(4, 1e6, 1000)});  // 1e15 B/s, 1 us
   jobs::CollectiveJob job;
   job.collective = collective::Collective::AllReduce;
   job.sizes = {core::Bytes{16 * 65536}};

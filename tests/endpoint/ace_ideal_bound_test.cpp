@@ -12,19 +12,14 @@
 
 #include "endpoint/endpoint.hpp"
 #include "jobs/collective_sweep.hpp"
+#include "paper_settings.hpp"
 #include "topology/builders.hpp"
 
 namespace collsim {
 namespace {
 
 topology::DimSpec ring(std::uint32_t n, double gbps, std::int64_t ns) {
-  topology::DimSpec d;
-  d.kind = topology::DimKind::Ring;
-  d.size = n;
-  d.bandwidth = core::Bandwidth{gbps * 1e9};
-  d.latency = core::Time::from_ns(ns);
-  d.links_per_npu = 2;
-  return d;
+  return test::ring_dim(n, gbps, ns);
 }
 
 // One all-reduce on Table 5's 4x2x2 torus (Table 7's links, 94% efficiency), Fig. 9's
